@@ -1,0 +1,6 @@
+// Umbrella header for the tilegemm library.
+#pragma once
+#include "tilegemm/error.hpp"
+#include "tilegemm/gemm.hpp"
+#include "tilegemm/types.hpp"
+#include "tilegemm/device.hpp"

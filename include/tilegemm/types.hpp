@@ -1,0 +1,43 @@
+// Public vocabulary types: layouts, transposes, dtypes and kernel choices.
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace tilegemm {
+
+// Storage order of every matrix in one call (BLAS-style: one layout for A, B and C).
+enum class Layout { RowMajor, ColMajor };
+
+// op(X) = X (N) or X transposed (T).
+enum class Op { N, T };
+
+// Element type. Only F32 exists today; the API is shaped so TF32/F16/BF16 slot in.
+enum class DType { F32 };
+
+// Dense kernels, numbered by ladder level (docs/ladder.md). Auto lets dispatch choose.
+enum class Kernel : int {
+  Auto = 0,
+  Naive = 1,           // 01: one thread per C element
+  Coalesced = 2,       // 02: 1-D blocks, consecutive threads along a row of C
+  SharedTiled = 3,     // 03: 16x16 shared-memory tiles
+  RegisterTiled = 4,   // 04: 128x64 block tile, 8x4 outputs per thread
+  Vectorized = 5,      // 05: 128-bit loads, transposed A in shared memory, double buffering
+  WarpTiled = 6,       // 06: warp tiles, multi-stage cp.async pipeline, Hilbert rasterization
+};
+inline constexpr int kNumLadderLevels = 6;
+
+// Order in which thread blocks visit output tiles (levels 4-6).
+enum class Raster : int { RowMajor = 0, Grouped = 1, Hilbert = 2 };
+
+std::string to_string(Layout v);
+std::string to_string(Op v);
+std::string to_string(Kernel v);
+std::string to_string(Raster v);
+// Parsers accept the names printed by to_string (case-insensitive) and, for kernels, the level number.
+// They throw tilegemm::Error(InvalidArgument) naming `what` on an unknown value.
+Layout parse_layout(const std::string& s, const char* what = "layout");
+Op parse_op(const std::string& s, const char* what = "op");
+Kernel parse_kernel(const std::string& s, const char* what = "kernel");
+Raster parse_raster(const std::string& s, const char* what = "raster");
+
+}  // namespace tilegemm

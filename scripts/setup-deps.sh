@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs what tilegemm needs to build on a fresh Debian machine (run as root, or with sudo present).
+# The CUDA toolkit itself (nvcc, cuBLAS, NVRTC) must already be in /usr/local/cuda.
+set -euo pipefail
+need=()
+command -v cmake >/dev/null || need+=(cmake)
+command -v g++ >/dev/null || need+=(g++)
+[ -f /usr/include/gtest/gtest.h ] || need+=(libgtest-dev)
+[ -f /usr/include/CLI/CLI.hpp ] || need+=(libcli11-dev)
+[ -f /usr/include/nlohmann/json.hpp ] || need+=(nlohmann-json3-dev)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "setup: installing ${need[*]}"
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}"
+fi
+if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+  echo "setup: the CUDA toolkit (nvcc) was not found in PATH or /usr/local/cuda; install CUDA 13 first" >&2
+  exit 1
+fi

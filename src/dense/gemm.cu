@@ -1,0 +1,115 @@
+// tilegemm::sgemm: validation, reduction to the canonical row-major problem, dispatch.
+#include <cuda_runtime_api.h>
+
+#include <atomic>
+#include <climits>
+#include <cstdint>
+#include <string>
+
+#include "core/cuda_check.hpp"
+#include "dense/launch.hpp"
+#include "tilegemm/device.hpp"
+#include "tilegemm/error.hpp"
+#include "tilegemm/gemm.hpp"
+
+namespace tilegemm {
+
+namespace {
+
+[[noreturn]] void invalid(const std::string& msg) { throw Error(ErrorCode::InvalidArgument, msg); }
+
+// The device check costs a property query, so remember devices that passed.
+void require_supported_device_cached() {
+  static std::atomic<unsigned long long> ok_devices{0};
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    cudaGetLastError();
+    throw Error(ErrorCode::NoDevice, "no CUDA device is visible");
+  }
+  const unsigned long long bit = 1ull << (device & 63);
+  if (ok_devices.load() & bit) return;
+  require_supported_device();
+  ok_devices.fetch_or(bit);
+}
+
+void require_device_pointer(const char* name, const void* ptr) {
+  cudaPointerAttributes attr{};
+  const cudaError_t e = cudaPointerGetAttributes(&attr, ptr);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    invalid(std::string(name) + " is not a valid pointer (" + cudaGetErrorName(e) + ")");
+  }
+  if (attr.type != cudaMemoryTypeDevice && attr.type != cudaMemoryTypeManaged)
+    invalid(std::string(name) + " is a host pointer; tilegemm::sgemm needs device memory");
+  int device = 0;
+  TILEGEMM_CUDA_CHECK(cudaGetDevice(&device));
+  if (attr.type == cudaMemoryTypeDevice && attr.device != device)
+    invalid(std::string(name) + " lives on device " + std::to_string(attr.device) +
+            " but the current device is " + std::to_string(device));
+}
+
+bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+int clamp_ld(int64_t ld) { return ld > INT_MAX ? INT_MAX : static_cast<int>(ld); }
+
+// Kernel::Auto. Heuristics only until the tuner's database exists.
+Kernel choose_kernel(const detail::CanonicalGemm&) { return Kernel::WarpTiled; }
+
+}  // namespace
+
+void sgemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, float alpha,
+           const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+           int64_t ldc, Stream stream, const GemmOptions& options) {
+  check_gemm_args(layout, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc);
+  const int level = static_cast<int>(options.kernel);
+  if (level < 0 || level > kNumLadderLevels)
+    invalid("options.kernel = " + std::to_string(level) + " is not a ladder level (0-" +
+            std::to_string(kNumLadderLevels) + ")");
+  const int raster = static_cast<int>(options.raster);
+  if (raster < 0 || raster > 2)
+    invalid("options.raster = " + std::to_string(raster) + " is not a Raster value");
+  if (m == 0 || n == 0) return;  // nothing to write
+
+  require_supported_device_cached();
+  const bool reads_ab = k > 0 && alpha != 0.0f;  // BLAS quick return otherwise: C = beta * C
+  if (reads_ab) {
+    require_device_pointer("a", a);
+    require_device_pointer("b", b);
+  }
+  require_device_pointer("c", c);
+
+  // Column-major C = op(A) op(B) is row-major C^T = op(B)^T op(A)^T over the same memory, with the
+  // operands swapped and each keeping its op.
+  detail::CanonicalGemm g;
+  kernels::GemmParams& p = g.p;
+  const bool row = layout == Layout::RowMajor;
+  p.m = static_cast<int>(row ? m : n);
+  p.n = static_cast<int>(row ? n : m);
+  p.k = static_cast<int>(k);
+  p.alpha = alpha;
+  p.beta = beta;
+  p.a = row ? a : b;
+  p.lda = clamp_ld(row ? lda : ldb);  // a clamped ld only occurs with a single stored row/column
+  p.b = row ? b : a;
+  p.ldb = clamp_ld(row ? ldb : lda);
+  p.c = c;
+  p.ldc = clamp_ld(ldc);
+  p.raster = raster;
+  p.c_vec4 = aligned16(c) && p.ldc % 4 == 0;
+  g.trans_a = (row ? op_a : op_b) == Op::T;
+  g.trans_b = (row ? op_b : op_a) == Op::T;
+  g.vec_a = g.trans_a && aligned16(p.a) && p.lda % 4 == 0;
+  g.vec_b = !g.trans_b && aligned16(p.b) && p.ldb % 4 == 0;
+
+  cudaStream_t s = reinterpret_cast<cudaStream_t>(stream);
+  if (!reads_ab) {
+    detail::launch_scale(p, s);
+    return;
+  }
+  const Kernel kernel = options.kernel == Kernel::Auto ? choose_kernel(g) : options.kernel;
+  if (kernel == Kernel::WarpTiled)
+    detail::launch_warp_tiled(g, s);
+  else
+    detail::launch_ladder(kernel, g, s);
+}
+
+}  // namespace tilegemm

@@ -1,0 +1,27 @@
+// Level 01 - naive: one thread per element of C, each walking the whole K dimension.
+// Source: the starting point of every tiled-matmul tutorial (seeds 001 and 003).
+// Threads are numbered down a column of C (x -> m), so in row-major C and A neighbouring threads touch
+// addresses lda/ldc apart: uncoalesced on purpose, to show what level 02 buys.
+// Measured (H100, row-major NN 4096^3): see docs/ladder.md.
+#pragma once
+#include "common.cuh"
+
+namespace tilegemm {
+namespace kernels {
+
+constexpr int kNaiveTile = 16;  // 16x16 threads per block
+
+template <bool kTransA, bool kTransB>
+__global__ void __launch_bounds__(kNaiveTile * kNaiveTile) gemm_naive(GemmParams p) {
+  // A 1-D grid of 16x16-thread blocks, decomposed here so no grid dimension limit applies.
+  const int tiles_m = (p.m + kNaiveTile - 1) / kNaiveTile;
+  const int m = (blockIdx.x % tiles_m) * kNaiveTile + threadIdx.x;
+  const int n = (blockIdx.x / tiles_m) * kNaiveTile + threadIdx.y;
+  if (m >= p.m || n >= p.n) return;
+  float acc = 0.0f;
+  for (int k = 0; k < p.k; ++k) acc += load_a<kTransA>(p, m, k) * load_b<kTransB>(p, k, n);
+  store_c(p, m, n, acc);
+}
+
+}  // namespace kernels
+}  // namespace tilegemm

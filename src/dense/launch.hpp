@@ -1,0 +1,37 @@
+// Internal launch layer: the canonical row-major problem and the per-level launchers.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <type_traits>
+
+#include "dense/kernels/params.hpp"
+#include "tilegemm/types.hpp"
+
+namespace tilegemm {
+namespace detail {
+
+// The problem after the host launcher reduced it to row-major form (see kernels::GemmParams).
+struct CanonicalGemm {
+  kernels::GemmParams p;
+  bool trans_a = false, trans_b = false;
+  // 16-byte copies allowed: set only for an operand whose contiguous dimension is m (A^T) or n (B),
+  // whose pointer is 16-byte aligned and whose leading dimension is a multiple of 4.
+  bool vec_a = false, vec_b = false;
+};
+
+// Levels 1-5 (tiled levels use p.raster).
+void launch_ladder(Kernel level, const CanonicalGemm& g, cudaStream_t stream);
+// Level 6 with the default schedule.
+void launch_warp_tiled(const CanonicalGemm& g, cudaStream_t stream);
+// C = beta * C (k == 0 or alpha == 0).
+void launch_scale(const kernels::GemmParams& p, cudaStream_t stream);
+
+// Calls f(std::bool_constant<v>{}) so a run-time flag becomes a template argument.
+template <class F>
+void with_bool(bool v, F&& f) {
+  if (v) f(std::true_type{});
+  else f(std::false_type{});
+}
+
+}  // namespace detail
+}  // namespace tilegemm

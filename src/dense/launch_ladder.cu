@@ -1,0 +1,77 @@
+// Launchers for ladder levels 1-5 and the C = beta*C quick return.
+#include "core/cuda_check.hpp"
+#include "dense/kernels/00_scale.cuh"
+#include "dense/kernels/01_naive.cuh"
+#include "dense/kernels/02_coalesced.cuh"
+#include "dense/kernels/03_shared_tiled.cuh"
+#include "dense/kernels/04_register_tiled.cuh"
+#include "dense/kernels/05_vectorized.cuh"
+#include "dense/launch.hpp"
+#include "tilegemm/error.hpp"
+
+namespace tilegemm {
+namespace detail {
+
+namespace {
+unsigned blocks_for(int m, int n, int tile_m, int tile_n) {
+  return static_cast<unsigned>(static_cast<long long>((m + tile_m - 1) / tile_m) *
+                               ((n + tile_n - 1) / tile_n));
+}
+}  // namespace
+
+void launch_scale(const kernels::GemmParams& p, cudaStream_t stream) {
+  kernels::scale_c<<<blocks_for(p.m, p.n, 1, 256), 256, 0, stream>>>(p.c, p.m, p.n, p.ldc, p.beta);
+  TILEGEMM_CHECK_LAUNCH();
+}
+
+void launch_ladder(Kernel level, const CanonicalGemm& g, cudaStream_t stream) {
+  const kernels::GemmParams& p = g.p;
+  with_bool(g.trans_a, [&](auto ta) {
+    with_bool(g.trans_b, [&](auto tb) {
+      constexpr bool kTA = decltype(ta)::value, kTB = decltype(tb)::value;
+      switch (level) {
+        case Kernel::Naive: {
+          constexpr int T = kernels::kNaiveTile;
+          kernels::gemm_naive<kTA, kTB><<<blocks_for(p.m, p.n, T, T), dim3(T, T), 0, stream>>>(p);
+          break;
+        }
+        case Kernel::Coalesced: {
+          constexpr int R = kernels::kCoalescedRows, C = kernels::kCoalescedCols;
+          kernels::gemm_coalesced<kTA, kTB><<<blocks_for(p.m, p.n, R, C), R * C, 0, stream>>>(p);
+          break;
+        }
+        case Kernel::SharedTiled: {
+          constexpr int T = kernels::kSharedTile;
+          kernels::gemm_shared_tiled<kTA, kTB>
+              <<<blocks_for(p.m, p.n, T, T), dim3(T, T), 0, stream>>>(p);
+          break;
+        }
+        case Kernel::RegisterTiled: {
+          using S = kernels::RegisterTiledDefault;
+          kernels::gemm_register_tiled<S, kTA, kTB>
+              <<<blocks_for(p.m, p.n, S::kBlockM, S::kBlockN), S::kThreads, 0, stream>>>(p);
+          break;
+        }
+        case Kernel::Vectorized: {
+          using S = kernels::VectorizedDefault;
+          const unsigned blocks = blocks_for(p.m, p.n, S::kBlockM, S::kBlockN);
+          with_bool(kTA && g.vec_a, [&](auto va) {
+            with_bool(!kTB && g.vec_b, [&](auto vb) {
+              constexpr bool kVA = kTA && decltype(va)::value, kVB = !kTB && decltype(vb)::value;
+              kernels::gemm_vectorized<S, kTA, kTB, kVA, kVB><<<blocks, S::kThreads, 0, stream>>>(p);
+            });
+          });
+          break;
+        }
+        default:
+          throw Error(ErrorCode::Internal, "launch_ladder: level " +
+                                               std::to_string(static_cast<int>(level)) +
+                                               " is not a level 1-5 kernel");
+      }
+    });
+  });
+  TILEGEMM_CHECK_LAUNCH();
+}
+
+}  // namespace detail
+}  // namespace tilegemm

@@ -1,0 +1,25 @@
+// CPU reference GEMM for tests and `tilegemm check`: same semantics as tilegemm::sgemm, on host memory,
+// accumulating in double, multithreaded over blocks of C.
+#pragma once
+#include <cstdint>
+
+#include "tilegemm/types.hpp"
+
+namespace tilegemm {
+namespace ref {
+
+// C = alpha * op(A) * op(B) + beta * C on host pointers, with the layout/op/ld conventions of
+// tilegemm::sgemm. beta == 0 never reads C; k == 0 or alpha == 0 gives C = beta * C without reading
+// A or B. `threads` <= 0 uses std::thread::hardware_concurrency().
+// Arguments are validated with tilegemm::check_gemm_args (throws tilegemm::Error).
+void sgemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, float alpha,
+           const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+           int64_t ldc, int threads = 0);
+
+// The same product, written to a dense row-major m x n double array `out` (ld = n), without alpha/beta:
+// out = op(A) * op(B). For tolerance checks that want the exact-ish value.
+void gemm_f64(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, const float* a,
+              int64_t lda, const float* b, int64_t ldb, double* out, int threads = 0);
+
+}  // namespace ref
+}  // namespace tilegemm

@@ -1,0 +1,193 @@
+// Every dense kernel header must compile at run time with NVRTC (DESIGN.md: the tuner instantiates
+// schedules nobody compiled ahead of time). For each header and each template instantiation the
+// library uses, compile for sm_90a, look up the lowered (mangled) name, and check that the CUBIN
+// (SASS for sm_90a) is a non-empty ELF image that contains that kernel's symbol.
+// NVRTC needs no GPU, so this runs with the CPU tests.
+#include <gtest/gtest.h>
+#include <nvrtc.h>
+
+#include <cstring>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#ifndef TILEGEMM_SOURCE_DIR
+#error "TILEGEMM_SOURCE_DIR (the repository root) must be defined by the build"
+#endif
+
+namespace {
+
+const char* const kIncludeOption = "-I" TILEGEMM_SOURCE_DIR "/src";
+
+struct Program {
+  nvrtcProgram prog = nullptr;
+  ~Program() {
+    if (prog) nvrtcDestroyProgram(&prog);
+  }
+};
+
+struct CompileResult {
+  nvrtcResult status = NVRTC_SUCCESS;
+  std::string log;
+  std::vector<std::string> lowered;  // one per name expression, same order
+  std::vector<char> cubin;
+  std::string error;  // an API failure outside compilation itself
+};
+
+#define TG_NVRTC_OR_RETURN(call)                                                     \
+  do {                                                                               \
+    const nvrtcResult tg_rc_ = (call);                                               \
+    if (tg_rc_ != NVRTC_SUCCESS) {                                                   \
+      r.error = std::string(#call) + " failed: " + nvrtcGetErrorString(tg_rc_);      \
+      return r;                                                                      \
+    }                                                                                \
+  } while (0)
+
+// Compiles `#include "<header>"` with the given name expressions instantiated.
+CompileResult compile(const std::string& header, const std::vector<std::string>& names) {
+  CompileResult r;
+  const std::string source = "#include \"" + header + "\"\n";
+  Program p;
+  TG_NVRTC_OR_RETURN(
+      nvrtcCreateProgram(&p.prog, source.c_str(), "tilegemm_nvrtc_test.cu", 0, nullptr, nullptr));
+  for (const std::string& n : names) TG_NVRTC_OR_RETURN(nvrtcAddNameExpression(p.prog, n.c_str()));
+  const char* options[] = {"--gpu-architecture=sm_90a", "-std=c++17", kIncludeOption};
+  r.status = nvrtcCompileProgram(p.prog, static_cast<int>(sizeof(options) / sizeof(options[0])),
+                                 options);
+  size_t log_size = 0;
+  TG_NVRTC_OR_RETURN(nvrtcGetProgramLogSize(p.prog, &log_size));
+  if (log_size > 1) {
+    r.log.resize(log_size);
+    TG_NVRTC_OR_RETURN(nvrtcGetProgramLog(p.prog, &r.log[0]));
+    r.log.resize(log_size - 1);  // drop the terminating NUL
+  }
+  if (r.status != NVRTC_SUCCESS) return r;
+  for (const std::string& n : names) {
+    const char* lowered = nullptr;
+    TG_NVRTC_OR_RETURN(nvrtcGetLoweredName(p.prog, n.c_str(), &lowered));
+    r.lowered.emplace_back(lowered ? lowered : "");
+  }
+  size_t cubin_size = 0;
+  TG_NVRTC_OR_RETURN(nvrtcGetCUBINSize(p.prog, &cubin_size));
+  r.cubin.resize(cubin_size);
+  if (cubin_size > 0) TG_NVRTC_OR_RETURN(nvrtcGetCUBIN(p.prog, r.cubin.data()));
+  return r;
+}
+
+#undef TG_NVRTC_OR_RETURN
+
+bool contains(const std::vector<char>& haystack, const std::string& needle) {
+  if (needle.empty() || haystack.size() < needle.size()) return false;
+  for (size_t i = 0; i + needle.size() <= haystack.size(); ++i)
+    if (std::memcmp(haystack.data() + i, needle.data(), needle.size()) == 0) return true;
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The instantiations.
+
+struct KernelCase {
+  std::string label;   // test name suffix
+  std::string header;  // path below src/
+  std::vector<std::string> names;
+};
+
+// gtest prints parameters in test listings (and CTest names); show the label, not the bytes.
+void PrintTo(const KernelCase& c, std::ostream* os) { *os << c.label; }
+
+const char* b(bool v) { return v ? "true" : "false"; }
+std::string tn(bool ta, bool tb) { return std::string(ta ? "T" : "N") + (tb ? "T" : "N"); }
+
+std::vector<KernelCase> all_cases() {
+  const std::string ns = "tilegemm::kernels::";
+  std::vector<KernelCase> cases;
+  cases.push_back({"L00_scale_c", "dense/kernels/00_scale.cuh", {"&" + ns + "scale_c"}});
+
+  struct Simple {
+    const char* level;
+    const char* header;
+    const char* kernel;
+  };
+  const Simple simple[] = {{"L01", "dense/kernels/01_naive.cuh", "gemm_naive"},
+                           {"L02", "dense/kernels/02_coalesced.cuh", "gemm_coalesced"},
+                           {"L03", "dense/kernels/03_shared_tiled.cuh", "gemm_shared_tiled"}};
+  for (const Simple& s : simple)
+    for (bool ta : {false, true})
+      for (bool tb : {false, true})
+        cases.push_back({std::string(s.level) + "_" + s.kernel + "_" + tn(ta, tb), s.header,
+                         {"&" + ns + s.kernel + "<" + b(ta) + ", " + b(tb) + ">"}});
+
+  for (bool ta : {false, true})
+    for (bool tb : {false, true})
+      cases.push_back({"L04_gemm_register_tiled_default_" + tn(ta, tb),
+                       "dense/kernels/04_register_tiled.cuh",
+                       {"&" + ns + "gemm_register_tiled<" + ns + "RegisterTiledDefault, " + b(ta) +
+                        ", " + b(tb) + ">"}});
+
+  // Levels 5 and 6: one program per transpose combination, holding all four vec-flag variants.
+  struct Vec {
+    const char* label;
+    const char* header;
+    const char* kernel;
+    const char* schedule;
+  };
+  const Vec vec[] = {
+      {"L05_gemm_vectorized_default", "dense/kernels/05_vectorized.cuh", "gemm_vectorized",
+       "VectorizedDefault"},
+      {"L06_gemm_warp_tiled_256x128x8_w64x64_t8x16_s4", "dense/kernels/06_warp_tiled.cuh",
+       "gemm_warp_tiled", "WarpTiledSchedule<256, 128, 8, 64, 64, 8, 16, 4>"},
+      {"L06_gemm_warp_tiled_128x128x8_w64x32_t8x8_s4", "dense/kernels/06_warp_tiled.cuh",
+       "gemm_warp_tiled", "WarpTiledSchedule<128, 128, 8, 64, 32, 8, 8, 4>"},
+  };
+  for (const Vec& v : vec)
+    for (bool ta : {false, true})
+      for (bool tb : {false, true}) {
+        KernelCase c{std::string(v.label) + "_" + tn(ta, tb), v.header, {}};
+        for (bool va : {false, true})
+          for (bool vb : {false, true})
+            c.names.push_back("&" + ns + v.kernel + "<" + ns + v.schedule + ", " + b(ta) + ", " +
+                              b(tb) + ", " + b(va) + ", " + b(vb) + ">");
+        cases.push_back(c);
+      }
+  return cases;
+}
+
+class NvrtcKernel : public ::testing::TestWithParam<KernelCase> {};
+
+TEST_P(NvrtcKernel, CompilesForSm90a) {
+  const KernelCase& kc = GetParam();
+  const CompileResult r = compile(kc.header, kc.names);
+  ASSERT_TRUE(r.error.empty()) << r.error << "\nNVRTC log:\n" << r.log;
+  ASSERT_EQ(r.status, NVRTC_SUCCESS) << "NVRTC failed to compile " << kc.header << ": "
+                                     << nvrtcGetErrorString(r.status) << "\nNVRTC log:\n"
+                                     << r.log;
+  ASSERT_FALSE(r.cubin.empty()) << kc.header << ": empty CUBIN";
+  ASSERT_GE(r.cubin.size(), 4u);
+  EXPECT_EQ(0, std::memcmp(r.cubin.data(), "\x7f" "ELF", 4)) << "CUBIN is not an ELF image";
+  ASSERT_EQ(r.lowered.size(), kc.names.size());
+  for (size_t i = 0; i < kc.names.size(); ++i) {
+    EXPECT_FALSE(r.lowered[i].empty()) << "no lowered name for " << kc.names[i];
+    EXPECT_TRUE(contains(r.cubin, r.lowered[i]))
+        << "kernel " << kc.names[i] << " (" << r.lowered[i] << ") is missing from the CUBIN";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(DenseKernels, NvrtcKernel, ::testing::ValuesIn(all_cases()),
+                         [](const ::testing::TestParamInfo<KernelCase>& info) {
+                           return info.param.label;
+                         });
+
+// A schedule that breaks a constraint must be rejected at compile time (the tuner relies on the
+// static_asserts to prune its search space): a 64 x 64 warp tile with 8 x 8 thread tiles needs 64
+// lanes, not 32.
+TEST(NvrtcKernelRejects, InvalidWarpTiledSchedule) {
+  const CompileResult r =
+      compile("dense/kernels/06_warp_tiled.cuh",
+              {"&tilegemm::kernels::gemm_warp_tiled<tilegemm::kernels::WarpTiledSchedule<128, 128, "
+               "8, 64, 64, 8, 8, 4>, false, false, false, false>"});
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  EXPECT_EQ(r.status, NVRTC_ERROR_COMPILATION) << "an invalid schedule compiled";
+  EXPECT_NE(r.log.find("static assertion"), std::string::npos) << "NVRTC log:\n" << r.log;
+}
+
+}  // namespace

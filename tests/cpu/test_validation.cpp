@@ -1,0 +1,125 @@
+// Argument validation without a GPU: every bad input throws tilegemm::Error naming the argument, before
+// anything is launched, and the output is untouched. Host buffers stand in for device memory: the
+// checks under test all run before any device query.
+#include <gtest/gtest.h>
+
+#include <climits>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tilegemm/tilegemm.hpp"
+
+namespace tilegemm {
+namespace {
+
+struct Buffers {
+  std::vector<float> a = std::vector<float>(64 * 64, 1.0f);
+  std::vector<float> b = std::vector<float>(64 * 64, 1.0f);
+  std::vector<float> c = std::vector<float>(64 * 64, 42.0f);
+};
+
+void expect_error(const std::function<void()>& call, const std::string& needle,
+                  ErrorCode code = ErrorCode::InvalidArgument) {
+  try {
+    call();
+    ADD_FAILURE() << "expected tilegemm::Error mentioning '" << needle << "'";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), code) << e.what();
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos)
+        << "message '" << e.what() << "' does not mention '" << needle << "'";
+  }
+}
+
+class Validation : public testing::Test {
+ protected:
+  Buffers buf;
+  // A valid 8x8x8 row-major call whose arguments each test perturbs.
+  void call(Layout layout, Op oa, Op ob, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+            const float* b, int64_t ldb, float* c, int64_t ldc, GemmOptions opt = {}) {
+    sgemm(layout, oa, ob, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc, nullptr, opt);
+  }
+  void TearDown() override { EXPECT_EQ(buf.c, std::vector<float>(64 * 64, 42.0f)) << "C was written"; }
+};
+
+const Layout R = Layout::RowMajor, Cm = Layout::ColMajor;
+
+TEST_F(Validation, NegativeSizes) {
+  expect_error([&] { call(R, Op::N, Op::N, -1, 8, 8, buf.a.data(), 8, buf.b.data(), 8, buf.c.data(), 8); }, "m = -1 is negative");
+  expect_error([&] { call(R, Op::N, Op::N, 8, -2, 8, buf.a.data(), 8, buf.b.data(), 8, buf.c.data(), 8); }, "n = -2 is negative");
+  expect_error([&] { call(R, Op::N, Op::N, 8, 8, -3, buf.a.data(), 8, buf.b.data(), 8, buf.c.data(), 8); }, "k = -3 is negative");
+}
+
+TEST_F(Validation, NullPointers) {
+  expect_error([&] { call(R, Op::N, Op::N, 8, 8, 8, nullptr, 8, buf.b.data(), 8, buf.c.data(), 8); }, "a is a null pointer");
+  expect_error([&] { call(R, Op::N, Op::N, 8, 8, 8, buf.a.data(), 8, nullptr, 8, buf.c.data(), 8); }, "b is a null pointer");
+  expect_error([&] { call(R, Op::N, Op::N, 8, 8, 8, buf.a.data(), 8, buf.b.data(), 8, nullptr, 8); }, "c is a null pointer");
+}
+
+TEST_F(Validation, LeadingDimensionsTooSmall) {
+  // Row-major NN: A is 8x5 (lda >= 5), B is 5x6 (ldb >= 6), C is 8x6 (ldc >= 6).
+  expect_error([&] { call(R, Op::N, Op::N, 8, 6, 5, buf.a.data(), 4, buf.b.data(), 6, buf.c.data(), 6); }, "lda = 4 is too small");
+  expect_error([&] { call(R, Op::N, Op::N, 8, 6, 5, buf.a.data(), 5, buf.b.data(), 5, buf.c.data(), 6); }, "ldb = 5 is too small");
+  expect_error([&] { call(R, Op::N, Op::N, 8, 6, 5, buf.a.data(), 5, buf.b.data(), 6, buf.c.data(), 5); }, "ldc = 5 is too small");
+  // Transposed A is stored k x m = 5x8 row-major: lda >= 8.
+  expect_error([&] { call(R, Op::T, Op::N, 8, 6, 5, buf.a.data(), 7, buf.b.data(), 6, buf.c.data(), 6); }, "must be >= 8");
+  // Column-major: C is 8x6 with ldc >= 8 (rows).
+  expect_error([&] { call(Cm, Op::N, Op::N, 8, 6, 5, buf.a.data(), 8, buf.b.data(), 5, buf.c.data(), 6); }, "ldc = 6 is too small");
+  // ld >= 1 even for empty inner dimensions.
+  expect_error([&] { call(R, Op::N, Op::N, 8, 6, 0, buf.a.data(), 0, buf.b.data(), 6, buf.c.data(), 6); }, "lda = 0 is too small");
+}
+
+TEST_F(Validation, OutputOverlappingInputs) {
+  expect_error([&] { call(R, Op::N, Op::N, 8, 8, 8, buf.c.data(), 8, buf.b.data(), 8, buf.c.data() + 63, 8); }, "c overlaps a");
+  expect_error([&] { call(R, Op::N, Op::N, 8, 8, 8, buf.a.data(), 8, buf.c.data() + 7, 8, buf.c.data(), 8); }, "c overlaps b");
+}
+
+TEST_F(Validation, SizesBeyond32BitIndexing) {
+  expect_error([&] { call(R, Op::N, Op::N, int64_t(INT_MAX) + 1, 1, 1, buf.a.data(), 1, buf.b.data(), 1, buf.c.data(), 1); }, "m = 2147483648 exceeds");
+  // 65536 x 65536 C needs 2^32 elements: refused, not silently wrapped.
+  expect_error([&] { call(R, Op::N, Op::N, 65536, 65536, 1, buf.a.data(), 1, buf.b.data(), 65536, buf.c.data(), 65536); }, "c spans 4294967296 elements");
+  // A huge leading dimension with several rows overflows the extent too.
+  expect_error([&] { call(R, Op::N, Op::N, 3, 1, 1, buf.a.data(), int64_t(1) << 40, buf.b.data(), 1, buf.c.data(), 1); }, "a spans");
+}
+
+TEST_F(Validation, BadEnumsAndKernelChoice) {
+  GemmOptions opt;
+  opt.kernel = static_cast<Kernel>(9);
+  expect_error([&] { call(R, Op::N, Op::N, 8, 8, 8, buf.a.data(), 8, buf.b.data(), 8, buf.c.data(), 8, opt); }, "options.kernel = 9");
+  opt = {};
+  opt.raster = static_cast<Raster>(5);
+  expect_error([&] { call(R, Op::N, Op::N, 8, 8, 8, buf.a.data(), 8, buf.b.data(), 8, buf.c.data(), 8, opt); }, "options.raster = 5");
+  expect_error([&] { call(static_cast<Layout>(3), Op::N, Op::N, 8, 8, 8, buf.a.data(), 8, buf.b.data(), 8, buf.c.data(), 8); }, "layout = 3");
+  expect_error([&] { call(R, static_cast<Op>(2), Op::N, 8, 8, 8, buf.a.data(), 8, buf.b.data(), 8, buf.c.data(), 8); }, "op_a = 2");
+}
+
+TEST_F(Validation, EmptyOutputIsANoOpWithoutDevice) {
+  // m == 0 or n == 0: valid, returns before any device query, writes nothing.
+  EXPECT_NO_THROW(call(R, Op::N, Op::N, 0, 8, 8, buf.a.data(), 8, buf.b.data(), 8, buf.c.data(), 8));
+  EXPECT_NO_THROW(call(R, Op::N, Op::N, 8, 0, 8, buf.a.data(), 8, buf.b.data(), 8, buf.c.data(), 1));
+}
+
+TEST(ValidationNoDevice, ValidCallWithoutDeviceSaysNoDevice) {
+  if (device_count() > 0) GTEST_SKIP() << "a device is present";
+  std::vector<float> a(64, 1.0f), b(64, 1.0f), c(64, 42.0f);
+  expect_error([&] { sgemm(R, Op::N, Op::N, 8, 8, 8, 1.0f, a.data(), 8, b.data(), 8, 0.0f, c.data(), 8); },
+               "no CUDA device", ErrorCode::NoDevice);
+  EXPECT_EQ(c, std::vector<float>(64, 42.0f));
+}
+
+TEST(Parsing, NamesRoundTripAndUnknownValuesNameTheArgument) {
+  for (int level = 0; level <= kNumLadderLevels; ++level) {
+    const Kernel k = static_cast<Kernel>(level);
+    EXPECT_EQ(parse_kernel(to_string(k)), k);
+    EXPECT_EQ(parse_kernel(std::to_string(level)), k);
+  }
+  EXPECT_EQ(parse_kernel("warp-tiled"), Kernel::WarpTiled);
+  EXPECT_EQ(parse_layout("COL"), Layout::ColMajor);
+  EXPECT_EQ(parse_op("t"), Op::T);
+  EXPECT_EQ(parse_raster("Hilbert"), Raster::Hilbert);
+  expect_error([] { parse_kernel("7", "--kernels"); }, "--kernels: unknown value '7'");
+  expect_error([] { parse_layout("diag", "--layout"); }, "--layout: unknown value 'diag'");
+}
+
+}  // namespace
+}  // namespace tilegemm

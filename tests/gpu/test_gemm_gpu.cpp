@@ -1,0 +1,174 @@
+// Every ladder level x both layouts x both ops x awkward shapes x alpha/beta x offset/padded memory,
+// against the CPU reference (double accumulation). Outputs are poisoned beforehand; padding between
+// rows must stay untouched.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/device_buffer.hpp"
+#include "dense/matrix_extent.hpp"
+#include "ref/reference.hpp"
+#include "tilegemm/tilegemm.hpp"
+
+namespace tilegemm {
+namespace {
+
+struct Shape {
+  int64_t m, n, k;
+};
+
+struct Case {
+  Shape shape;
+  Layout layout;
+  Op op_a, op_b;
+  bool offset_padded;  // pointers offset by one element and leading dimensions padded by 3
+};
+
+std::string case_name(const testing::TestParamInfo<Case>& info) {
+  const Case& c = info.param;
+  const bool small = c.shape.m * c.shape.n * c.shape.k <= 140 * 140 * 140;
+  return std::string(small ? "Small_" : "Large_") + std::to_string(c.shape.m) + "x" +
+         std::to_string(c.shape.n) + "x" + std::to_string(c.shape.k) + "_" + to_string(c.layout) +
+         "_" + to_string(c.op_a) + to_string(c.op_b) + (c.offset_padded ? "_offset" : "_tight");
+}
+
+// A stored operand in host memory, with its position inside a larger allocation.
+struct HostMatrix {
+  StoredMatrix shape;
+  int64_t ld = 1, offset = 0;
+  std::vector<float> storage;  // offset + extent (+ padding past the end)
+  const float* data() const { return storage.data() + offset; }
+  float* data() { return storage.data() + offset; }
+};
+
+HostMatrix make_matrix(StoredMatrix shape, Layout layout, bool offset_padded, std::mt19937& rng,
+                       float pad_value) {
+  HostMatrix h;
+  h.shape = shape;
+  h.ld = shape.min_ld(layout) + (offset_padded ? 3 : 0);
+  h.offset = offset_padded ? 1 : 0;
+  const int64_t extent = shape.extent(layout, h.ld);
+  h.storage.assign(static_cast<size_t>(h.offset + extent + 4), pad_value);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  const int64_t outer = layout == Layout::RowMajor ? shape.rows : shape.cols;
+  const int64_t inner = layout == Layout::RowMajor ? shape.cols : shape.rows;
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) h.data()[o * h.ld + i] = dist(rng);
+  return h;
+}
+
+float max_abs(const HostMatrix& h) {
+  float v = 0.0f;
+  for (float x : h.storage)
+    if (std::isfinite(x)) v = std::max(v, std::fabs(x));
+  return v;
+}
+
+class GemmLadder : public testing::TestWithParam<Case> {};
+
+TEST_P(GemmLadder, MatchesCpuReference) {
+  const Case& tc = GetParam();
+  const int64_t m = tc.shape.m, n = tc.shape.n, k = tc.shape.k;
+  const GemmShape shapes = stored_shapes(tc.op_a, tc.op_b, m, n, k);
+  std::mt19937 rng(static_cast<unsigned>(m * 7919 + n * 104729 + k * 31 + tc.offset_padded));
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float pad = -777.0f;  // marks memory outside the matrices; must survive every call
+  const HostMatrix a = make_matrix(shapes.a, tc.layout, tc.offset_padded, rng, pad);
+  const HostMatrix b = make_matrix(shapes.b, tc.layout, tc.offset_padded, rng, pad);
+  const HostMatrix c0 = make_matrix(shapes.c, tc.layout, tc.offset_padded, rng, pad);
+
+  // Exact-ish product once; every level and alpha/beta is checked against it.
+  std::vector<double> prod(static_cast<size_t>(m * n));
+  ref::gemm_f64(tc.layout, tc.op_a, tc.op_b, m, n, k, a.data(), a.ld, b.data(), b.ld, prod.data());
+
+  DeviceBuffer<float> da(a.storage.size()), db(b.storage.size()), dc(c0.storage.size());
+  da.upload(a.storage);
+  db.upload(b.storage);
+  const double bound_ab = 4.0 * 1.2e-7 * static_cast<double>(k + 2) * max_abs(a) * max_abs(b);
+
+  struct AlphaBeta {
+    float alpha, beta;
+  };
+  for (int level = 1; level <= kNumLadderLevels; ++level) {
+    for (const AlphaBeta ab : {AlphaBeta{1.0f, 0.0f}, AlphaBeta{-0.75f, 1.5f}}) {
+      SCOPED_TRACE("level " + std::to_string(level) + " alpha " + std::to_string(ab.alpha) +
+                   " beta " + std::to_string(ab.beta));
+      // beta == 0: C holds NaN, which must not leak (BLAS semantics). Otherwise C holds c0.
+      HostMatrix c_in = c0;
+      if (ab.beta == 0.0f) {
+        const int64_t outer = tc.layout == Layout::RowMajor ? m : n;
+        const int64_t inner = tc.layout == Layout::RowMajor ? n : m;
+        for (int64_t o = 0; o < outer; ++o)
+          for (int64_t i = 0; i < inner; ++i) c_in.data()[o * c_in.ld + i] = nan;
+      }
+      dc.upload(c_in.storage);
+      GemmOptions opt;
+      opt.kernel = static_cast<Kernel>(level);
+      sgemm(tc.layout, tc.op_a, tc.op_b, m, n, k, ab.alpha, da.get() + a.offset, a.ld,
+            db.get() + b.offset, b.ld, ab.beta, dc.get() + c0.offset, c0.ld, nullptr, opt);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      const std::vector<float> out = dc.download();
+
+      // Padding and memory around C untouched.
+      std::vector<bool> inside(out.size(), false);
+      double err2 = 0.0, ref2 = 0.0;
+      int64_t bad = 0;
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          const int64_t idx = c0.offset + (tc.layout == Layout::RowMajor ? i * c0.ld + j : j * c0.ld + i);
+          inside[static_cast<size_t>(idx)] = true;
+          const double beta_c = ab.beta == 0.0f ? 0.0 : double(ab.beta) * c0.storage[idx];
+          const double expect = double(ab.alpha) * prod[i * n + j] + beta_c;
+          const double got = out[static_cast<size_t>(idx)];
+          const double tol = std::fabs(ab.alpha) * bound_ab + 2e-7 * std::fabs(beta_c) + 1e-30;
+          err2 += (got - expect) * (got - expect);
+          ref2 += expect * expect;
+          if (!(std::fabs(got - expect) <= tol)) {
+            if (bad++ < 5)
+              ADD_FAILURE() << "C(" << i << "," << j << ") = " << got << ", expected " << expect
+                            << " (tolerance " << tol << ")";
+          }
+        }
+      }
+      EXPECT_EQ(bad, 0) << "elements outside tolerance";
+      if (ref2 > 0) {
+        EXPECT_LE(std::sqrt(err2 / ref2), 1e-5) << "relative Frobenius error";
+      }
+      int64_t touched = 0;
+      for (size_t idx = 0; idx < out.size(); ++idx)
+        if (!inside[idx] && !(out[idx] == c_in.storage[idx])) ++touched;
+      EXPECT_EQ(touched, 0) << "elements outside C were written";
+    }
+  }
+}
+
+std::vector<Case> all_cases() {
+  const std::vector<Shape> shapes = {
+      {0, 5, 7},   {5, 0, 7},     {5, 7, 0},       {1, 5, 7},        {5, 1, 7},
+      {5, 7, 1},   {1, 1, 1},     {7, 13, 17},     {64, 64, 64},     {127, 129, 131},
+      {1000, 1000, 1000},         {4095, 4097, 4093}, {2048, 16, 4096}, {16, 2048, 4096},
+      {64, 64, 65536},
+  };
+  std::vector<Case> cases;
+  for (const Shape& s : shapes)
+    for (Layout layout : {Layout::RowMajor, Layout::ColMajor})
+      for (Op op_a : {Op::N, Op::T})
+        for (Op op_b : {Op::N, Op::T})
+          for (bool offset_padded : {false, true}) {
+            // The largest shape once per layout/op combination (with offsets and padding): it costs
+            // ~70 GMAC of CPU reference each.
+            if (s.m == 4095 && !offset_padded) continue;
+            cases.push_back({s, layout, op_a, op_b, offset_padded});
+          }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, GemmLadder, testing::ValuesIn(all_cases()), case_name);
+
+}  // namespace
+}  // namespace tilegemm

@@ -1,0 +1,144 @@
+#include <algorithm>
+#include <cstring>
+#include <cmath>
+#include <vector>
+
+#include "core/cuda_check.hpp"
+#include "core/device_buffer.hpp"
+#include "harness.hpp"
+#include "tilegemm/error.hpp"
+
+namespace tilegemm {
+namespace tools {
+
+#define TILEGEMM_CUBLAS_CHECK(expr)                                                              \
+  do {                                                                                           \
+    const cublasStatus_t st_ = (expr);                                                           \
+    if (st_ != CUBLAS_STATUS_SUCCESS)                                                            \
+      throw Error(ErrorCode::CublasError, std::string(__FILE__) + ":" + std::to_string(__LINE__) + \
+                                              ": " #expr " failed: " + cublasGetStatusString(st_)); \
+  } while (0)
+
+namespace {
+int64_t stored_inner(Layout layout, int64_t rows, int64_t cols) {
+  const int64_t v = layout == Layout::RowMajor ? cols : rows;
+  return v > 1 ? v : 1;
+}
+int64_t stored_outer(Layout layout, int64_t rows, int64_t cols) {
+  return layout == Layout::RowMajor ? rows : cols;
+}
+}  // namespace
+
+int64_t Problem::lda() const { return op_a == Op::N ? stored_inner(layout, m, k) : stored_inner(layout, k, m); }
+int64_t Problem::ldb() const { return op_b == Op::N ? stored_inner(layout, k, n) : stored_inner(layout, n, k); }
+int64_t Problem::ldc() const { return stored_inner(layout, m, n); }
+int64_t Problem::size_a() const { return lda() * (op_a == Op::N ? stored_outer(layout, m, k) : stored_outer(layout, k, m)); }
+int64_t Problem::size_b() const { return ldb() * (op_b == Op::N ? stored_outer(layout, k, n) : stored_outer(layout, n, k)); }
+int64_t Problem::size_c() const { return ldc() * stored_outer(layout, m, n); }
+std::string Problem::str() const {
+  return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " + to_string(layout) +
+         " " + to_string(op_a) + to_string(op_b);
+}
+
+__global__ void fill_uniform_kernel(float* d, int64_t count, uint64_t seed) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x) {
+    uint64_t x = (uint64_t(i) + 1) * 0x9E3779B97F4A7C15ull ^ seed * 0xD1B54A32D192ED03ull;
+    x ^= x >> 31; x *= 0x7FB5D329728EA185ull; x ^= x >> 27; x *= 0x81DADEF4BC2DD44Dull; x ^= x >> 33;
+    d[i] = float(x >> 40) * (2.0f / 16777216.0f) - 1.0f;  // 24 random bits -> [-1, 1)
+  }
+}
+__global__ void fill_value_kernel(float* d, int64_t count, float v) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x)
+    d[i] = v;
+}
+__global__ void compare_kernel(const float* x, const float* y, int64_t count, unsigned* max_bits, int* non_finite) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x) {
+    const float d = fabsf(x[i] - y[i]);
+    if (!isfinite(x[i]) || !isfinite(d)) *non_finite = 1;
+    else atomicMax(max_bits, __float_as_uint(d));  // non-negative floats order like their bits
+  }
+}
+
+void fill_uniform(float* d, int64_t count, uint64_t seed) {
+  if (count <= 0) return;
+  fill_uniform_kernel<<<1024, 256>>>(d, count, seed);
+  TILEGEMM_CHECK_LAUNCH();
+}
+void fill_value(float* d, int64_t count, float value) {
+  if (count <= 0) return;
+  fill_value_kernel<<<1024, 256>>>(d, count, value);
+  TILEGEMM_CHECK_LAUNCH();
+}
+
+Diff compare(const float* x, const float* y, int64_t count) {
+  DeviceBuffer<unsigned> max_bits(1);
+  DeviceBuffer<int> non_finite(1);
+  TILEGEMM_CUDA_CHECK(cudaMemset(max_bits.get(), 0, sizeof(unsigned)));
+  TILEGEMM_CUDA_CHECK(cudaMemset(non_finite.get(), 0, sizeof(int)));
+  if (count > 0) {
+    compare_kernel<<<1024, 256>>>(x, y, count, max_bits.get(), non_finite.get());
+    TILEGEMM_CHECK_LAUNCH();
+  }
+  const unsigned bits = max_bits.download()[0];
+  Diff diff;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  diff.max_abs = f;
+  diff.non_finite = non_finite.download()[0] != 0;
+  return diff;
+}
+
+Cublas::Cublas() { TILEGEMM_CUBLAS_CHECK(cublasCreate(&handle_)); }
+Cublas::~Cublas() {
+  if (handle_) cublasDestroy(handle_);
+}
+
+void Cublas::sgemm(const Problem& p, float alpha, const float* a, const float* b, float beta, float* c) {
+  auto op = [](Op o) { return o == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T; };
+  // cuBLAS is column-major; a row-major product is the column-major product of the transposes.
+  const bool row = p.layout == Layout::RowMajor;
+  const int m = static_cast<int>(row ? p.n : p.m), n = static_cast<int>(row ? p.m : p.n);
+  const float* x = row ? b : a;
+  const float* y = row ? a : b;
+  const int ldx = static_cast<int>(row ? p.ldb() : p.lda()), ldy = static_cast<int>(row ? p.lda() : p.ldb());
+  const Op ox = row ? p.op_b : p.op_a, oy = row ? p.op_a : p.op_b;
+  TILEGEMM_CUBLAS_CHECK(cublasGemmEx(handle_, op(ox), op(oy), m, n, static_cast<int>(p.k), &alpha, x,
+                                     CUDA_R_32F, ldx, y, CUDA_R_32F, ldy, &beta, c, CUDA_R_32F,
+                                     static_cast<int>(p.ldc()), CUBLAS_COMPUTE_32F_PEDANTIC,
+                                     CUBLAS_GEMM_DEFAULT));
+}
+
+Timing time_runs(const std::function<void()>& launch, double min_time_s, size_t flush_bytes) {
+  DeviceBuffer<char> flush(flush_bytes);
+  cudaEvent_t start, stop;
+  TILEGEMM_CUDA_CHECK(cudaEventCreate(&start));
+  TILEGEMM_CUDA_CHECK(cudaEventCreate(&stop));
+  launch();  // warm-up: module load, first-touch, clocks
+  TILEGEMM_CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<double> samples;
+  double total = 0.0;
+  while ((samples.size() < 3 || total < min_time_s * 1e3) && samples.size() < 2000) {
+    if (flush_bytes) TILEGEMM_CUDA_CHECK(cudaMemsetAsync(flush.get(), int(samples.size() & 0xff), flush_bytes));
+    TILEGEMM_CUDA_CHECK(cudaEventRecord(start));
+    launch();
+    TILEGEMM_CUDA_CHECK(cudaEventRecord(stop));
+    TILEGEMM_CUDA_CHECK(cudaEventSynchronize(stop));
+    float ms = 0;
+    TILEGEMM_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    samples.push_back(ms);
+    total += ms;
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  std::sort(samples.begin(), samples.end());
+  Timing t;
+  t.reps = static_cast<int>(samples.size());
+  t.min_ms = samples.front();
+  t.max_ms = samples.back();
+  t.median_ms = samples.size() % 2 ? samples[samples.size() / 2]
+                                   : 0.5 * (samples[samples.size() / 2 - 1] + samples[samples.size() / 2]);
+  return t;
+}
+
+}  // namespace tools
+}  // namespace tilegemm

@@ -1,0 +1,64 @@
+// Shared measuring harness of the tilegemm command: inputs, the cuBLAS baseline, verification and
+// event timing (docs/benchmarking.md describes the method).
+#pragma once
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "tilegemm/types.hpp"
+
+namespace tilegemm {
+namespace tools {
+
+struct Problem {
+  Layout layout = Layout::RowMajor;
+  Op op_a = Op::N, op_b = Op::N;
+  int64_t m = 0, n = 0, k = 0;
+  int64_t lda() const;  // tight leading dimensions for the layout
+  int64_t ldb() const;
+  int64_t ldc() const;
+  int64_t size_a() const;
+  int64_t size_b() const;
+  int64_t size_c() const;
+  double flops() const { return 2.0 * m * n * k; }
+  std::string str() const;  // "MxNxK row NN"
+};
+
+// Uniform [-1, 1) from a counter-based hash (deterministic per seed); fill(NaN) poisons outputs.
+void fill_uniform(float* d, int64_t count, uint64_t seed);
+void fill_value(float* d, int64_t count, float value);
+
+// cuBLAS FP32 with CUBLAS_COMPUTE_32F_PEDANTIC (no TF32), mapped from our layout conventions.
+class Cublas {
+ public:
+  Cublas();
+  ~Cublas();
+  Cublas(const Cublas&) = delete;
+  Cublas& operator=(const Cublas&) = delete;
+  void sgemm(const Problem& p, float alpha, const float* a, const float* b, float beta, float* c);
+
+ private:
+  cublasHandle_t handle_ = nullptr;
+};
+
+// max |x - y| over `count` elements and whether any x is non-finite (unwritten NaN poison).
+struct Diff {
+  double max_abs = 0.0;
+  bool non_finite = false;
+};
+Diff compare(const float* x, const float* y, int64_t count);
+
+struct Timing {
+  double median_ms = 0, min_ms = 0, max_ms = 0;
+  int reps = 0;
+};
+// Runs `launch` once to warm up, then repeats it (at least 3 times, until `min_time_s` of kernel time)
+// timing each run with CUDA events. With `flush_bytes` > 0 a buffer that large is overwritten before
+// every run, outside the timed region, so each run starts with a cold L2.
+Timing time_runs(const std::function<void()>& launch, double min_time_s, size_t flush_bytes);
+
+}  // namespace tools
+}  // namespace tilegemm

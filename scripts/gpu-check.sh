@@ -1,26 +1,40 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (the `device` tool) over binaries built here and copied to dist/ by
-# scripts/pack-dist.sh: device info, the GPU test suite, the sanitizer pass, and the benchmarks.
-# Logs go to $OUT. Usage: scripts/gpu-check.sh [tests|bench|all] [extra bench args...]
+# scripts/pack-dist.sh. Writes at most 7 files to $OUT (the tool returns 8):
+#   env.txt (nvidia-smi, tilegemm info), tests.log (CPU + GPU suites), sanitizer.log (memcheck +
+#   racecheck), bench.txt/bench.csv (the main bench), extra.txt (extra bench runs), summary.txt.
+# Usage: scripts/gpu-check.sh [tests|bench|all] [bench args...]
+#   EXTRA_BENCH="args;args;..." runs further `tilegemm bench` invocations into extra.txt.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/tilegemm-out}; mkdir -p "$OUT"
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 what=${1:-all}; shift || true
 D=dist
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv | tee "$OUT/nvidia-smi.txt"
-$D/tilegemm info | tee "$OUT/info.txt"
+{ nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv; $D/tilegemm info; } \
+  > "$OUT/env.txt" 2>&1
+cat "$OUT/env.txt"
 rc=0
 if [ "$what" = tests ] || [ "$what" = all ]; then
-  $D/tilegemm_cpu_tests --gtest_brief=1 > "$OUT/cpu-tests.log" 2>&1; echo "cpu tests rc=$?" | tee -a "$OUT/summary.txt"
-  $D/tilegemm_gpu_tests --gtest_brief=1 > "$OUT/gpu-tests.log" 2>&1; r=$?; rc=$((rc|r))
-  echo "gpu tests rc=$r" | tee -a "$OUT/summary.txt"; tail -5 "$OUT/gpu-tests.log"
+  $D/tilegemm_cpu_tests --gtest_brief=1 > "$OUT/tests.log" 2>&1; r=$?; rc=$((rc|r))
+  echo "cpu tests rc=$r" | tee -a "$OUT/summary.txt"
+  $D/tilegemm_gpu_tests --gtest_brief=1 >> "$OUT/tests.log" 2>&1; r=$?; rc=$((rc|r))
+  echo "gpu tests rc=$r" | tee -a "$OUT/summary.txt"; tail -3 "$OUT/tests.log"
+  : > "$OUT/sanitizer.log"
   for tool in memcheck racecheck; do
-    bash tests/gpu/run_sanitizer.sh $tool $D/tilegemm_gpu_tests > "$OUT/sanitizer-$tool.log" 2>&1; r=$?; rc=$((rc|r))
-    echo "sanitizer $tool rc=$r" | tee -a "$OUT/summary.txt"; tail -3 "$OUT/sanitizer-$tool.log"
+    bash tests/gpu/run_sanitizer.sh $tool $D/tilegemm_gpu_tests >> "$OUT/sanitizer.log" 2>&1; r=$?; rc=$((rc|r))
+    echo "sanitizer $tool rc=$r" | tee -a "$OUT/summary.txt"; tail -1 "$OUT/sanitizer.log"
   done
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
-  $D/tilegemm bench "$@" --csv "$OUT/bench.csv" 2> "$OUT/bench-progress.log" | tee "$OUT/bench.txt"
+  $D/tilegemm bench "$@" --csv "$OUT/bench.csv" 2>/dev/null | tee "$OUT/bench.txt"
+  if [ -n "${EXTRA_BENCH:-}" ]; then
+    IFS=';' read -ra runs <<< "$EXTRA_BENCH"
+    for args in "${runs[@]}"; do
+      echo "### tilegemm bench $args" >> "$OUT/extra.txt"
+      # shellcheck disable=SC2086
+      $D/tilegemm bench $args 2>/dev/null >> "$OUT/extra.txt"
+    done
+  fi
 fi
 exit $rc

@@ -51,8 +51,23 @@ void require_device_pointer(const char* name, const void* ptr) {
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 int clamp_ld(int64_t ld) { return ld > INT_MAX ? INT_MAX : static_cast<int>(ld); }
 
-// Kernel::Auto. Heuristics only until the tuner's database exists.
-Kernel choose_kernel(const detail::CanonicalGemm&) { return Kernel::WarpTiled; }
+int sm_count() {
+  int device = 0, count = 0;
+  TILEGEMM_CUDA_CHECK(cudaGetDevice(&device));
+  TILEGEMM_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+  return count;
+}
+
+// Kernel::Auto: the one place that chooses. Heuristics from the measurements in docs/ladder.md until
+// the tuner's database exists:
+// - level 6 needs at least two waves of its large tiles to fill the GPU; below that (1000^3, skinny
+//   shapes) level 5's 128x128 tiles are faster (1000^3: 0.54x vs 0.30x cuBLAS);
+// - with both operands transposed (canonical TT) level 6 measured 0.72x against level 5's 0.85x.
+Kernel choose_kernel(const detail::CanonicalGemm& g) {
+  if (g.trans_a && g.trans_b) return Kernel::Vectorized;
+  const long long tiles = detail::warp_tiled_tiles(g);
+  return tiles >= 2LL * sm_count() ? Kernel::WarpTiled : Kernel::Vectorized;
+}
 
 }  // namespace
 
@@ -97,8 +112,8 @@ void sgemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, flo
   p.c_vec4 = aligned16(c) && p.ldc % 4 == 0;
   g.trans_a = (row ? op_a : op_b) == Op::T;
   g.trans_b = (row ? op_b : op_a) == Op::T;
-  g.vec_a = g.trans_a && aligned16(p.a) && p.lda % 4 == 0;
-  g.vec_b = !g.trans_b && aligned16(p.b) && p.ldb % 4 == 0;
+  g.vec_a = aligned16(p.a) && p.lda % 4 == 0;
+  g.vec_b = aligned16(p.b) && p.ldb % 4 == 0;
 
   cudaStream_t s = reinterpret_cast<cudaStream_t>(stream);
   if (!reads_ab) {

@@ -14,15 +14,17 @@ namespace detail {
 struct CanonicalGemm {
   kernels::GemmParams p;
   bool trans_a = false, trans_b = false;
-  // 16-byte copies allowed: set only for an operand whose contiguous dimension is m (A^T) or n (B),
-  // whose pointer is 16-byte aligned and whose leading dimension is a multiple of 4.
+  // 16-byte accesses along the operand's contiguous dimension are allowed: its pointer is 16-byte
+  // aligned and its leading dimension a multiple of 4.
   bool vec_a = false, vec_b = false;
 };
 
 // Levels 1-5 (tiled levels use p.raster).
 void launch_ladder(Kernel level, const CanonicalGemm& g, cudaStream_t stream);
-// Level 6 with the default schedule.
+// Level 6, with the schedule its launcher picks for the problem's alignment.
 void launch_warp_tiled(const CanonicalGemm& g, cudaStream_t stream);
+// Output tiles (thread blocks) level 6 would launch for the problem.
+long long warp_tiled_tiles(const CanonicalGemm& g);
 // C = beta * C (k == 0 or alpha == 0).
 void launch_scale(const kernels::GemmParams& p, cudaStream_t stream);
 

@@ -55,9 +55,9 @@ void launch_ladder(Kernel level, const CanonicalGemm& g, cudaStream_t stream) {
         case Kernel::Vectorized: {
           using S = kernels::VectorizedDefault;
           const unsigned blocks = blocks_for(p.m, p.n, S::kBlockM, S::kBlockN);
-          with_bool(kTA && g.vec_a, [&](auto va) {
-            with_bool(!kTB && g.vec_b, [&](auto vb) {
-              constexpr bool kVA = kTA && decltype(va)::value, kVB = !kTB && decltype(vb)::value;
+          with_bool(g.vec_a, [&](auto va) {
+            with_bool(g.vec_b, [&](auto vb) {
+              constexpr bool kVA = decltype(va)::value, kVB = decltype(vb)::value;
               kernels::gemm_vectorized<S, kTA, kTB, kVA, kVB><<<blocks, S::kThreads, 0, stream>>>(p);
             });
           });

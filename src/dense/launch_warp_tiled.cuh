@@ -9,6 +9,12 @@
 namespace tilegemm {
 namespace detail {
 
+// Thread blocks (one per output tile) a schedule launches for the problem.
+template <class S>
+long long warp_tiled_grid(const kernels::GemmParams& p) {
+  return static_cast<long long>((p.m + S::kBlockM - 1) / S::kBlockM) * ((p.n + S::kBlockN - 1) / S::kBlockN);
+}
+
 template <class S, bool kTransA, bool kTransB, bool kVecA, bool kVecB>
 void launch_warp_tiled_kernel(const kernels::GemmParams& p, cudaStream_t stream) {
   auto kernel = kernels::gemm_warp_tiled<S, kTransA, kTransB, kVecA, kVecB>;
@@ -22,27 +28,8 @@ void launch_warp_tiled_kernel(const kernels::GemmParams& p, cudaStream_t stream)
         kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes));
     configured_devices.fetch_or(bit);
   }
-  const long long tiles = static_cast<long long>((p.m + S::kBlockM - 1) / S::kBlockM) *
-                          ((p.n + S::kBlockN - 1) / S::kBlockN);
-  kernel<<<static_cast<unsigned>(tiles), S::kThreads, S::kSmemBytes, stream>>>(p);
+  kernel<<<static_cast<unsigned>(warp_tiled_grid<S>(p)), S::kThreads, S::kSmemBytes, stream>>>(p);
   TILEGEMM_CHECK_LAUNCH();
-}
-
-// Picks the instantiation for the canonical problem's transposes and copy widths. 16-byte copies
-// exist only for operands contiguous along m (A^T) or n (B), so 9 instantiations per schedule.
-template <class S>
-void launch_warp_tiled_schedule(const CanonicalGemm& g, cudaStream_t stream) {
-  with_bool(g.trans_a, [&](auto ta) {
-    with_bool(g.trans_b, [&](auto tb) {
-      constexpr bool kTA = decltype(ta)::value, kTB = decltype(tb)::value;
-      with_bool(kTA && g.vec_a, [&](auto va) {
-        with_bool(!kTB && g.vec_b, [&](auto vb) {
-          constexpr bool kVA = kTA && decltype(va)::value, kVB = !kTB && decltype(vb)::value;
-          launch_warp_tiled_kernel<S, kTA, kTB, kVA, kVB>(g.p, stream);
-        });
-      });
-    });
-  });
 }
 
 }  // namespace detail

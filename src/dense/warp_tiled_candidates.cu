@@ -1,3 +1,4 @@
+#include "dense/kernels/05_vectorized.cuh"
 #include "dense/launch_warp_tiled.cuh"
 #include "dense/warp_tiled_candidates.hpp"
 #include "tilegemm/error.hpp"
@@ -9,31 +10,59 @@ namespace {
 
 template <class S>
 void launch_nn(const CanonicalGemm& g, cudaStream_t stream) {
-  if (g.trans_a || g.trans_b || !g.vec_b)
-    throw Error(ErrorCode::InvalidArgument,
-                "schedule candidates are compiled only for row-major NN with 16-byte aligned B");
-  launch_warp_tiled_kernel<S, false, false, false, true>(g.p, stream);
+  if (g.trans_a || g.trans_b)
+    throw Error(ErrorCode::InvalidArgument, "schedule candidates are compiled only for row-major NN");
+  with_bool(g.vec_a, [&](auto va) {
+    with_bool(g.vec_b, [&](auto vb) {
+      launch_warp_tiled_kernel<S, false, false, decltype(va)::value, decltype(vb)::value>(g.p, stream);
+    });
+  });
 }
 
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int ST>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int ST, int MB = 1>
 WarpTiledCandidate make() {
-  using S = kernels::WarpTiledSchedule<BM, BN, BK, WM, WN, TM, TN, ST>;
+  using S = kernels::WarpTiledSchedule<BM, BN, BK, WM, WN, TM, TN, ST, MB>;
   const std::string name = std::to_string(BM) + "x" + std::to_string(BN) + "x" + std::to_string(BK) +
                            "_w" + std::to_string(WM) + "x" + std::to_string(WN) + "_t" +
-                           std::to_string(TM) + "x" + std::to_string(TN) + "_s" + std::to_string(ST);
+                           std::to_string(TM) + "x" + std::to_string(TN) + "_s" + std::to_string(ST) + "_b" + std::to_string(MB);
   return {name, S::kThreads, S::kSmemBytes, &launch_nn<S>};
+}
+
+template <class S>
+void launch_vectorized_nn(const CanonicalGemm& g, cudaStream_t stream) {
+  if (g.trans_a || g.trans_b)
+    throw Error(ErrorCode::InvalidArgument, "schedule candidates are compiled only for row-major NN");
+  const unsigned blocks = static_cast<unsigned>(((g.p.m + S::kBlockM - 1) / S::kBlockM) *
+                                                ((g.p.n + S::kBlockN - 1) / S::kBlockN));
+  with_bool(g.vec_a, [&](auto va) {
+    with_bool(g.vec_b, [&](auto vb) {
+      kernels::gemm_vectorized<S, false, false, decltype(va)::value, decltype(vb)::value>
+          <<<blocks, S::kThreads, 0, stream>>>(g.p);
+    });
+  });
+  TILEGEMM_CHECK_LAUNCH();
+}
+
+// Level-5 (register-staged, double-buffered) schedules, for comparison with level 6.
+template <int BM, int BN, int BK, int TM, int TN>
+WarpTiledCandidate make_vectorized() {
+  using S = kernels::VectorizedSchedule<BM, BN, BK, TM, TN>;
+  const std::string name = "05:" + std::to_string(BM) + "x" + std::to_string(BN) + "x" + std::to_string(BK) +
+                           "_t" + std::to_string(TM) + "x" + std::to_string(TN);
+  return {name, S::kThreads, S::kSmemBytes, &launch_vectorized_nn<S>};
 }
 
 }  // namespace
 
 const std::vector<WarpTiledCandidate>& warp_tiled_candidates() {
   static const std::vector<WarpTiledCandidate> list = {
-      make<256, 128, 8, 64, 64, 8, 16, 4>(),   // seed 004's schedule
-      make<256, 128, 16, 64, 64, 8, 16, 3>(),  // half the barriers per FMA
-      make<128, 256, 8, 64, 64, 8, 16, 4>(),
-      make<128, 128, 8, 64, 32, 8, 8, 4>(),    // 64 accumulators: room for 2 blocks per SM
-      make<128, 128, 16, 32, 64, 8, 8, 3>(),
-      make<128, 64, 16, 64, 32, 8, 8, 3>(),    // 4 warps: more blocks for small problems
+      make<256, 128, 8, 64, 64, 8, 16, 4>(),      // seed 004's schedule
+      make<128, 256, 16, 64, 64, 16, 8, 3>(),
+      make<128, 256, 32, 64, 64, 16, 8, 3>(),     // the library's aligned choice
+      make<256, 128, 16, 64, 64, 16, 8, 4>(),     // the library's unaligned choice
+      make<128, 128, 16, 64, 32, 8, 8, 3, 2>(),   // <= 128 registers: 2 blocks (16 warps) per SM
+      make_vectorized<128, 128, 8, 8, 8>(),       // level 5's default
+      make_vectorized<128, 256, 8, 8, 16>(),
   };
   return list;
 }

@@ -134,10 +134,13 @@ std::vector<KernelCase> all_cases() {
   const Vec vec[] = {
       {"L05_gemm_vectorized_default", "dense/kernels/05_vectorized.cuh", "gemm_vectorized",
        "VectorizedDefault"},
-      {"L06_gemm_warp_tiled_256x128x8_w64x64_t8x16_s4", "dense/kernels/06_warp_tiled.cuh",
-       "gemm_warp_tiled", "WarpTiledSchedule<256, 128, 8, 64, 64, 8, 16, 4>"},
-      {"L06_gemm_warp_tiled_128x128x8_w64x32_t8x8_s4", "dense/kernels/06_warp_tiled.cuh",
-       "gemm_warp_tiled", "WarpTiledSchedule<128, 128, 8, 64, 32, 8, 8, 4>"},
+      // The library's two level-6 schedules (src/dense/warp_tiled_default.hpp) and a 2-block one.
+      {"L06_gemm_warp_tiled_128x256x32_w64x64_t16x8_s3", "dense/kernels/06_warp_tiled.cuh",
+       "gemm_warp_tiled", "WarpTiledSchedule<128, 256, 32, 64, 64, 16, 8, 3>"},
+      {"L06_gemm_warp_tiled_256x128x16_w64x64_t16x8_s4", "dense/kernels/06_warp_tiled.cuh",
+       "gemm_warp_tiled", "WarpTiledSchedule<256, 128, 16, 64, 64, 16, 8, 4>"},
+      {"L06_gemm_warp_tiled_128x128x8_w64x32_t8x8_s4_b2", "dense/kernels/06_warp_tiled.cuh",
+       "gemm_warp_tiled", "WarpTiledSchedule<128, 128, 8, 64, 32, 8, 8, 4, 2>"},
   };
   for (const Vec& v : vec)
     for (bool ta : {false, true})

@@ -94,7 +94,7 @@ TEST_P(GemmLadder, MatchesCpuReference) {
   struct AlphaBeta {
     float alpha, beta;
   };
-  for (int level = 1; level <= kNumLadderLevels; ++level) {
+  for (int level = 0; level <= kNumLadderLevels; ++level) {  // 0 is Kernel::Auto
     for (const AlphaBeta ab : {AlphaBeta{1.0f, 0.0f}, AlphaBeta{-0.75f, 1.5f}}) {
       SCOPED_TRACE("level " + std::to_string(level) + " alpha " + std::to_string(ab.alpha) +
                    " beta " + std::to_string(ab.beta));

@@ -2,39 +2,46 @@
 // Source: seed 004 (256x128 block tiles on a Hilbert curve, 256x8 / 8x128 shared tiles in a 4-stage
 // asynchronous-copy pipeline, 64x64 warp tiles, 8x16 thread tiles, 128-bit accesses).
 //
-// - Block tile BM x BN, split into warp tiles WM x WN; each lane of a warp owns TM x TN outputs, taken
-//   as 4-wide chunks spaced so that a warp's fragment reads are whole 128-byte shared-memory lines.
+// - Block tile BM x BN, split into warp tiles WM x WN; each lane of a warp owns TM x TN outputs.
 // - K advances BK at a time through a STAGES-deep ring of shared buffers filled with cp.async; one
 //   __syncthreads per K-tile. Out-of-range elements are zero-filled by the copy itself (src-size 0),
 //   so there is no separate edge path and every M, N, K works.
-// - Shared tiles are k-major ([k][m] and [k][n]). Operands whose contiguous dimension is m (A^T) or
-//   n (B) are copied 16 bytes at a time when the host found them 16-byte aligned (kVecA/kVecB), else
-//   4 bytes at a time. Operands contiguous along k (A, B^T) are transposed on the way in with 4-byte
-//   copies, 8 k x 4 m per warp instruction. An XOR swizzle (column ^ 4*(k mod 8)) makes those
-//   transposing writes and the 128-bit fragment reads both bank-conflict free without padding.
+// - Each operand keeps in shared memory the orientation it has in global memory, so every copy is a
+//   plain (16-byte when aligned, else 4-byte) cp.async with coalesced reads and no transposition:
+//     contiguous along m/n (A^T, B): tile [k][col]; a lane's columns are 4-wide chunks kLanes*4 apart,
+//       read with one 128-bit load per chunk and k;
+//     contiguous along k (A, B^T):   tile [col][k] with rows padded to BK+4 floats; a lane's columns are
+//       kLanes apart, and one 128-bit load gives 4 consecutive k of one column. The padding makes the 8
+//       consecutive columns a warp reads land in 8 different 16-byte bank groups.
+//   (The first version transposed k-contiguous operands with 4-byte copies into [k][col]: 0.72x cuBLAS
+//   at 4096^3, 0.63x when nothing was 16-byte aligned; see docs/perf-notes.md.)
 // - Blocks visit output tiles in the order given by p.raster (row-major, grouped or Hilbert).
-// Measured (H100, row-major NN 4096^3): see docs/ladder.md.
+// Measured (H200, row-major NN 4096^3): see docs/ladder.md.
 #pragma once
 #include "common.cuh"
 
 namespace tilegemm {
 namespace kernels {
 
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int MIN_BLOCKS = 1>
 struct WarpTiledSchedule {
   static constexpr int kBlockM = BM, kBlockN = BN, kBlockK = BK;
   static constexpr int kWarpM = WM, kWarpN = WN, kThreadM = TM, kThreadN = TN;
   static constexpr int kStages = STAGES;
+  // Blocks that must fit on one SM at once: caps registers at 64K / (kThreads * MIN_BLOCKS).
+  static constexpr int kMinBlocksPerSm = MIN_BLOCKS;
   static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
   static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
   static constexpr int kLanesM = WM / TM, kLanesN = WN / TN;  // lane grid inside a warp
-  static constexpr int kSmemBytes = STAGES * BK * (BM + BN) * 4;
+  static constexpr int kPadK = 4;  // floats added to each row of a [col][k] tile
+  // Upper bound over both orientations of each operand.
+  static constexpr int kSmemBytes = STAGES * (BM + BN) * (BK + kPadK) * 4;
   static_assert(BM % WM == 0 && BN % WN == 0, "warp tile must divide the block tile");
   static_assert(WM % TM == 0 && WN % TN == 0, "thread tile must divide the warp tile");
   static_assert(kLanesM * kLanesN == 32, "a warp tile must be covered by exactly 32 lanes");
   static_assert(TM % 4 == 0 && TN % 4 == 0, "fragments are read 4 floats at a time");
-  static_assert(BM % 32 == 0 && BN % 32 == 0, "the XOR swizzle permutes 32-float groups");
-  static_assert(BK % 8 == 0, "transposing copies move 8 k at a time");
+  static_assert(BK % 4 == 0, "[col][k] tiles are read 4 k at a time");
+  static_assert(kLanesM <= 8 && kLanesN <= 8, "at most 8 distinct [col][k] rows per warp read");
   static_assert((BM * BK) % kThreads == 0 && (BN * BK) % kThreads == 0 &&
                     (BM * BK / 4) % kThreads == 0 && (BN * BK / 4) % kThreads == 0,
                 "tile copies must split evenly over the threads");
@@ -42,75 +49,113 @@ struct WarpTiledSchedule {
   static_assert(kSmemBytes <= 227 * 1024, "shared memory per block is at most 227 KB on sm_90");
 };
 
-// Swizzled offset of (k, col) in a k-major shared tile whose rows hold `kCols` floats.
-template <int kCols>
-__device__ __forceinline__ int swz(int k, int col) {
-  return k * kCols + (col ^ ((k & 7) << 2));
+// Floats in one stage of an operand's tile, for either orientation.
+template <int BK, int kCols, bool kContigK>
+__host__ __device__ constexpr int tile_floats() {
+  return kContigK ? kCols * (BK + 4) : BK * kCols;
 }
 
-// Copies the BK x kCols slice [k0, k0+BK) x [c0, c0+kCols) of an operand into a k-major shared tile.
-//   kContigK: the operand is contiguous along k in global memory (element (k, col) at col*ld + k),
-//             else along col (element at k*ld + col).
-//   kVec:     16-byte copies (only for col-contiguous operands the host found 16-byte aligned).
+// Copies the BK x kCols slice [k0, k0+BK) x [c0, c0+kCols) of an operand into shared memory, keeping
+// its global orientation:
+//   kContigK: element (k, col) at src[col*ld + k]  -> tile[col*(BK+4) + k]
+//   else:     element (k, col) at src[k*ld + col]  -> tile[k*kCols + col]
+// kVec: 16-byte copies (the host checked pointer and ld alignment), else 4-byte copies.
 // Elements outside [0, k_size) x [0, col_size) are zero-filled.
+// Every thread copies the same inner position (along the contiguous direction) of kCopies rows
+// kRowStep apart, so its whole share is one offset, one stride and two bounds: a handful of registers
+// however many copies there are (per-copy 64-bit addresses spilled in the first version).
 template <int BK, int kCols, int kThreads, bool kContigK, bool kVec>
-__device__ __forceinline__ void copy_tile_async(float* tile, const float* src, int ld, int k0,
-                                                int c0, int k_size, int col_size, int tid) {
-  if (kContigK) {
-    // Transposing copy: within a warp, 8 consecutive k of 4 consecutive columns (32-byte runs).
+struct TileCopier {
+  static constexpr int kInner = kContigK ? BK : kCols;   // extent along the contiguous direction
+  static constexpr int kOuter = kContigK ? kCols : BK;
+  static constexpr int kLd = kContigK ? BK + 4 : kCols;  // shared row length
+  static constexpr int kWidth = kVec ? 4 : 1;            // floats per copy
+  static constexpr int kPerRow = kInner / kWidth;        // copies per row
+  static_assert(kInner % kWidth == 0 && kThreads % kPerRow == 0,
+                "each thread must own one inner position of whole rows");
+  static constexpr int kRowStep = kThreads / kPerRow;
+  static_assert(kOuter % kRowStep == 0, "rows must split evenly over the threads");
+  static constexpr int kCopies = kOuter / kRowStep;
+
+  int inner, outer;  // this thread's first element inside the tile
+  int smem_offset;
+
+  __device__ __forceinline__ explicit TileCopier(int tid)
+      : inner((tid % kPerRow) * kWidth), outer(tid / kPerRow), smem_offset(outer * kLd + inner) {}
+
+  __device__ __forceinline__ void issue(float* tile, const float* src, int ld, int k0, int c0,
+                                        int k_size, int col_size) const {
+    const int g_inner = (kContigK ? k0 : c0) + inner;
+    const int g_outer = (kContigK ? c0 : k0) + outer;
+    const int inner_left = (kContigK ? k_size : col_size) - g_inner;  // valid floats from g_inner
+    const int outer_left = (kContigK ? col_size : k_size) - g_outer;  // valid rows from g_outer
+    const int valid = inner_left <= 0 ? 0 : (inner_left >= kWidth ? kWidth : inner_left);
+    const float* base = src + (valid > 0 && outer_left > 0 ? g_outer * ld + g_inner : 0);
 #pragma unroll
-    for (int r = 0; r < BK * kCols / kThreads; ++r) {
-      const int e = r * kThreads + tid;
-      const int k_lo = e % 8, rest = e / 8;
-      const int col = rest % kCols, k = (rest / kCols) * 8 + k_lo;
-      const int gk = k0 + k, gc = c0 + col;
-      const bool ok = gk < k_size && gc < col_size;
-      cp_async_4(tile + swz<kCols>(k, col), ok ? src + gc * ld + gk : src, ok);
+    for (int r = 0; r < kCopies; ++r) {
+      const bool row_ok = r * kRowStep < outer_left;
+      const int n = row_ok ? valid : 0;
+      const float* from = n > 0 ? base + r * kRowStep * ld : src;
+      float* to = tile + smem_offset + r * kRowStep * kLd;
+      if (kVec) cp_async_16(to, from, n);
+      else cp_async_4(to, from, n > 0);
     }
-  } else if (kVec) {
+  }
+};
+
+// Position inside the warp tile of a lane's i-th row (or column) for each tile orientation (see top).
+template <bool kContigK, int kLanes>
+__device__ __forceinline__ int lane_offset(int i, int lane_idx) {
+  return kContigK ? i * kLanes + lane_idx : (i / 4) * (kLanes * 4) + lane_idx * 4 + i % 4;
+}
+
+// [col][k] tile: 4 consecutive k (kk4 .. kk4+3) of each of the lane's kCount columns, one 128-bit
+// load per column; frag[i][q] is (column i, k = kk4 + q).
+template <int BK, int kLanes, int kCount>
+__device__ __forceinline__ void load_columns_k4(float (&frag)[kCount][4], const float* tile, int w0,
+                                                int lane_idx, int kk4) {
 #pragma unroll
-    for (int r = 0; r < BK * kCols / 4 / kThreads; ++r) {
-      const int e = r * kThreads + tid;
-      const int k = e / (kCols / 4), col = (e % (kCols / 4)) * 4;
-      const int gk = k0 + k, gc = c0 + col;
-      int valid = gk < k_size ? col_size - gc : 0;
-      valid = valid < 0 ? 0 : (valid > 4 ? 4 : valid);
-      cp_async_16(tile + swz<kCols>(k, col), valid > 0 ? src + gk * ld + gc : src, valid);
-    }
-  } else {
+  for (int i = 0; i < kCount; ++i) {
+    const float4 v = *reinterpret_cast<const float4*>(
+        tile + (w0 + lane_offset<true, kLanes>(i, lane_idx)) * (BK + 4) + kk4);
+    frag[i][0] = v.x; frag[i][1] = v.y; frag[i][2] = v.z; frag[i][3] = v.w;
+  }
+}
+
+// [k][col] tile: the lane's kCount columns at one k, one 128-bit load per 4 columns.
+template <int kCols, int kLanes, int kCount>
+__device__ __forceinline__ void load_row(float (&frag)[kCount], const float* tile, int w0,
+                                         int lane_idx, int k) {
 #pragma unroll
-    for (int r = 0; r < BK * kCols / kThreads; ++r) {
-      const int e = r * kThreads + tid;
-      const int k = e / kCols, col = e % kCols;
-      const int gk = k0 + k, gc = c0 + col;
-      const bool ok = gk < k_size && gc < col_size;
-      cp_async_4(tile + swz<kCols>(k, col), ok ? src + gk * ld + gc : src, ok);
-    }
+  for (int c = 0; c < kCount; c += 4) {
+    const float4 v = *reinterpret_cast<const float4*>(
+        tile + k * kCols + w0 + lane_offset<false, kLanes>(c, lane_idx));
+    frag[c] = v.x; frag[c + 1] = v.y; frag[c + 2] = v.z; frag[c + 3] = v.w;
   }
 }
 
 template <class S, bool kTransA, bool kTransB, bool kVecA, bool kVecB>
-__global__ void __launch_bounds__(S::kThreads, 1) gemm_warp_tiled(GemmParams p) {
+__global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSm) gemm_warp_tiled(GemmParams p) {
   constexpr int BM = S::kBlockM, BN = S::kBlockN, BK = S::kBlockK, STAGES = S::kStages;
   constexpr int TM = S::kThreadM, TN = S::kThreadN;
-  constexpr int kStrideM = S::kLanesM * 4, kStrideN = S::kLanesN * 4;  // between a lane's chunks
+  constexpr bool kAContigK = !kTransA, kBContigK = kTransB;  // which operands are [col][k] tiles
+  constexpr int kTileA = tile_floats<BK, BM, kAContigK>(), kTileB = tile_floats<BK, BN, kBContigK>();
   extern __shared__ float4 smem_raw[];
-  float* a_smem = reinterpret_cast<float*>(smem_raw);  // STAGES x [BK][BM]
-  float* b_smem = a_smem + STAGES * BK * BM;           // STAGES x [BK][BN]
+  float* a_smem = reinterpret_cast<float*>(smem_raw);  // STAGES x kTileA
+  float* b_smem = a_smem + STAGES * kTileA;            // STAGES x kTileB
 
   const int tiles_m = (p.m + BM - 1) / BM, tiles_n = (p.n + BN - 1) / BN;
   const TileCoord tile = tile_for_block(p.raster, tiles_m, tiles_n, blockIdx.x);
   const int m0 = tile.m * BM, n0 = tile.n * BN;
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int wm0 = (warp / S::kWarpsN) * S::kWarpM, wn0 = (warp % S::kWarpsN) * S::kWarpN;
-  const int lm = (lane / S::kLanesN) * 4, ln = (lane % S::kLanesN) * 4;
+  const int lane_m = lane / S::kLanesN, lane_n = lane % S::kLanesN;
 
-  // A is contiguous along k unless transposed; B is contiguous along k only when transposed.
+  const TileCopier<BK, BM, S::kThreads, kAContigK, kVecA> copy_a(tid);
+  const TileCopier<BK, BN, S::kThreads, kBContigK, kVecB> copy_b(tid);
   auto load_stage = [&](int stage, int k0) {
-    copy_tile_async<BK, BM, S::kThreads, !kTransA, kVecA>(a_smem + stage * BK * BM, p.a, p.lda,
-                                                           k0, m0, p.k, p.m, tid);
-    copy_tile_async<BK, BN, S::kThreads, kTransB, kVecB>(b_smem + stage * BK * BN, p.b, p.ldb,
-                                                          k0, n0, p.k, p.n, tid);
+    copy_a.issue(a_smem + stage * kTileA, p.a, p.lda, k0, m0, p.k, p.m);
+    copy_b.issue(b_smem + stage * kTileB, p.b, p.ldb, k0, n0, p.k, p.n);
   };
 
   const int k_tiles = (p.k + BK - 1) / BK;
@@ -128,46 +173,55 @@ __global__ void __launch_bounds__(S::kThreads, 1) gemm_warp_tiled(GemmParams p) 
     if (next < k_tiles) load_stage(next % STAGES, next * BK);
     cp_async_commit();
 
-    const float* a_tile = a_smem + (kt % STAGES) * BK * BM;
-    const float* b_tile = b_smem + (kt % STAGES) * BK * BN;
+    const float* a_tile = a_smem + (kt % STAGES) * kTileA;
+    const float* b_tile = b_smem + (kt % STAGES) * kTileB;
 #pragma unroll
-    for (int kk = 0; kk < BK; ++kk) {
-      float a_reg[TM], b_reg[TN];
+    for (int kk4 = 0; kk4 < BK; kk4 += 4) {
+      // [col][k] operands are read 4 k at a time; [k][col] operands one k at a time, which keeps
+      // their fragments at TM (TN) registers.
+      float a4[kAContigK ? TM : 1][4], b4[kBContigK ? TN : 1][4];
+      if constexpr (kAContigK) load_columns_k4<BK, S::kLanesM, TM>(a4, a_tile, wm0, lane_m, kk4);
+      if constexpr (kBContigK) load_columns_k4<BK, S::kLanesN, TN>(b4, b_tile, wn0, lane_n, kk4);
 #pragma unroll
-      for (int i = 0; i < TM / 4; ++i) {
-        const float4 v =
-            *reinterpret_cast<const float4*>(a_tile + swz<BM>(kk, wm0 + i * kStrideM + lm));
-        a_reg[4 * i] = v.x; a_reg[4 * i + 1] = v.y; a_reg[4 * i + 2] = v.z; a_reg[4 * i + 3] = v.w;
+      for (int q = 0; q < 4; ++q) {
+        float a_reg[TM], b_reg[TN];
+        if constexpr (kAContigK) {
+#pragma unroll
+          for (int i = 0; i < TM; ++i) a_reg[i] = a4[i][q];
+        } else {
+          load_row<BM, S::kLanesM, TM>(a_reg, a_tile, wm0, lane_m, kk4 + q);
+        }
+        if constexpr (kBContigK) {
+#pragma unroll
+          for (int j = 0; j < TN; ++j) b_reg[j] = b4[j][q];
+        } else {
+          load_row<BN, S::kLanesN, TN>(b_reg, b_tile, wn0, lane_n, kk4 + q);
+        }
+#pragma unroll
+        for (int i = 0; i < TM; ++i)
+#pragma unroll
+          for (int j = 0; j < TN; ++j) acc[i][j] += a_reg[i] * b_reg[j];
       }
-#pragma unroll
-      for (int j = 0; j < TN / 4; ++j) {
-        const float4 v =
-            *reinterpret_cast<const float4*>(b_tile + swz<BN>(kk, wn0 + j * kStrideN + ln));
-        b_reg[4 * j] = v.x; b_reg[4 * j + 1] = v.y; b_reg[4 * j + 2] = v.z; b_reg[4 * j + 3] = v.w;
-      }
-#pragma unroll
-      for (int i = 0; i < TM; ++i)
-#pragma unroll
-        for (int j = 0; j < TN; ++j) acc[i][j] += a_reg[i] * b_reg[j];
     }
   }
   cp_async_wait<0>();  // no copy may still target shared memory when the block exits
 
-  // Epilogue straight from registers: 16-byte read-modify-writes where C allows, scalar at edges.
+  // Epilogue straight from registers: 16-byte read-modify-writes where a lane's columns come in
+  // 4-wide chunks and C allows it, scalar otherwise and at the edges.
 #pragma unroll
   for (int i = 0; i < TM; ++i) {
-    const int m = m0 + wm0 + (i / 4) * kStrideM + lm + i % 4;
+    const int m = m0 + wm0 + lane_offset<kAContigK, S::kLanesM>(i, lane_m);
     if (m >= p.m) continue;
 #pragma unroll
-    for (int j = 0; j < TN / 4; ++j) {
-      const int n = n0 + wn0 + j * kStrideN + ln;
+    for (int j = 0; j < TN; j += 4) {
+      const int n = n0 + wn0 + lane_offset<kBContigK, S::kLanesN>(j, lane_n);
       float* dst = p.c + m * p.ldc + n;
-      if (p.c_vec4 && n + 3 < p.n) {
+      if (!kBContigK && p.c_vec4 && n + 3 < p.n) {
         float4 out;
-        out.x = p.alpha * acc[i][4 * j];
-        out.y = p.alpha * acc[i][4 * j + 1];
-        out.z = p.alpha * acc[i][4 * j + 2];
-        out.w = p.alpha * acc[i][4 * j + 3];
+        out.x = p.alpha * acc[i][j];
+        out.y = p.alpha * acc[i][j + 1];
+        out.z = p.alpha * acc[i][j + 2];
+        out.w = p.alpha * acc[i][j + 3];
         if (p.beta != 0.0f) {
           const float4 old = *reinterpret_cast<const float4*>(dst);
           out.x += p.beta * old.x; out.y += p.beta * old.y;
@@ -176,8 +230,10 @@ __global__ void __launch_bounds__(S::kThreads, 1) gemm_warp_tiled(GemmParams p) 
         *reinterpret_cast<float4*>(dst) = out;
       } else {
 #pragma unroll
-        for (int q = 0; q < 4; ++q)
-          if (n + q < p.n) store_c(p, m, n + q, acc[i][4 * j + q]);
+        for (int q = 0; q < 4; ++q) {
+          const int nq = n0 + wn0 + lane_offset<kBContigK, S::kLanesN>(j + q, lane_n);
+          if (nq < p.n) store_c(p, m, nq, acc[i][j + q]);
+        }
       }
     }
   }

@@ -14,17 +14,12 @@ void launch_warp_tiled(const CanonicalGemm& g, cudaStream_t stream) {
   with_bool(g.trans_a, [&](auto ta) {
     with_bool(g.trans_b, [&](auto tb) {
       constexpr bool kTA = decltype(ta)::value, kTB = decltype(tb)::value;
-      if (g.vec_a && g.vec_b) {
-        launch_warp_tiled_kernel<WarpTiledAligned, kTA, kTB, true, true>(g.p, stream);
-        return;
-      }
-      // Mixed alignment keeps 16-byte copies for the aligned operand.
-      with_bool(g.vec_a, [&](auto va) {
-        with_bool(g.vec_b, [&](auto vb) {
-          launch_warp_tiled_kernel<WarpTiledUnaligned, kTA, kTB, decltype(va)::value,
-                                   decltype(vb)::value>(g.p, stream);
-        });
-      });
+      using A = WarpTiledAligned;
+      using U = WarpTiledUnaligned;  // mixed alignment keeps 16-byte copies for the aligned operand
+      if (g.vec_a && g.vec_b) launch_warp_tiled_kernel<A, kTA, kTB, true, true>(g.p, stream);
+      else if (g.vec_a) launch_warp_tiled_kernel<U, kTA, kTB, true, false>(g.p, stream);
+      else if (g.vec_b) launch_warp_tiled_kernel<U, kTA, kTB, false, true>(g.p, stream);
+      else launch_warp_tiled_kernel<U, kTA, kTB, false, false>(g.p, stream);
     });
   });
 }

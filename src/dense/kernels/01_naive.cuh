@@ -19,9 +19,7 @@ __global__ void __launch_bounds__(kNaiveTile * kNaiveTile) gemm_naive(GemmParams
   const int m = (blockIdx.x % tiles_m) * kNaiveTile + threadIdx.x;
   const int n = (blockIdx.x / tiles_m) * kNaiveTile + threadIdx.y;
   if (m >= p.m || n >= p.n) return;
-  float acc = 0.0f;
-  for (int k = 0; k < p.k; ++k) acc += load_a<kTransA>(p, m, k) * load_b<kTransB>(p, k, n);
-  store_c(p, m, n, acc);
+  store_c(p, m, n, dot_from_global<kTransA, kTransB>(p, m, n));
 }
 
 }  // namespace kernels

@@ -19,9 +19,7 @@ __global__ void __launch_bounds__(kCoalescedRows * kCoalescedCols) gemm_coalesce
   const int m = (blockIdx.x / tiles_n) * kCoalescedRows + threadIdx.x / kCoalescedCols;
   const int n = (blockIdx.x % tiles_n) * kCoalescedCols + threadIdx.x % kCoalescedCols;
   if (m >= p.m || n >= p.n) return;
-  float acc = 0.0f;
-  for (int k = 0; k < p.k; ++k) acc += load_a<kTransA>(p, m, k) * load_b<kTransB>(p, k, n);
-  store_c(p, m, n, acc);
+  store_c(p, m, n, dot_from_global<kTransA, kTransB>(p, m, n));
 }
 
 }  // namespace kernels

@@ -24,6 +24,9 @@
 namespace tilegemm {
 namespace kernels {
 
+// Floats added to each row of a [col][k] tile (keeps rows 16-byte aligned, spreads banks).
+constexpr int kColKPad = 4;
+
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int MIN_BLOCKS = 1>
 struct WarpTiledSchedule {
   static constexpr int kBlockM = BM, kBlockN = BN, kBlockK = BK;
@@ -34,9 +37,8 @@ struct WarpTiledSchedule {
   static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
   static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
   static constexpr int kLanesM = WM / TM, kLanesN = WN / TN;  // lane grid inside a warp
-  static constexpr int kPadK = 4;  // floats added to each row of a [col][k] tile
   // Upper bound over both orientations of each operand.
-  static constexpr int kSmemBytes = STAGES * (BM + BN) * (BK + kPadK) * 4;
+  static constexpr int kSmemBytes = STAGES * (BM + BN) * (BK + kColKPad) * 4;
   static_assert(BM % WM == 0 && BN % WN == 0, "warp tile must divide the block tile");
   static_assert(WM % TM == 0 && WN % TN == 0, "thread tile must divide the warp tile");
   static_assert(kLanesM * kLanesN == 32, "a warp tile must be covered by exactly 32 lanes");
@@ -53,12 +55,12 @@ struct WarpTiledSchedule {
 // Floats in one stage of an operand's tile, for either orientation.
 template <int BK, int kCols, bool kContigK>
 __host__ __device__ constexpr int tile_floats() {
-  return kContigK ? kCols * (BK + 4) : BK * kCols;
+  return kContigK ? kCols * (BK + kColKPad) : BK * kCols;
 }
 
 // Copies the BK x kCols slice [k0, k0+BK) x [c0, c0+kCols) of an operand into shared memory, keeping
 // its global orientation:
-//   kContigK: element (k, col) at src[col*ld + k]  -> tile[col*(BK+4) + k]
+//   kContigK: element (k, col) at src[col*ld + k]  -> tile[col*(BK+kColKPad) + k]
 //   else:     element (k, col) at src[k*ld + col]  -> tile[k*kCols + col]
 // kVec: 16-byte copies (the host checked pointer and ld alignment), else 4-byte copies.
 // Elements outside [0, k_size) x [0, col_size) are zero-filled.
@@ -69,7 +71,7 @@ template <int BK, int kCols, int kThreads, bool kContigK, bool kVec>
 struct TileCopier {
   static constexpr int kInner = kContigK ? BK : kCols;   // extent along the contiguous direction
   static constexpr int kOuter = kContigK ? kCols : BK;
-  static constexpr int kLd = kContigK ? BK + 4 : kCols;  // shared row length
+  static constexpr int kLd = kContigK ? BK + kColKPad : kCols;  // shared row length
   static constexpr int kWidth = kVec ? 4 : 1;            // floats per copy
   static constexpr int kPerRow = kInner / kWidth;        // copies per row
   static_assert(kInner % kWidth == 0 && kThreads % kPerRow == 0,
@@ -118,7 +120,7 @@ __device__ __forceinline__ void load_columns_k4(float (&frag)[kCount][4], const 
 #pragma unroll
   for (int i = 0; i < kCount; ++i) {
     const float4 v = *reinterpret_cast<const float4*>(
-        tile + (w0 + lane_offset<true, kLanes>(i, lane_idx)) * (BK + 4) + kk4);
+        tile + (w0 + lane_offset<true, kLanes>(i, lane_idx)) * (BK + kColKPad) + kk4);
     frag[i][0] = v.x; frag[i][1] = v.y; frag[i][2] = v.z; frag[i][3] = v.w;
   }
 }

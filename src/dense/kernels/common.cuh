@@ -18,6 +18,15 @@ __device__ __forceinline__ float load_b(const GemmParams& p, int k, int n) {
   return kTransB ? p.b[n * p.ldb + k] : p.b[k * p.ldb + n];
 }
 
+// The full-K dot product of row m of op(A) and column n of op(B), straight from global memory
+// (levels 1 and 2, which differ only in how threads are mapped to C).
+template <bool kTransA, bool kTransB>
+__device__ __forceinline__ float dot_from_global(const GemmParams& p, int m, int n) {
+  float acc = 0.0f;
+  for (int k = 0; k < p.k; ++k) acc += load_a<kTransA>(p, m, k) * load_b<kTransB>(p, k, n);
+  return acc;
+}
+
 // BLAS semantics: beta == 0 means C is write-only (NaN/Inf already in C must not leak).
 __device__ __forceinline__ void store_c(const GemmParams& p, int m, int n, float acc) {
   float* dst = p.c + m * p.ldc + n;

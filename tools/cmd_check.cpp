@@ -1,5 +1,6 @@
 // tilegemm check: every kernel over a shape set against an independent reference: the CPU reference
 // (double accumulation) for small problems, cuBLAS FP32 for large ones. Exits non-zero on any failure.
+// All arguments are checked before the device is touched (options.hpp).
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -8,7 +9,9 @@
 #include "contenders.hpp"
 #include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
+#include "options.hpp"
 #include "ref/reference.hpp"
+#include "shapes.hpp"
 #include "tilegemm/device.hpp"
 #include "tilegemm/error.hpp"
 
@@ -17,27 +20,17 @@ namespace tools {
 
 namespace {
 
-struct CheckArgs {
-  std::vector<std::string> shapes;
-  std::string preset = "small", kernels = "all", layout = "row", trans = "NN";
-};
-
 void run_check(const CheckArgs& args) {
-  std::vector<Problem> problems = preset_shapes(args.preset);
-  for (const auto& s : args.shapes) problems.push_back(parse_shape(s));
-  const Layout layout = parse_layout(args.layout, "--layout");
-  if (args.trans.size() != 2)
-    throw Error(ErrorCode::InvalidArgument, "--trans: unknown value '" + args.trans + "' (expected NN, NT, TN or TT)");
-  const Op oa = parse_op(args.trans.substr(0, 1), "--trans"), ob = parse_op(args.trans.substr(1, 1), "--trans");
+  const CheckPlan plan = plan_check(args);  // every argument, before the device is touched
   require_supported_device();
+  const DeviceInfo dev = current_device_info();
+  // A, B, C and the expected C (cuBLAS's C, for large problems, is freed before that is allocated).
+  check_fits(plan.problems, 2, 0.0, static_cast<double>(dev.global_mem_bytes), dev.name);
   Cublas cublas;
-  const std::vector<Contender> contenders = make_contenders(args.kernels, {}, false, cublas);
+  const std::vector<Contender> contenders = make_contenders(plan.kernels, {}, false, cublas);
   int failures = 0;
   std::printf("%-22s %-20s %-10s %12s %12s\n", "shape", "kernel", "reference", "max error", "tolerance");
-  for (Problem p : problems) {
-    p.layout = layout;
-    p.op_a = oa;
-    p.op_b = ob;
+  for (const Problem& p : plan.problems) {
     DeviceBuffer<float> a(p.size_a()), b(p.size_b()), c(p.size_c());
     fill_uniform(a.get(), p.size_a(), 7);
     fill_uniform(b.get(), p.size_b(), 8);
@@ -76,8 +69,10 @@ void run_check(const CheckArgs& args) {
 void add_check_command(CLI::App& app) {
   auto args = std::make_shared<CheckArgs>();
   CLI::App* cmd = app.add_subcommand("check", "Verify every kernel against the CPU reference or cuBLAS");
-  cmd->add_option("--preset", args->preset, "textbook | tvm-post | odd | ladder | small")->capture_default_str();
+  cmd->add_option("--preset", args->preset, join_alternatives(preset_names()) + ", or '' for none")
+      ->capture_default_str();
   cmd->add_option("--shape", args->shapes, "MxNxK (repeatable)");
+  cmd->add_option("--dtype", args->dtype, "element type: fp32")->capture_default_str();
   cmd->add_option("--kernels", args->kernels, "comma list of levels, auto, all")->capture_default_str();
   cmd->add_option("--layout", args->layout, "row | col")->capture_default_str();
   cmd->add_option("--trans", args->trans, "NN | NT | TN | TT")->capture_default_str();

@@ -1,32 +1,64 @@
-// tilegemm info: the device, its peaks, and what this build contains.
+// tilegemm info: what this build contains, then the device and its peak rates.
 #include <cstdio>
+#include <string>
 
 #include "commands.hpp"
+#include "peaks.hpp"
+#include "report.hpp"
 #include "tilegemm/device.hpp"
 
 namespace tilegemm {
 namespace tools {
 
+namespace {
+
+void line(const char* label, const std::string& value) { std::printf("%-24s: %s\n", label, value.c_str()); }
+
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+std::string tensor_peak(const DeviceInfo& d, int flop_per_clk_per_sm) {
+  if (flop_per_clk_per_sm == 0)
+    return "n/a (no tensor-core rate known for compute capability " + std::to_string(d.cc_major) + "." +
+           std::to_string(d.cc_minor) + ")";
+  return fmt("%.1f TFLOP/s", peak_tflops(d, flop_per_clk_per_sm)) + " (tensor cores, dense, at max clock)";
+}
+
+void run_info() {
+  // The build first: it is useful even on a machine without a GPU.
+  const BuildInfo b = build_info();
+  std::string archs;
+  for (const auto& a : b.archs) archs += (archs.empty() ? "sm_" : ", sm_") + a;
+  line("tilegemm version", b.version + " (" + b.build_type + ")");
+  line("build architectures", archs);
+  line("compilers", b.cxx_compiler + ", " + b.cuda_compiler);
+  const DeviceInfo d = current_device_info();  // throws NoDevice with a clear message
+  line(("device " + std::to_string(d.ordinal)).c_str(), d.name);
+  line("compute capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor));
+  line("SMs", std::to_string(d.sm_count));
+  line("max SM clock", fmt("%.0f MHz", d.sm_clock_khz / 1e3));
+  char mem[160];
+  std::snprintf(mem, sizeof mem, "%.1f GiB, %.0f MHz, %d-bit, ~%.0f GB/s", d.global_mem_bytes / 1073741824.0,
+                d.mem_clock_khz / 1e3, d.mem_bus_width_bits, d.mem_bandwidth_gbs());
+  line("memory", mem);
+  line("L2", fmt("%.1f MiB", d.l2_bytes / 1048576.0));
+  line("smem per block (opt-in)", std::to_string(d.smem_per_block_optin / 1024) + " KiB");
+  line("FP32 peak", fmt("%.1f TFLOP/s", d.fp32_peak_tflops()) + " (CUDA cores, at max clock)");
+  const TensorRates rates = tensor_flop_per_clk_per_sm(d.cc_major, d.cc_minor);
+  line("TF32 peak", tensor_peak(d, rates.tf32));
+  line("BF16 peak", tensor_peak(d, rates.bf16));
+  line("CUDA driver / runtime", cuda_version_text(d.driver_version) + " / " + cuda_version_text(d.runtime_version));
+  require_supported_device();
+}
+
+}  // namespace
+
 void add_info_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("info", "Show the device, its peak rates and this build's architectures");
-  cmd->callback([] {
-    std::string archs;
-    for (const auto& a : compiled_archs()) archs += (archs.empty() ? "sm_" : ", sm_") + a;
-    std::printf("build architectures : %s\n", archs.c_str());
-    const DeviceInfo d = current_device_info();  // throws NoDevice with a clear message
-    std::printf("device %d            : %s\n", d.ordinal, d.name.c_str());
-    std::printf("compute capability  : %d.%d\n", d.cc_major, d.cc_minor);
-    std::printf("SMs                 : %d\n", d.sm_count);
-    std::printf("max SM clock        : %.0f MHz\n", d.sm_clock_khz / 1e3);
-    std::printf("memory              : %.1f GiB, %.0f MHz, %d-bit, ~%.0f GB/s\n",
-                d.global_mem_bytes / 1073741824.0, d.mem_clock_khz / 1e3, d.mem_bus_width_bits,
-                d.mem_bandwidth_gbs());
-    std::printf("L2                  : %.1f MiB\n", d.l2_bytes / 1048576.0);
-    std::printf("smem per block (opt-in): %zu KiB\n", d.smem_per_block_optin / 1024);
-    std::printf("FP32 peak (CUDA cores): %.1f TFLOP/s\n", d.fp32_peak_tflops());
-    std::printf("driver / runtime    : %d / %d\n", d.driver_version, d.runtime_version);
-    require_supported_device();
-  });
+  cmd->callback(run_info);
 }
 
 }  // namespace tools

@@ -1,7 +1,5 @@
 #include "contenders.hpp"
 
-#include <sstream>
-
 #include "dense/warp_tiled_candidates.hpp"
 #include "tilegemm/gemm.hpp"
 
@@ -10,12 +8,13 @@ namespace tools {
 
 namespace {
 
-Contender library_contender(Kernel kernel, const std::string& raster_name) {
+// raster: nullptr = the library's default order (and no "@order" in the label).
+Contender library_contender(Kernel kernel, const Raster* raster) {
   GemmOptions opt;
   opt.kernel = kernel;
   std::string label = to_string(kernel);
-  if (!raster_name.empty()) {
-    opt.raster = parse_raster(raster_name, "--rasters");
+  if (raster) {
+    opt.raster = *raster;
     label += "@" + to_string(opt.raster);
   }
   Contender c;
@@ -52,7 +51,7 @@ Contender candidate_contender(const detail::WarpTiledCandidate& cand, Raster ras
 
 }  // namespace
 
-std::vector<Contender> make_contenders(const std::string& kernels, const std::vector<std::string>& rasters,
+std::vector<Contender> make_contenders(const std::vector<Kernel>& kernels, const std::vector<Raster>& rasters,
                                        bool schedules, Cublas& cublas) {
   std::vector<Contender> out;
   Contender base;
@@ -63,28 +62,18 @@ std::vector<Contender> make_contenders(const std::string& kernels, const std::ve
   };
   out.push_back(base);
 
-  std::vector<Kernel> list;
-  std::stringstream ss(kernels);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    if (item == "all") {
-      for (int level = 1; level <= kNumLadderLevels; ++level) list.push_back(static_cast<Kernel>(level));
-    } else if (!item.empty()) {
-      list.push_back(parse_kernel(item, "--kernels"));
-    }
-  }
-  for (Kernel k : list) {
+  for (Kernel k : kernels) {
     const bool rasterized = k == Kernel::RegisterTiled || k == Kernel::Vectorized || k == Kernel::WarpTiled;
     if (rasters.empty() || !rasterized) {
-      out.push_back(library_contender(k, ""));
+      out.push_back(library_contender(k, nullptr));
     } else {
-      for (const std::string& r : rasters) out.push_back(library_contender(k, r));
+      for (const Raster& r : rasters) out.push_back(library_contender(k, &r));
     }
   }
   if (schedules) {
-    const std::vector<std::string> names = rasters.empty() ? std::vector<std::string>{"hilbert"} : rasters;
+    const std::vector<Raster> orders = rasters.empty() ? std::vector<Raster>{Raster::Hilbert} : rasters;
     for (const auto& cand : detail::warp_tiled_candidates())
-      for (const std::string& r : names) out.push_back(candidate_contender(cand, parse_raster(r, "--rasters")));
+      for (Raster r : orders) out.push_back(candidate_contender(cand, r));
   }
   return out;
 }

@@ -19,8 +19,9 @@ struct Contender {
   std::function<std::string(const Problem&)> unsupported = [](const Problem&) { return std::string(); };
 };
 
-// kernels: "all" | "auto" | level numbers/names, comma separated. rasters: empty = library default.
-std::vector<Contender> make_contenders(const std::string& kernels, const std::vector<std::string>& rasters,
+// cuBLAS first (the baseline), then each kernel, levels 4-6 once per raster order (empty: the library's
+// default order), then with `schedules` the extra level-6 schedules. Lists come from options.hpp.
+std::vector<Contender> make_contenders(const std::vector<Kernel>& kernels, const std::vector<Raster>& rasters,
                                        bool schedules, Cublas& cublas);
 
 }  // namespace tools

@@ -19,27 +19,6 @@ namespace tools {
                                               ": " #expr " failed: " + cublasGetStatusString(st_)); \
   } while (0)
 
-namespace {
-int64_t stored_inner(Layout layout, int64_t rows, int64_t cols) {
-  const int64_t v = layout == Layout::RowMajor ? cols : rows;
-  return v > 1 ? v : 1;
-}
-int64_t stored_outer(Layout layout, int64_t rows, int64_t cols) {
-  return layout == Layout::RowMajor ? rows : cols;
-}
-}  // namespace
-
-int64_t Problem::lda() const { return op_a == Op::N ? stored_inner(layout, m, k) : stored_inner(layout, k, m); }
-int64_t Problem::ldb() const { return op_b == Op::N ? stored_inner(layout, k, n) : stored_inner(layout, n, k); }
-int64_t Problem::ldc() const { return stored_inner(layout, m, n); }
-int64_t Problem::size_a() const { return lda() * (op_a == Op::N ? stored_outer(layout, m, k) : stored_outer(layout, k, m)); }
-int64_t Problem::size_b() const { return ldb() * (op_b == Op::N ? stored_outer(layout, k, n) : stored_outer(layout, n, k)); }
-int64_t Problem::size_c() const { return ldc() * stored_outer(layout, m, n); }
-std::string Problem::str() const {
-  return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " + to_string(layout) +
-         " " + to_string(op_a) + to_string(op_b);
-}
-
 __global__ void fill_uniform_kernel(float* d, int64_t count, uint64_t seed) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x) {
     uint64_t x = (uint64_t(i) + 1) * 0x9E3779B97F4A7C15ull ^ seed * 0xD1B54A32D192ED03ull;
@@ -113,11 +92,11 @@ Timing time_runs(const std::function<void()>& launch, double min_time_s, size_t 
   cudaEvent_t start, stop;
   TILEGEMM_CUDA_CHECK(cudaEventCreate(&start));
   TILEGEMM_CUDA_CHECK(cudaEventCreate(&stop));
-  launch();  // warm-up: module load, first-touch, clocks
+  for (int i = 0; i < kWarmupRuns; ++i) launch();  // warm-up: module load, first-touch, clocks
   TILEGEMM_CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<double> samples;
   double total = 0.0;
-  while ((samples.size() < 3 || total < min_time_s * 1e3) && samples.size() < 2000) {
+  while ((samples.size() < size_t(kMinReps) || total < min_time_s * 1e3) && samples.size() < size_t(kMaxReps)) {
     if (flush_bytes) TILEGEMM_CUDA_CHECK(cudaMemsetAsync(flush.get(), int(samples.size() & 0xff), flush_bytes));
     TILEGEMM_CUDA_CHECK(cudaEventRecord(start));
     launch();

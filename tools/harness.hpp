@@ -8,24 +8,10 @@
 #include <functional>
 #include <string>
 
-#include "tilegemm/types.hpp"
+#include "problem.hpp"
 
 namespace tilegemm {
 namespace tools {
-
-struct Problem {
-  Layout layout = Layout::RowMajor;
-  Op op_a = Op::N, op_b = Op::N;
-  int64_t m = 0, n = 0, k = 0;
-  int64_t lda() const;  // tight leading dimensions for the layout
-  int64_t ldb() const;
-  int64_t ldc() const;
-  int64_t size_a() const;
-  int64_t size_b() const;
-  int64_t size_c() const;
-  double flops() const { return 2.0 * m * n * k; }
-  std::string str() const;  // "MxNxK row NN"
-};
 
 // Uniform [-1, 1) from a counter-based hash (deterministic per seed); fill(NaN) poisons outputs.
 void fill_uniform(float* d, int64_t count, uint64_t seed);
@@ -51,12 +37,8 @@ struct Diff {
 };
 Diff compare(const float* x, const float* y, int64_t count);
 
-struct Timing {
-  double median_ms = 0, min_ms = 0, max_ms = 0;
-  int reps = 0;
-};
-// Runs `launch` once to warm up, then repeats it (at least 3 times, until `min_time_s` of kernel time)
-// timing each run with CUDA events. With `flush_bytes` > 0 a buffer that large is overwritten before
+// Runs `launch` kWarmupRuns times, then repeats it (at least kMinReps times, until `min_time_s` of
+// kernel time) timing each run with CUDA events. With `flush_bytes` > 0 a buffer that large is overwritten before
 // every run, outside the timed region, so each run starts with a cold L2.
 Timing time_runs(const std::function<void()>& launch, double min_time_s, size_t flush_bytes);
 

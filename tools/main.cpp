@@ -1,26 +1,49 @@
-// The tilegemm command: bench, check and info. Errors become one line on stderr and a non-zero exit.
+// The tilegemm command: bench, check and info. Every error becomes one line on stderr,
+// "tilegemm: error: ...", and a non-zero exit status.
 #include <cstdio>
 #include <exception>
+#include <string>
+#include <vector>
 
 #include "commands.hpp"
+#include "report.hpp"
 #include "tilegemm/error.hpp"
 
+namespace {
+int fail(const std::string& message, int code = 1) {
+  std::fprintf(stderr, "tilegemm: error: %s\n", message.c_str());
+  return code;
+}
+}  // namespace
+
 int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv, argv + argc);
   CLI::App app{"tilegemm: fast matrix multiplication on NVIDIA GPUs, measured against cuBLAS"};
   app.require_subcommand(1);
-  tilegemm::tools::add_bench_command(app);
+  app.set_version_flag("--version", "tilegemm " + tilegemm::tools::build_info().version);
+  tilegemm::tools::add_bench_command(app, args);
   tilegemm::tools::add_check_command(app);
   tilegemm::tools::add_info_command(app);
+  // CLI11 reports a mistyped command as "A subcommand is required"; name it instead.
+  if (argc > 1 && argv[1][0] != '-') {
+    try {
+      app.get_subcommand(argv[1]);
+    } catch (const CLI::OptionNotFound&) {
+      return fail(std::string("unknown command '") + argv[1] + "' (expected bench, check or info)");
+    }
+  }
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::Success& e) {  // --help, --version: CLI11 prints them, exit 0
     return app.exit(e);
+  } catch (const CLI::ParseError& e) {  // CLI11's own checks: unknown options, --warm with --cold, ...
+    return fail(std::string(e.what()) + " (see tilegemm --help)", e.get_exit_code() ? e.get_exit_code() : 1);
   } catch (const tilegemm::Error& e) {
-    std::fprintf(stderr, "tilegemm: error: %s\n", e.what());
-    return 1;
+    return fail(e.what());
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "tilegemm: error: %s\n", e.what());
-    return 1;
+    return fail(e.what());
+  } catch (...) {
+    return fail("unexpected exception");
   }
   return 0;
 }

@@ -1,49 +1,85 @@
 // Shape parsing and the named presets.
-#include <cstdlib>
+#include "shapes.hpp"
+
 #include <string>
 
-#include "commands.hpp"
 #include "tilegemm/error.hpp"
 
 namespace tilegemm {
 namespace tools {
 
 namespace {
-[[noreturn]] void bad(const char* what, const std::string& s, const char* expected) {
-  throw Error(ErrorCode::InvalidArgument, std::string(what) + ": malformed value '" + s + "' (expected " + expected + ")");
+
+[[noreturn]] void malformed(const char* what, const std::string& s, const char* expected) {
+  throw Error(ErrorCode::InvalidArgument,
+              std::string(what) + ": malformed value '" + s + "' (expected " + expected + ")");
 }
+
+// A decimal count in [0, kMaxDim]. Digits only (no sign, no spaces), so "-1" is malformed, and the
+// range is checked on the digit string before conversion, so huge numbers cannot overflow.
 int64_t parse_count(const std::string& tok, const char* what, const std::string& whole, const char* expected) {
-  if (tok.empty() || tok.find_first_not_of("0123456789") != std::string::npos || tok.size() > 10)
-    bad(what, whole, expected);
-  return std::stoll(tok);
+  if (tok.empty() || tok.find_first_not_of("0123456789") != std::string::npos) malformed(what, whole, expected);
+  const size_t first = tok.find_first_not_of('0');
+  const std::string digits = first == std::string::npos ? "0" : tok.substr(first);
+  if (digits.size() > 10 || std::stoll(digits) > kMaxDim)
+    throw Error(ErrorCode::InvalidArgument, std::string(what) + ": value '" + whole + "' out of range (each number "
+                                                "must be at most " + std::to_string(kMaxDim) + ")");
+  return std::stoll(digits);
 }
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> parts(1);
+  for (char ch : s) {
+    if (ch == sep) parts.emplace_back();
+    else parts.back() += ch;
+  }
+  return parts;
+}
+
 }  // namespace
+
+std::string join_alternatives(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return out;
+}
 
 Problem parse_shape(const std::string& s, const char* what) {
   const char* expected = "MxNxK with non-negative integers, e.g. 4096x4096x4096";
+  const std::vector<std::string> parts = split(s, 'x');
+  if (parts.size() != 3) malformed(what, s, expected);
   Problem p;
-  size_t x1 = s.find('x'), x2 = x1 == std::string::npos ? x1 : s.find('x', x1 + 1);
-  if (x1 == std::string::npos || x2 == std::string::npos || s.find('x', x2 + 1) != std::string::npos)
-    bad(what, s, expected);
-  p.m = parse_count(s.substr(0, x1), what, s, expected);
-  p.n = parse_count(s.substr(x1 + 1, x2 - x1 - 1), what, s, expected);
-  p.k = parse_count(s.substr(x2 + 1), what, s, expected);
+  p.m = parse_count(parts[0], what, s, expected);
+  p.n = parse_count(parts[1], what, s, expected);
+  p.k = parse_count(parts[2], what, s, expected);
   return p;
 }
 
 std::vector<int64_t> parse_sizes(const std::string& s, const char* what) {
-  const char* expected = "LO:HI:xFACTOR or LO:HI:+STEP, e.g. 256:16384:x2";
-  const size_t c1 = s.find(':'), c2 = c1 == std::string::npos ? c1 : s.find(':', c1 + 1);
-  if (c1 == std::string::npos || c2 == std::string::npos || c2 + 2 > s.size()) bad(what, s, expected);
-  const int64_t lo = parse_count(s.substr(0, c1), what, s, expected);
-  const int64_t hi = parse_count(s.substr(c1 + 1, c2 - c1 - 1), what, s, expected);
-  const char kind = s[c2 + 1];
-  const int64_t step = parse_count(s.substr(c2 + 2), what, s, expected);
-  if (lo < 1 || hi < lo || (kind == 'x' && step < 2) || (kind == '+' && step < 1) || (kind != 'x' && kind != '+'))
-    bad(what, s, expected);
+  const char* expected = "LO:HI:xFACTOR or LO:HI:+STEP with 1 <= LO <= HI, e.g. 256:16384:x2";
+  const std::vector<std::string> parts = split(s, ':');
+  if (parts.size() != 3 || parts[2].size() < 2 || (parts[2][0] != 'x' && parts[2][0] != '+'))
+    malformed(what, s, expected);
+  const int64_t lo = parse_count(parts[0], what, s, expected);
+  const int64_t hi = parse_count(parts[1], what, s, expected);
+  const bool geometric = parts[2][0] == 'x';
+  const int64_t step = parse_count(parts[2].substr(1), what, s, expected);
+  if (lo < 1 || hi < lo || step < (geometric ? 2 : 1)) malformed(what, s, expected);
   std::vector<int64_t> out;
-  for (int64_t v = lo; v <= hi; v = kind == 'x' ? v * step : v + step) out.push_back(v);
+  // lo, hi, step <= kMaxDim < 2^31, so v * step and v + step stay far from int64 overflow.
+  for (int64_t v = lo; v <= hi; v = geometric ? v * step : v + step) {
+    if (out.size() == kMaxSweepSizes)
+      throw Error(ErrorCode::InvalidArgument, std::string(what) + ": '" + s + "' gives more than " +
+                                                  std::to_string(kMaxSweepSizes) + " sizes");
+    out.push_back(v);
+  }
   return out;
+}
+
+const std::vector<std::string>& preset_names() {
+  static const std::vector<std::string> names = {"textbook", "tvm-post", "odd", "ladder", "small"};
+  return names;
 }
 
 std::vector<Problem> preset_shapes(const std::string& name) {
@@ -53,11 +89,11 @@ std::vector<Problem> preset_shapes(const std::string& name) {
     p.m = m; p.n = n; p.k = k;
     out.push_back(p);
   };
-  if (name == "textbook") {
+  if (name == "textbook") {  // the textbook chapter's square sweep
     for (int64_t s = 256; s <= 16384; s *= 2) add(s, s, s);
-  } else if (name == "tvm-post") {
+  } else if (name == "tvm-post") {  // the TVM blog post's shape
     add(1024, 512, 2048);
-  } else if (name == "odd") {
+  } else if (name == "odd") {  // non-multiples of any tile, degenerate and skinny products
     add(1000, 1000, 1000); add(4095, 4097, 4093); add(1, 4096, 4096);
     add(4096, 1, 4096); add(2048, 16, 4096); add(64, 64, 65536);
   } else if (name == "ladder") {  // the acceptance shapes of the FP32 ladder
@@ -66,9 +102,16 @@ std::vector<Problem> preset_shapes(const std::string& name) {
     add(7, 13, 17); add(127, 129, 131); add(1000, 1000, 1000);
   } else {
     throw Error(ErrorCode::InvalidArgument,
-                "--preset: unknown preset '" + name + "' (expected textbook, tvm-post, odd, ladder or small)");
+                "--preset: unknown preset '" + name + "' (expected " + join_alternatives(preset_names()) + ")");
   }
   return out;
+}
+
+std::pair<Op, Op> parse_trans(const std::string& s, const char* what) {
+  if (s.size() != 2 || s.find_first_not_of("NnTt") != std::string::npos)
+    throw Error(ErrorCode::InvalidArgument,
+                std::string(what) + ": unknown value '" + s + "' (expected NN, NT, TN or TT)");
+  return {parse_op(s.substr(0, 1), what), parse_op(s.substr(1, 1), what)};
 }
 
 }  // namespace tools

@@ -1,0 +1,189 @@
+#include "options.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "shapes.hpp"
+#include "tilegemm/error.hpp"
+
+namespace tilegemm {
+namespace tools {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+[[noreturn]] void invalid(const std::string& message) { throw Error(ErrorCode::InvalidArgument, message); }
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  return s;
+}
+
+// Shapes get the one layout and transpose pair of the run.
+void apply_layout(std::vector<Problem>& problems, const std::string& layout, const std::string& trans) {
+  const Layout l = parse_layout(layout, "--layout");
+  const auto [oa, ob] = parse_trans(trans, "--trans");
+  for (Problem& p : problems) {
+    p.layout = l;
+    p.op_a = oa;
+    p.op_b = ob;
+  }
+}
+
+// Two options naming one file would overwrite each other's output.
+void check_distinct(const std::string& a, const char* what_a, const std::string& b, const char* what_b) {
+  if (a.empty() || b.empty()) return;
+  std::error_code ec1, ec2;
+  const fs::path pa = fs::weakly_canonical(a, ec1), pb = fs::weakly_canonical(b, ec2);
+  if (ec1 || ec2 ? a == b : pa == pb)
+    invalid(std::string(what_b) + ": '" + b + "' is the same file as " + what_a + " '" + a + "'");
+}
+
+}  // namespace
+
+const std::vector<DTypeChoice>& supported_dtypes() {
+  static const std::vector<DTypeChoice> list = {{"fp32", DType::F32}};
+  return list;
+}
+
+DTypeChoice parse_dtype(const std::string& s, const char* what) {
+  std::vector<std::string> names;
+  for (const DTypeChoice& d : supported_dtypes()) {
+    if (lower(s) == d.name) return d;
+    names.push_back(d.name);
+  }
+  invalid(std::string(what) + ": unsupported value '" + s + "' (accepted: " + join_alternatives(names) + ")");
+}
+
+std::vector<Kernel> parse_kernel_list(const std::string& s, const char* what) {
+  std::vector<Kernel> out;
+  auto add = [&](Kernel k) {
+    if (std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
+  };
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (lower(item) == "all") {
+      for (int level = 1; level <= kNumLadderLevels; ++level) add(static_cast<Kernel>(level));
+    } else if (!item.empty()) {
+      add(parse_kernel(item, what));
+    }
+  }
+  if (out.empty()) invalid(std::string(what) + ": empty list '" + s + "' (expected all, auto or levels such as 1,5,6)");
+  return out;
+}
+
+std::vector<Raster> parse_raster_list(const std::vector<std::string>& names, const char* what) {
+  std::vector<Raster> out;
+  for (const std::string& n : names) {
+    const Raster r = parse_raster(n, what);
+    if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
+  }
+  return out;
+}
+
+void probe_writable(const std::string& path, const char* what) {
+  if (path.empty()) invalid(std::string(what) + ": empty file name");
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) invalid(std::string(what) + ": '" + path + "' is a directory");
+  const bool existed = fs::exists(path, ec);
+  errno = 0;
+  std::ofstream f(path, std::ios::app);  // append: probing must not truncate an existing file
+  if (!f) {
+    const std::string why = errno ? std::strerror(errno) : "cannot open for writing";
+    invalid(std::string(what) + ": cannot write '" + path + "': " + why);
+  }
+  f.close();
+  if (!existed) fs::remove(path, ec);
+}
+
+void check_plot_path(const std::string& path, const char* what) {
+  const std::string ext = lower(fs::path(path).extension().string());
+  if (ext != ".png" && ext != ".svg")
+    invalid(std::string(what) + ": unsupported file type '" + path + "' (expected a .png or .svg file name)");
+}
+
+std::string plot_csv_path(const std::string& plot_path) {
+  return fs::path(plot_path).replace_extension(".csv").string();
+}
+
+BenchPlan plan_bench(const BenchArgs& args) {
+  BenchPlan plan;
+  // 1. Pure parsing, in the order the options are listed in --help.
+  if (!args.preset.empty()) plan.problems = preset_shapes(args.preset);
+  for (const std::string& s : args.shapes) plan.problems.push_back(parse_shape(s, "--shape"));
+  if (!args.sizes.empty())
+    for (int64_t v : parse_sizes(args.sizes, "--sizes")) {
+      Problem p;
+      p.m = p.n = p.k = v;
+      plan.problems.push_back(p);
+    }
+  if (plan.problems.empty()) plan.problems = preset_shapes("ladder");
+  apply_layout(plan.problems, args.layout, args.trans);
+  plan.dtype = parse_dtype(args.dtype, "--dtype");
+  plan.kernels = parse_kernel_list(args.kernels, "--kernels");
+  plan.rasters = parse_raster_list(args.rasters, "--rasters");
+  plan.schedules = args.schedules;
+  if (args.warm && args.cold) invalid("--warm: cannot be combined with --cold");
+  plan.warm = args.warm;
+  if (!std::isfinite(args.min_time) || args.min_time < 0) {
+    std::ostringstream v;
+    v << args.min_time;
+    invalid("--min-time: invalid value '" + v.str() + "' (expected seconds >= 0)");
+  }
+  plan.min_time = args.min_time;
+  if (!args.plot.empty()) check_plot_path(args.plot, "--plot");
+  plan.plot = args.plot;
+  plan.json = args.json;
+  plan.csv = !args.csv.empty() || args.plot.empty() ? args.csv : plot_csv_path(args.plot);
+  const char* csv_what = args.csv.empty() ? "--plot (its CSV)" : "--csv";
+  check_distinct(plan.csv, csv_what, plan.json, "--json");
+  check_distinct(plan.csv, csv_what, plan.plot, "--plot");
+  check_distinct(plan.json, "--json", plan.plot, "--plot");
+  // 2. The file system: every output must be writable before hours of measuring start.
+  if (!plan.csv.empty()) probe_writable(plan.csv, csv_what);
+  if (!plan.json.empty()) probe_writable(plan.json, "--json");
+  if (!plan.plot.empty()) probe_writable(plan.plot, "--plot");
+  return plan;
+}
+
+CheckPlan plan_check(const CheckArgs& args) {
+  CheckPlan plan;
+  if (!args.preset.empty()) plan.problems = preset_shapes(args.preset);
+  for (const std::string& s : args.shapes) plan.problems.push_back(parse_shape(s, "--shape"));
+  if (plan.problems.empty()) invalid("--preset: no shapes to check (give a preset or --shape)");
+  apply_layout(plan.problems, args.layout, args.trans);
+  plan.dtype = parse_dtype(args.dtype, "--dtype");
+  plan.kernels = parse_kernel_list(args.kernels, "--kernels");
+  return plan;
+}
+
+double problem_bytes(const Problem& p, int c_buffers) {
+  // In double: sizes reach 2^62 elements, so 4 bytes each would overflow int64.
+  return 4.0 * (static_cast<double>(p.size_a()) + static_cast<double>(p.size_b()) +
+                c_buffers * static_cast<double>(p.size_c()));
+}
+
+void check_fits(const std::vector<Problem>& problems, int c_buffers, double extra_bytes, double device_bytes,
+                const std::string& device_name) {
+  for (const Problem& p : problems) {
+    const double need = problem_bytes(p, c_buffers) + extra_bytes;
+    if (need > device_bytes) {
+      char msg[256];
+      std::snprintf(msg, sizeof msg, "shape %s needs %.1f GiB of device memory; %s has %.1f GiB",
+                    p.str().c_str(), need / 1073741824.0, device_name.c_str(), device_bytes / 1073741824.0);
+      invalid(msg);
+    }
+  }
+}
+
+}  // namespace tools
+}  // namespace tilegemm

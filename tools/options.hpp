@@ -1,0 +1,78 @@
+// Command-line arguments of bench and check as typed, and their validated form. Everything here runs
+// without a GPU, so a bad argument is reported before any device work (and is testable in CI).
+// Errors are tilegemm::Error(InvalidArgument) whose message starts with the option's name.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "problem.hpp"
+#include "tilegemm/types.hpp"
+
+namespace tilegemm {
+namespace tools {
+
+// Element types the command accepts. Only fp32 exists today; a new dtype is a new row in
+// supported_dtypes() (plus its contenders), and the error message lists it automatically.
+struct DTypeChoice {
+  std::string name;  // as typed on the command line and written to CSV/JSON, e.g. "fp32"
+  DType dtype = DType::F32;
+};
+const std::vector<DTypeChoice>& supported_dtypes();
+DTypeChoice parse_dtype(const std::string& s, const char* what = "--dtype");
+
+// "all" | "auto" | levels 1-6 or names (tilegemm::parse_kernel), comma separated; duplicates dropped.
+std::vector<Kernel> parse_kernel_list(const std::string& s, const char* what = "--kernels");
+std::vector<Raster> parse_raster_list(const std::vector<std::string>& names, const char* what = "--rasters");
+
+// Throws unless `path` can be opened for writing. Leaves the file system as it found it: an existing
+// file is opened for appending (not truncated), a new one is created and removed again.
+void probe_writable(const std::string& path, const char* what);
+// Plots are .png or .svg (matplotlib picks the format from the extension); anything else throws.
+void check_plot_path(const std::string& path, const char* what = "--plot");
+// The CSV a plot is drawn from when no --csv was given: the plot's name with .csv, e.g. a.png -> a.csv.
+std::string plot_csv_path(const std::string& plot_path);
+
+struct BenchArgs {  // as typed
+  std::vector<std::string> shapes;
+  std::string sizes, preset, dtype = "fp32", kernels = "all", layout = "row", trans = "NN";
+  std::vector<std::string> rasters;
+  bool schedules = false, warm = false, cold = false;
+  double min_time = 0.5;
+  std::string csv, json, plot;
+};
+
+struct BenchPlan {  // validated
+  std::vector<Problem> problems;  // presets, then --shape, then --sizes; the ladder preset if none
+  DTypeChoice dtype;
+  std::vector<Kernel> kernels;
+  std::vector<Raster> rasters;  // empty: the library's default order
+  bool schedules = false;
+  bool warm = false;  // false: flush L2 before every timed run (cold, the default)
+  double min_time = 0.5;
+  std::string csv;   // --csv, or plot_csv_path(plot) when only --plot was given; empty: none
+  std::string json;  // empty: none
+  std::string plot;  // empty: none
+};
+// Parses and checks every argument, then probes the output files (in that order). Touches no GPU.
+BenchPlan plan_bench(const BenchArgs& args);
+
+struct CheckArgs {
+  std::vector<std::string> shapes;
+  std::string preset = "small", dtype = "fp32", kernels = "all", layout = "row", trans = "NN";
+};
+struct CheckPlan {
+  std::vector<Problem> problems;
+  DTypeChoice dtype;
+  std::vector<Kernel> kernels;
+};
+CheckPlan plan_check(const CheckArgs& args);
+
+// Device bytes one problem needs: A, B and `c_buffers` C-sized buffers of 4-byte elements.
+double problem_bytes(const Problem& p, int c_buffers);
+// Throws naming the first problem that cannot fit (with `extra_bytes` also allocated) on a device
+// with `device_bytes` of memory, so an impossible shape fails before anything is allocated.
+void check_fits(const std::vector<Problem>& problems, int c_buffers, double extra_bytes, double device_bytes,
+                const std::string& device_name);
+
+}  // namespace tools
+}  // namespace tilegemm

@@ -4,3 +4,4 @@
 #include "tilegemm/gemm.hpp"
 #include "tilegemm/types.hpp"
 #include "tilegemm/device.hpp"
+#include "tilegemm/bsr.hpp"

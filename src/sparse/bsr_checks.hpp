@@ -1,0 +1,22 @@
+// Argument checks shared by the BSR format code and the BSR CPU reference (library-internal).
+// Each message starts with `prefix` (e.g. "dense_to_bsr: ") and names the argument and its value.
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace tilegemm {
+namespace bsr_detail {
+
+// Throws tilegemm::Error(InvalidArgument) with `msg`.
+[[noreturn]] void invalid(const std::string& msg);
+
+// Block shape >= 1, rows/cols in [0, 2^31 - 1] and divisible by the block shape.
+void check_shape(const char* prefix, int64_t rows, int64_t cols, int block_rows, int block_cols);
+
+// A row-major rows x cols array `name` with leading dimension `ld_name` = ld: ld >= max(cols, 1),
+// non-null when it has elements.
+void check_dense(const char* prefix, const char* name, const char* ld_name, const float* dense,
+                 int64_t rows, int64_t cols, int64_t ld);
+
+}  // namespace bsr_detail
+}  // namespace tilegemm

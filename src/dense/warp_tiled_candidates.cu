@@ -59,10 +59,11 @@ const std::vector<WarpTiledCandidate>& warp_tiled_candidates() {
       make<256, 128, 8, 64, 64, 8, 16, 4>(),      // seed 004's schedule
       make<128, 256, 32, 64, 64, 16, 8, 3>(),     // the library's aligned choice
       make<256, 128, 16, 64, 64, 16, 8, 4>(),     // the library's unaligned choice
-      make<128, 256, 32, 64, 32, 8, 8, 3>(),      // 16 warps of 8x8 threads (<= 128 registers)
-      make<128, 256, 16, 64, 32, 8, 8, 4>(),
-      make<256, 128, 16, 64, 32, 8, 8, 4>(),
-      make<256, 128, 32, 32, 64, 8, 8, 3>(),
+      make<128, 256, 32, 64, 64, 16, 8, 4>(),
+      make<128, 256, 64, 64, 64, 16, 8, 2>(),
+      make<128, 256, 32, 128, 32, 16, 8, 3>(),
+      make<256, 128, 32, 64, 64, 16, 8, 3>(),
+      make<256, 128, 32, 64, 64, 16, 8, 4>(),
       make<128, 128, 16, 64, 32, 8, 8, 3, 2>(),   // 2 blocks of 8 warps per SM
       make_vectorized<128, 128, 8, 8, 8>(),       // level 5's default
   };

@@ -59,12 +59,15 @@ int sm_count() {
 }
 
 // Kernel::Auto: the one place that chooses. Heuristics from the measurements in docs/ladder.md until
-// the tuner's database exists:
+// the tuner's database exists (H200, ratios to cuBLAS):
 // - level 6 needs at least two waves of its large tiles to fill the GPU; below that (1000^3, skinny
-//   shapes) level 5's 128x128 tiles are faster (1000^3: 0.54x vs 0.30x cuBLAS);
-// - with both operands transposed (canonical TT) level 6 measured 0.72x against level 5's 0.85x.
+//   shapes) level 5's 128x128 tiles are faster (1000^3: 0.54x vs 0.30x);
+// - with both operands transposed (canonical TT) level 6 measured 0.72x against level 5's 0.85x;
+// - when an operand is not 16-byte aligned (4095x4097x4093) level 5 measured 0.87-0.88x against
+//   level 6's 0.85x.
 Kernel choose_kernel(const detail::CanonicalGemm& g) {
   if (g.trans_a && g.trans_b) return Kernel::Vectorized;
+  if (!g.vec_a || !g.vec_b) return Kernel::Vectorized;
   const long long tiles = detail::warp_tiled_tiles(g);
   return tiles >= 2LL * sm_count() ? Kernel::WarpTiled : Kernel::Vectorized;
 }

@@ -10,14 +10,13 @@
 //            Y column i*R + r, so the tile is written transposed.
 // Work items (tiles) are handed to threads from an atomic counter; each Y element is owned by one
 // item and summed over blocks in increasing column order, then c in order: a fixed order.
+#include "ref/parallel_for.hpp"
 #include "ref/bsr_reference.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "sparse/bsr_checks.hpp"
@@ -31,31 +30,6 @@ constexpr int64_t kTileM = 32;  // bsr_xwt: rows of X (and Y) per work item
 constexpr int64_t kTileN = 64;  // bsr_wx: columns of X (and Y) per work item
 
 using bsr_detail::invalid;
-
-int resolve_threads(int threads) {
-  if (threads <= 0) threads = static_cast<int>(std::thread::hardware_concurrency());
-  return std::max(threads, 1);
-}
-
-// Runs body(worker, item) for every item in [0, items) on `workers` threads (the caller is worker
-// 0). If a helper thread cannot be started, the workers that did start finish the work.
-template <class Body>
-void parallel_for(int64_t items, int workers, const Body& body) {
-  std::atomic<int64_t> next{0};
-  auto work = [&](int worker) {
-    for (int64_t item = next.fetch_add(1); item < items; item = next.fetch_add(1))
-      body(worker, item);
-  };
-  std::vector<std::thread> pool;
-  try {
-    pool.reserve(static_cast<size_t>(std::max(workers - 1, 0)));
-    for (int t = 1; t < workers; ++t) pool.emplace_back(work, t);
-  } catch (...) {
-    // Fewer helpers than asked for; the work still gets done below.
-  }
-  work(0);
-  for (auto& t : pool) t.join();
-}
 
 // acc (R x width, row stride width) += block row i of W times the rows of B (row stride ldb).
 template <class TB>

@@ -9,14 +9,13 @@
 //
 // Products of two floats are exact in double (24 + 24 bits < 53), so the only rounding is that of
 // the double sum and the final conversion to float.
+#include "ref/parallel_for.hpp"
 #include "ref/reference.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "tilegemm/error.hpp"
@@ -44,33 +43,6 @@ View make_view(Layout layout, Op op, const float* ptr, int64_t ld) {
   int64_t ss = (layout == Layout::RowMajor) ? 1 : ld;
   if (op == Op::T) std::swap(rs, ss);
   return View{ptr, rs, ss};
-}
-
-int resolve_threads(int threads) {
-  if (threads <= 0) threads = static_cast<int>(std::thread::hardware_concurrency());
-  return std::max(threads, 1);
-}
-
-// Runs body(worker, item) for every item in [0, items) on up to `threads` workers: the caller is
-// worker 0, helper threads are 1, 2, ... Items are handed out from an atomic counter. If a helper
-// thread cannot be started, the workers that did start finish the work.
-template <class Body>
-void parallel_for(int64_t items, int threads, const Body& body) {
-  const int workers = static_cast<int>(std::min<int64_t>(items, threads));
-  std::atomic<int64_t> next{0};
-  auto work = [&](int worker) {
-    for (int64_t item = next.fetch_add(1); item < items; item = next.fetch_add(1))
-      body(worker, item);
-  };
-  std::vector<std::thread> pool;
-  try {
-    pool.reserve(static_cast<size_t>(std::max(workers - 1, 0)));
-    for (int t = 1; t < workers; ++t) pool.emplace_back(work, t);
-  } catch (...) {
-    // Fewer helpers than asked for; the work still gets done below.
-  }
-  work(0);
-  for (auto& t : pool) t.join();
 }
 
 // Per-thread scratch: one packed A panel, one packed B panel, one double accumulator tile.

@@ -19,12 +19,13 @@ void launch_nn(const CanonicalGemm& g, cudaStream_t stream) {
   });
 }
 
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int ST, int MB = 1>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int ST, int MB = 1, int ORDER = 2>
 WarpTiledCandidate make() {
-  using S = kernels::WarpTiledSchedule<BM, BN, BK, WM, WN, TM, TN, ST, MB>;
+  using S = kernels::WarpTiledSchedule<BM, BN, BK, WM, WN, TM, TN, ST, MB, ORDER>;
   const std::string name = std::to_string(BM) + "x" + std::to_string(BN) + "x" + std::to_string(BK) +
                            "_w" + std::to_string(WM) + "x" + std::to_string(WN) + "_t" +
-                           std::to_string(TM) + "x" + std::to_string(TN) + "_s" + std::to_string(ST) + "_b" + std::to_string(MB);
+                           std::to_string(TM) + "x" + std::to_string(TN) + "_s" + std::to_string(ST) + "_b" + std::to_string(MB) +
+                           "_o" + std::to_string(ORDER);
   return {name, S::kThreads, S::kSmemBytes, &launch_nn<S>};
 }
 
@@ -56,16 +57,14 @@ WarpTiledCandidate make_vectorized() {
 
 const std::vector<WarpTiledCandidate>& warp_tiled_candidates() {
   static const std::vector<WarpTiledCandidate> list = {
-      make<256, 128, 8, 64, 64, 8, 16, 4>(),      // seed 004's schedule
-      make<128, 256, 32, 64, 64, 16, 8, 3>(),     // the library's aligned choice
-      make<256, 128, 16, 64, 64, 16, 8, 4>(),     // the library's unaligned choice
-      make<128, 256, 32, 64, 64, 16, 8, 4>(),
-      make<128, 256, 64, 64, 64, 16, 8, 2>(),
-      make<128, 256, 32, 128, 32, 16, 8, 3>(),
+      make<256, 128, 8, 64, 64, 8, 16, 4, 1, 0>(),   // seed 004's schedule
+      make<128, 256, 32, 64, 64, 16, 8, 3>(),        // the library's aligned choice
+      make<128, 256, 32, 64, 64, 16, 8, 3, 1, 0>(),  // ... with row-by-row FMAs
+      make<256, 128, 16, 64, 64, 16, 8, 4>(),        // the library's unaligned choice
       make<256, 128, 32, 64, 64, 16, 8, 3>(),
-      make<256, 128, 32, 64, 64, 16, 8, 4>(),
-      make<128, 128, 16, 64, 32, 8, 8, 3, 2>(),   // 2 blocks of 8 warps per SM
-      make_vectorized<128, 128, 8, 8, 8>(),       // level 5's default
+      make<128, 128, 16, 64, 32, 8, 8, 3, 2>(),      // 2 blocks of 8 warps per SM
+      make_vectorized<128, 128, 8, 8, 8>(),          // level 5's default
+      make_vectorized<128, 256, 8, 8, 16>(),
   };
   return list;
 }

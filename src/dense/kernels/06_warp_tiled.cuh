@@ -27,13 +27,19 @@ namespace kernels {
 // Floats added to each row of a [col][k] tile (keeps rows 16-byte aligned, spreads banks).
 constexpr int kColKPad = 4;
 
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int MIN_BLOCKS = 1>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int MIN_BLOCKS = 1,
+          int FMA_ORDER = 2>
 struct WarpTiledSchedule {
   static constexpr int kBlockM = BM, kBlockN = BN, kBlockK = BK;
   static constexpr int kWarpM = WM, kWarpN = WN, kThreadM = TM, kThreadN = TN;
   static constexpr int kStages = STAGES;
   // Blocks that must fit on one SM at once: caps registers at 64K / (kThreads * MIN_BLOCKS).
   static constexpr int kMinBlocksPerSm = MIN_BLOCKS;
+  // Order of the TM x TN FMAs of one k: 0 rows outer, 1 columns outer, 2 rows outer with every other
+  // row walked backwards (consecutive FMAs always share an operand). Changes only the register
+  // allocation ptxas finds, which is what limits this kernel: 2 measured +1 to +3 % over 0 and 1 was
+  // 15 % slower (docs/perf-notes.md).
+  static constexpr int kFmaOrder = FMA_ORDER;
   static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
   static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
   static constexpr int kLanesM = WM / TM, kLanesN = WN / TN;  // lane grid inside a warp
@@ -49,6 +55,7 @@ struct WarpTiledSchedule {
                     (BM * BK / 4) % kThreads == 0 && (BN * BK / 4) % kThreads == 0,
                 "tile copies must split evenly over the threads");
   static_assert(kThreads <= 1024 && STAGES >= 2, "at most 1024 threads, at least 2 stages");
+  static_assert(FMA_ORDER >= 0 && FMA_ORDER <= 2, "FMA order is 0, 1 or 2");
   static_assert(kSmemBytes <= 227 * 1024, "shared memory per block is at most 227 KB on sm_90");
 };
 
@@ -200,10 +207,20 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSm) gemm_warp_til
         } else {
           load_row<BN, S::kLanesN, TN>(b_reg, b_tile, wn0, lane_n, kk4 + q);
         }
+        if constexpr (S::kFmaOrder == 1) {
 #pragma unroll
-        for (int i = 0; i < TM; ++i)
+          for (int j = 0; j < TN; ++j)
 #pragma unroll
-          for (int j = 0; j < TN; ++j) acc[i][j] += a_reg[i] * b_reg[j];
+            for (int i = 0; i < TM; ++i) acc[i][j] += a_reg[i] * b_reg[j];
+        } else {
+#pragma unroll
+          for (int i = 0; i < TM; ++i)
+#pragma unroll
+            for (int jj = 0; jj < TN; ++jj) {
+              const int j = (S::kFmaOrder == 2 && (i & 1)) ? TN - 1 - jj : jj;
+              acc[i][j] += a_reg[i] * b_reg[j];
+            }
+        }
       }
     }
   }

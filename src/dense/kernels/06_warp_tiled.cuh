@@ -16,7 +16,8 @@
 //   (The first version transposed k-contiguous operands with 4-byte copies into [k][col]: 0.72x cuBLAS
 //   at 4096^3, 0.63x when nothing was 16-byte aligned; see docs/perf-notes.md.)
 // - Blocks visit output tiles in the order given by p.raster (row-major, grouped or Hilbert).
-// Measured (H200, row-major NN 4096^3, 2026-11-22): 44.68 TFLOP/s, 0.877x cuBLAS (aligned schedule); 4095x4097x4093: 0.845x; table in docs/ladder.md.
+// Measured (H200, row-major NN 4096^3, 2026-11-22): 45.09 TFLOP/s, 0.881x cuBLAS (aligned schedule);
+// 8192^3: 0.893x; 4095x4097x4093: 0.876x; table in docs/ladder.md.
 // Build and run: bash scripts/build.sh && build/tilegemm bench --shape 4096x4096x4096 --kernels 6
 #pragma once
 #include "common.cuh"

@@ -30,16 +30,8 @@ Contender candidate_contender(const detail::WarpTiledCandidate& cand, Raster ras
   c.label = (cand.name.rfind("05:", 0) == 0 ? cand.name : "06:" + cand.name) + "@" + to_string(raster);
   auto launch = cand.launch;
   c.run = [launch, raster](const Problem& p, const float* a, const float* b, float* cc) {
-    detail::CanonicalGemm g;
-    g.p.m = static_cast<int>(p.m); g.p.n = static_cast<int>(p.n); g.p.k = static_cast<int>(p.k);
-    g.p.alpha = 1.0f; g.p.beta = 0.0f;
-    g.p.a = a; g.p.lda = static_cast<int>(p.lda());
-    g.p.b = b; g.p.ldb = static_cast<int>(p.ldb());
-    g.p.c = cc; g.p.ldc = static_cast<int>(p.ldc());
-    g.p.raster = static_cast<int>(raster);
-    g.p.c_vec4 = p.ldc() % 4 == 0;  // bench buffers come straight from cudaMalloc
-    g.vec_a = p.lda() % 4 == 0;  // cudaMalloc'd, so 16-byte aligned
-    g.vec_b = p.ldb() % 4 == 0;
+    const detail::CanonicalGemm g = detail::canonicalize(p.layout, p.op_a, p.op_b, p.m, p.n, p.k, 1.0f, a,
+                                                          p.lda(), b, p.ldb(), 0.0f, cc, p.ldc(), raster);
     launch(g, nullptr);
   };
   c.unsupported = [](const Problem& p) {

@@ -1,24 +1,24 @@
 #include "problem.hpp"
 
+#include "dense/matrix_extent.hpp"
+
 namespace tilegemm {
 namespace tools {
 
 namespace {
-int64_t stored_inner(Layout layout, int64_t rows, int64_t cols) {
-  const int64_t v = layout == Layout::RowMajor ? cols : rows;
-  return v > 1 ? v : 1;
-}
-int64_t stored_outer(Layout layout, int64_t rows, int64_t cols) {
-  return layout == Layout::RowMajor ? rows : cols;
+// Tight leading dimension and element count of a stored operand (the library's own shape rules).
+int64_t tight_ld(const StoredMatrix& s, Layout layout) { return s.min_ld(layout); }
+int64_t tight_size(const StoredMatrix& s, Layout layout) {
+  return s.min_ld(layout) * (layout == Layout::RowMajor ? s.rows : s.cols);
 }
 }  // namespace
 
-int64_t Problem::lda() const { return op_a == Op::N ? stored_inner(layout, m, k) : stored_inner(layout, k, m); }
-int64_t Problem::ldb() const { return op_b == Op::N ? stored_inner(layout, k, n) : stored_inner(layout, n, k); }
-int64_t Problem::ldc() const { return stored_inner(layout, m, n); }
-int64_t Problem::size_a() const { return lda() * (op_a == Op::N ? stored_outer(layout, m, k) : stored_outer(layout, k, m)); }
-int64_t Problem::size_b() const { return ldb() * (op_b == Op::N ? stored_outer(layout, k, n) : stored_outer(layout, n, k)); }
-int64_t Problem::size_c() const { return ldc() * stored_outer(layout, m, n); }
+int64_t Problem::lda() const { return tight_ld(stored_shapes(op_a, op_b, m, n, k).a, layout); }
+int64_t Problem::ldb() const { return tight_ld(stored_shapes(op_a, op_b, m, n, k).b, layout); }
+int64_t Problem::ldc() const { return tight_ld(stored_shapes(op_a, op_b, m, n, k).c, layout); }
+int64_t Problem::size_a() const { return tight_size(stored_shapes(op_a, op_b, m, n, k).a, layout); }
+int64_t Problem::size_b() const { return tight_size(stored_shapes(op_a, op_b, m, n, k).b, layout); }
+int64_t Problem::size_c() const { return tight_size(stored_shapes(op_a, op_b, m, n, k).c, layout); }
 std::string Problem::dims() const {
   return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
 }

@@ -74,6 +74,35 @@ Kernel choose_kernel(const detail::CanonicalGemm& g) {
 
 }  // namespace
 
+detail::CanonicalGemm detail::canonicalize(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n,
+                                           int64_t k, float alpha, const float* a, int64_t lda,
+                                           const float* b, int64_t ldb, float beta, float* c,
+                                           int64_t ldc, Raster raster) {
+  // Column-major C = op(A) op(B) is row-major C^T = op(B)^T op(A)^T over the same memory, with the
+  // operands swapped and each keeping its op.
+  CanonicalGemm g;
+  kernels::GemmParams& p = g.p;
+  const bool row = layout == Layout::RowMajor;
+  p.m = static_cast<int>(row ? m : n);
+  p.n = static_cast<int>(row ? n : m);
+  p.k = static_cast<int>(k);
+  p.alpha = alpha;
+  p.beta = beta;
+  p.a = row ? a : b;
+  p.lda = clamp_ld(row ? lda : ldb);  // a clamped ld only occurs with a single stored row/column
+  p.b = row ? b : a;
+  p.ldb = clamp_ld(row ? ldb : lda);
+  p.c = c;
+  p.ldc = clamp_ld(ldc);
+  p.raster = static_cast<int>(raster);
+  p.c_vec4 = aligned16(c) && p.ldc % 4 == 0;
+  g.trans_a = (row ? op_a : op_b) == Op::T;
+  g.trans_b = (row ? op_b : op_a) == Op::T;
+  g.vec_a = aligned16(p.a) && p.lda % 4 == 0;
+  g.vec_b = aligned16(p.b) && p.ldb % 4 == 0;
+  return g;
+}
+
 void sgemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, float alpha,
            const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
            int64_t ldc, Stream stream, const GemmOptions& options) {
@@ -95,28 +124,9 @@ void sgemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, flo
   }
   require_device_pointer("c", c);
 
-  // Column-major C = op(A) op(B) is row-major C^T = op(B)^T op(A)^T over the same memory, with the
-  // operands swapped and each keeping its op.
-  detail::CanonicalGemm g;
-  kernels::GemmParams& p = g.p;
-  const bool row = layout == Layout::RowMajor;
-  p.m = static_cast<int>(row ? m : n);
-  p.n = static_cast<int>(row ? n : m);
-  p.k = static_cast<int>(k);
-  p.alpha = alpha;
-  p.beta = beta;
-  p.a = row ? a : b;
-  p.lda = clamp_ld(row ? lda : ldb);  // a clamped ld only occurs with a single stored row/column
-  p.b = row ? b : a;
-  p.ldb = clamp_ld(row ? ldb : lda);
-  p.c = c;
-  p.ldc = clamp_ld(ldc);
-  p.raster = raster;
-  p.c_vec4 = aligned16(c) && p.ldc % 4 == 0;
-  g.trans_a = (row ? op_a : op_b) == Op::T;
-  g.trans_b = (row ? op_b : op_a) == Op::T;
-  g.vec_a = aligned16(p.a) && p.lda % 4 == 0;
-  g.vec_b = aligned16(p.b) && p.ldb % 4 == 0;
+  const detail::CanonicalGemm g = detail::canonicalize(layout, op_a, op_b, m, n, k, alpha, a, lda, b, ldb,
+                                                        beta, c, ldc, options.raster);
+  const kernels::GemmParams& p = g.p;
 
   cudaStream_t s = reinterpret_cast<cudaStream_t>(stream);
   if (!reads_ab) {

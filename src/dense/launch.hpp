@@ -2,6 +2,7 @@
 #pragma once
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
 #include <type_traits>
 
 #include "dense/kernels/params.hpp"
@@ -18,6 +19,13 @@ struct CanonicalGemm {
   // aligned and its leading dimension a multiple of 4.
   bool vec_a = false, vec_b = false;
 };
+
+// The call after validation, reduced to the canonical row-major problem (column-major swaps the
+// operands), with the copy widths its pointers and leading dimensions allow. No checks: the caller
+// validated the arguments (tilegemm::check_gemm_args).
+CanonicalGemm canonicalize(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k,
+                           float alpha, const float* a, int64_t lda, const float* b, int64_t ldb,
+                           float beta, float* c, int64_t ldc, Raster raster);
 
 // Levels 1-5 (tiled levels use p.raster).
 void launch_ladder(Kernel level, const CanonicalGemm& g, cudaStream_t stream);

@@ -5,3 +5,4 @@
 #include "tilegemm/types.hpp"
 #include "tilegemm/device.hpp"
 #include "tilegemm/bsr.hpp"
+#include "tilegemm/bsr_gpu.hpp"

@@ -1,12 +1,12 @@
 // tilegemm::sgemm: validation, reduction to the canonical row-major problem, dispatch.
 #include <cuda_runtime_api.h>
 
-#include <atomic>
 #include <climits>
 #include <cstdint>
 #include <string>
 
 #include "core/cuda_check.hpp"
+#include "core/device_checks.hpp"
 #include "dense/launch.hpp"
 #include "tilegemm/device.hpp"
 #include "tilegemm/error.hpp"
@@ -17,36 +17,6 @@ namespace tilegemm {
 namespace {
 
 [[noreturn]] void invalid(const std::string& msg) { throw Error(ErrorCode::InvalidArgument, msg); }
-
-// The device check costs a property query, so remember devices that passed.
-void require_supported_device_cached() {
-  static std::atomic<unsigned long long> ok_devices{0};
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) {
-    cudaGetLastError();
-    throw Error(ErrorCode::NoDevice, "no CUDA device is visible");
-  }
-  const unsigned long long bit = 1ull << (device & 63);
-  if (ok_devices.load() & bit) return;
-  require_supported_device();
-  ok_devices.fetch_or(bit);
-}
-
-void require_device_pointer(const char* name, const void* ptr) {
-  cudaPointerAttributes attr{};
-  const cudaError_t e = cudaPointerGetAttributes(&attr, ptr);
-  if (e != cudaSuccess) {
-    cudaGetLastError();
-    invalid(std::string(name) + " is not a valid pointer (" + cudaGetErrorName(e) + ")");
-  }
-  if (attr.type != cudaMemoryTypeDevice && attr.type != cudaMemoryTypeManaged)
-    invalid(std::string(name) + " is a host pointer; tilegemm::sgemm needs device memory");
-  int device = 0;
-  TILEGEMM_CUDA_CHECK(cudaGetDevice(&device));
-  if (attr.type == cudaMemoryTypeDevice && attr.device != device)
-    invalid(std::string(name) + " lives on device " + std::to_string(attr.device) +
-            " but the current device is " + std::to_string(device));
-}
 
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 int clamp_ld(int64_t ld) { return ld > INT_MAX ? INT_MAX : static_cast<int>(ld); }
@@ -116,13 +86,13 @@ void sgemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, flo
     invalid("options.raster = " + std::to_string(raster) + " is not a Raster value");
   if (m == 0 || n == 0) return;  // nothing to write
 
-  require_supported_device_cached();
+  detail::require_supported_device_cached();
   const bool reads_ab = k > 0 && alpha != 0.0f;  // BLAS quick return otherwise: C = beta * C
   if (reads_ab) {
-    require_device_pointer("a", a);
-    require_device_pointer("b", b);
+    detail::require_device_pointer("a", a);
+    detail::require_device_pointer("b", b);
   }
-  require_device_pointer("c", c);
+  detail::require_device_pointer("c", c);
 
   const detail::CanonicalGemm g = detail::canonicalize(layout, op_a, op_b, m, n, k, alpha, a, lda, b, ldb,
                                                         beta, c, ldc, options.raster);

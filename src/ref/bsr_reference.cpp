@@ -29,7 +29,9 @@ namespace {
 constexpr int64_t kTileM = 32;  // bsr_xwt: rows of X (and Y) per work item
 constexpr int64_t kTileN = 64;  // bsr_wx: columns of X (and Y) per work item
 
+using bsr_detail::extent;
 using bsr_detail::invalid;
+using bsr_detail::overlaps;
 
 // acc (R x width, row stride width) += block row i of W times the rows of B (row stride ldb).
 template <class TB>
@@ -63,26 +65,6 @@ void scale_y(int64_t m, int64_t n, float beta, float* y, int64_t ldy) {
       float& dst = y[i * ldy + j];
       dst = beta == 0.0f ? 0.0f : static_cast<float>(static_cast<double>(beta) * dst);
     }
-}
-
-// Whether [p, p + n) and [q, q + m) share memory (n, m in floats; the ends saturate).
-bool overlaps(const float* p, int64_t n, const float* q, int64_t m) {
-  if (n <= 0 || m <= 0 || p == nullptr || q == nullptr) return false;
-  const auto end = [](std::uintptr_t base, int64_t count) {
-    const std::uintptr_t room = (UINTPTR_MAX - base) / sizeof(float);
-    return base +
-           std::min<std::uintptr_t>(static_cast<std::uintptr_t>(count), room) * sizeof(float);
-  };
-  const auto a = reinterpret_cast<std::uintptr_t>(p), b = reinterpret_cast<std::uintptr_t>(q);
-  return a < end(b, m) && b < end(a, n);
-}
-
-// Elements from the first to one past the last of a row-major rows x cols array (0 if empty);
-// saturates instead of overflowing for absurd ld.
-int64_t extent(int64_t rows, int64_t cols, int64_t ld) {
-  if (rows == 0 || cols == 0) return 0;
-  if (rows > 1 && ld > (INT64_MAX - cols) / (rows - 1)) return INT64_MAX;
-  return (rows - 1) * ld + cols;
 }
 
 void check_sizes(const std::string& p, int64_t m, int64_t n, int64_t k) {

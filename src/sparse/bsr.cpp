@@ -44,6 +44,23 @@ void check_dense(const char* prefix, const char* name, const char* ld_name, cons
   if (rows > 0 && cols > 0 && dense == nullptr) invalid(p + name + " is a null pointer");
 }
 
+int64_t extent(int64_t rows, int64_t cols, int64_t ld) {
+  if (rows == 0 || cols == 0) return 0;
+  if (rows > 1 && ld > (INT64_MAX - cols) / (rows - 1)) return INT64_MAX;
+  return (rows - 1) * ld + cols;
+}
+
+bool overlaps(const float* p, int64_t n, const float* q, int64_t m) {
+  if (n <= 0 || m <= 0 || p == nullptr || q == nullptr) return false;
+  const auto end = [](std::uintptr_t base, int64_t count) {
+    const std::uintptr_t room = (UINTPTR_MAX - base) / sizeof(float);
+    return base +
+           std::min<std::uintptr_t>(static_cast<std::uintptr_t>(count), room) * sizeof(float);
+  };
+  const auto a = reinterpret_cast<std::uintptr_t>(p), b = reinterpret_cast<std::uintptr_t>(q);
+  return a < end(b, m) && b < end(a, n);
+}
+
 }  // namespace bsr_detail
 
 using bsr_detail::invalid;

@@ -18,5 +18,12 @@ void check_shape(const char* prefix, int64_t rows, int64_t cols, int block_rows,
 void check_dense(const char* prefix, const char* name, const char* ld_name, const float* dense,
                  int64_t rows, int64_t cols, int64_t ld);
 
+// Elements from the first to one past the last of a row-major rows x cols array (0 if empty);
+// saturates instead of overflowing for absurd ld.
+int64_t extent(int64_t rows, int64_t cols, int64_t ld);
+
+// Whether [p, p + n) and [q, q + m) share memory (n, m in floats; the ends saturate).
+bool overlaps(const float* p, int64_t n, const float* q, int64_t m);
+
 }  // namespace bsr_detail
 }  // namespace tilegemm

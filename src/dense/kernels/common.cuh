@@ -1,9 +1,12 @@
 // Device helpers shared by the dense kernels: the canonical problem description, operand access,
-// the epilogue, cp.async wrappers and the tile rasterizations (row-major, grouped, Hilbert).
+// the epilogue and the tile rasterizations (row-major, grouped, Hilbert). The cp.async wrappers
+// live in core/cp_async.cuh, shared with the sparse kernels.
 //
 // Device code only: this header (like every kernel header) must compile with nvcc and with NVRTC,
-// so it includes only params.hpp (which includes nothing) and uses no host-only constructs.
+// so it includes only params.hpp and core/cp_async.cuh (which include nothing) and uses no
+// host-only constructs.
 #pragma once
+#include "core/cp_async.cuh"
 #include "params.hpp"
 
 namespace tilegemm {
@@ -31,26 +34,6 @@ __device__ __forceinline__ float dot_from_global(const GemmParams& p, int m, int
 __device__ __forceinline__ void store_c(const GemmParams& p, int m, int n, float acc) {
   float* dst = p.c + m * p.ldc + n;
   *dst = (p.beta == 0.0f) ? p.alpha * acc : p.alpha * acc + p.beta * *dst;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Asynchronous copies global -> shared (sm_80+). `src_bytes` < copy size zero-fills the rest, which
-// is how out-of-range elements become zeros without a branch around the copy.
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-__device__ __forceinline__ void cp_async_4(void* smem, const float* gmem, bool valid) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_addr(smem)),
-               "l"(gmem), "r"(valid ? 4 : 0));
-}
-__device__ __forceinline__ void cp_async_16(void* smem, const float* gmem, int valid_floats) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(smem)),
-               "l"(gmem), "r"(valid_floats * 4));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int kPending>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
 }
 
 // ---------------------------------------------------------------------------------------------

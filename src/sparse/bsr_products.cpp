@@ -1,0 +1,110 @@
+// tilegemm::bsr_xwt / bsr_wx: validation, the orientation-free problem (kernels/params.hpp),
+// kernel choice, launch.
+#include <cstdint>
+#include <string>
+
+#include "core/device_checks.hpp"
+#include "dense/launch.hpp"  // launch_scale: Y = beta * Y for the quick-return cases
+#include "sparse/bsr_checks.hpp"
+#include "sparse/launch.hpp"
+#include "tilegemm/bsr_gpu.hpp"
+#include "tilegemm/error.hpp"
+
+namespace tilegemm {
+
+namespace {
+
+bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+// Kernel::Auto. Kernel 02 when the dense batch is small (J <= 16: it reads W once, the tiled kernel
+// would leave most of its 128-256 columns empty) or the blocks are tiny (R * C < 16, e.g. 1 x 1:
+// tiles would be mostly padding); kernel 03 otherwise. Kernel 01 is the reference point only.
+BsrKernel choose_kernel(const kernels::BsrParams& p) {
+  if (p.cols_j <= 16 || p.block_r * p.block_c < 16) return BsrKernel::SmallM;
+  return BsrKernel::Tiled;
+}
+
+// Everything after the device-free checks, shared by both products. i runs over W's rows, j over
+// the dense batch; x_rows x x_cols and y_rows x y_cols are the stored shapes.
+void run_product(const char* fn, bool xwt, int64_t rows_i, int64_t cols_j, int64_t k, float alpha,
+                 const float* x, int64_t ldx, const DeviceBsrMatrix& w, float beta, float* y,
+                 int64_t ldy, Stream stream, const BsrOptions& options) {
+  const int kernel_value = static_cast<int>(options.kernel);
+  if (kernel_value < 0 || kernel_value > kNumBsrKernels)
+    bsr_detail::invalid(std::string(fn) + "options.kernel = " + std::to_string(kernel_value) +
+                        " is not a BsrKernel value (0-" + std::to_string(kNumBsrKernels) + ")");
+  if (rows_i == 0 || cols_j == 0) return;  // nothing to write
+
+  detail::require_supported_device_cached();
+  const bool reads = k > 0 && alpha != 0.0f && w.nnzb() > 0;  // else Y = beta * Y
+  if (reads) {
+    detail::require_device_pointer("x", x);
+    detail::require_device_pointer("w.block_data", w.view().block_data);
+  }
+  detail::require_device_pointer("y", y);
+  cudaStream_t s = reinterpret_cast<cudaStream_t>(stream);
+
+  // Y's stored shape: xwt writes Y (j rows of i), wx writes Y (i rows of j).
+  const int64_t y_rows = xwt ? cols_j : rows_i, y_cols = xwt ? rows_i : cols_j;
+  if (!reads) {
+    kernels::GemmParams g;
+    g.m = static_cast<int>(y_rows);
+    g.n = static_cast<int>(y_cols);
+    g.c = y;
+    g.ldc = static_cast<int>(ldy);
+    g.beta = beta;
+    detail::launch_scale(g, s);
+    return;
+  }
+
+  const BsrView v = w.view();
+  detail::BsrProblem prob;
+  prob.xwt = xwt;
+  kernels::BsrParams& p = prob.p;
+  p.rows_i = static_cast<int>(rows_i);
+  p.cols_j = static_cast<int>(cols_j);
+  p.depth_k = static_cast<int>(k);
+  p.block_r = v.block_rows;
+  p.block_c = v.block_cols;
+  p.block_row_count = static_cast<int>(v.block_row_count());
+  p.w = v.block_data;
+  p.w_cols = v.block_indices;
+  p.w_rowptr = v.index_pointer;
+  p.row_order = w.row_order();
+  p.x = x;
+  p.ldx = static_cast<int>(ldx);  // <= the extent, checked to fit in int
+  p.y = y;
+  p.ldy = static_cast<int>(ldy);
+  p.alpha = alpha;
+  p.beta = beta;
+  p.x_vec4 = aligned16(x) && ldx % 4 == 0;
+  p.w_vec4 = aligned16(v.block_data) && p.block_c % 4 == 0;
+  // Vector stores along i (xwt) need every 4-row group inside one block row: R % 4 == 0.
+  p.y_vec4 = aligned16(y) && ldy % 4 == 0 && (!xwt || p.block_r % 4 == 0);
+
+  const BsrKernel kernel = options.kernel == BsrKernel::Auto ? choose_kernel(p) : options.kernel;
+  switch (kernel) {
+    case BsrKernel::Reduction: detail::launch_bsr_reduction(prob, s); break;
+    case BsrKernel::SmallM: detail::launch_bsr_small_m(prob, s); break;
+    default: detail::launch_bsr_tiled(prob, s); break;
+  }
+}
+
+}  // namespace
+
+void bsr_xwt(int64_t m, int64_t n, int64_t k, float alpha, const float* x, int64_t ldx,
+             const DeviceBsrMatrix& w, float beta, float* y, int64_t ldy, Stream stream,
+             const BsrOptions& options) {
+  check_bsr_xwt_args(m, n, k, x, ldx, w.view(), y, ldy);
+  // Y^T = W X^T: i over W's rows (n), j over X's rows (m).
+  run_product("bsr_xwt: ", true, n, m, k, alpha, x, ldx, w, beta, y, ldy, stream, options);
+}
+
+void bsr_wx(int64_t m, int64_t n, int64_t k, float alpha, const DeviceBsrMatrix& w, const float* x,
+            int64_t ldx, float beta, float* y, int64_t ldy, Stream stream,
+            const BsrOptions& options) {
+  check_bsr_wx_args(m, n, k, w.view(), x, ldx, y, ldy);
+  run_product("bsr_wx: ", false, m, n, k, alpha, x, ldx, w, beta, y, ldy, stream, options);
+}
+
+}  // namespace tilegemm

@@ -1,0 +1,252 @@
+// BSR kernel 03, tiled: a thread block owns an output tile of kTileI rows i (inside one block row
+// of W) x kTileJ columns j, walks the stored blocks of that block row in K-chunks of kKC, stages
+// each chunk's W rows and the matching D slice in shared memory with a kStages-deep cp.async
+// pipeline, and accumulates a kTI x kTJ register tile per thread (outer products, 4 k at a time).
+//
+// Shared-memory layouts keep each operand's global orientation so every copy is a plain cp.async:
+//   W chunk  [kTileI][kKC + 4]  rows are k-contiguous in the block; the +4 pad makes the 128-bit
+//                               reads of 8 consecutive rows hit distinct banks.
+//   D chunk  xwt: [kTileJ][kKC + 4]  (X rows are k-contiguous), read 4 k per 128-bit load;
+//            wx:  [kKC][kTileJ]      (X rows are j-contiguous), read 4 j per 128-bit load.
+// Thread (ti, tj) owns kTI consecutive rows i (128-bit stores along i for xwt) and kTJ columns j:
+// strided by 8 for xwt (8 lanes read 8 consecutive D rows: conflict-free), in groups of 4
+// consecutive columns for wx (128-bit reads and stores along j).
+//
+// Load balance: thread blocks take block rows in DeviceBsrMatrix's row_order (longest first) with
+// the block-row index varying fastest, so every column tile starts with the heaviest rows and a
+// wave of thread blocks shares one D slice (kTileJ x K) in L2. Empty block rows still write
+// beta * out. Out-of-range rows, columns and chunk tails are zero-filled by the copies.
+#pragma once
+#include "common.cuh"
+#include "core/cp_async.cuh"
+
+namespace tilegemm {
+namespace kernels {
+
+template <int kTileI_, int kTileJ_, int kTI_, int kTJ_, int kKC_, int kStages_>
+struct BsrTiledSchedule {
+  static constexpr int kTileI = kTileI_, kTileJ = kTileJ_;  // output tile (i x j)
+  static constexpr int kTI = kTI_, kTJ = kTJ_;              // outputs per thread
+  static constexpr int kKC = kKC_;                          // K-chunk (columns of a block per stage)
+  static constexpr int kStages = kStages_;
+  static constexpr int kLanesJ = 8, kLanesI = 4;  // a warp is 4 (i) x 8 (j) threads
+  static constexpr int kThreadsI = kTileI / kTI, kThreadsJ = kTileJ / kTJ;
+  static constexpr int kThreads = kThreadsI * kThreadsJ;
+  static constexpr int kWarpsJ = kThreadsJ / kLanesJ;
+  static constexpr int kRowStride = kKC + 4;  // padded k-contiguous rows (W, and D for xwt)
+  static constexpr int kWFloats = kTileI * kRowStride;
+  template <bool kXwt>
+  static constexpr int d_floats() { return kXwt ? kTileJ * kRowStride : kKC * kTileJ; }
+  template <bool kXwt>
+  static constexpr int smem_bytes() { return kStages * (kWFloats + d_floats<kXwt>()) * 4; }
+
+  static_assert(kTileI % kTI == 0 && kTileJ % kTJ == 0, "tile must split into thread tiles");
+  static_assert(kThreadsI % kLanesI == 0 && kThreadsJ % kLanesJ == 0, "whole warps");
+  static_assert(kTJ % 4 == 0 && kKC % 4 == 0, "128-bit groups along j and k");
+  static_assert(kStages >= 2, "pipeline needs two stages");
+};
+
+template <class S, bool kXwt, bool kVec>
+struct BsrTiledCopier {
+  // Stage the K-chunk [c0, c0 + kKC) of block b (rows r0 .. r0 + kTileI of the block) and the D
+  // slice for global columns k = kbase .. kbase + kKC, output columns j0 .. j0 + kTileJ.
+  __device__ static void load(const BsrParams& p, float* ws, float* ds, int b, int r0, int c0,
+                              int kbase, int j0) {
+    const int tid = threadIdx.x;
+    const int c_left = p.block_c - c0;  // columns of this block from c0 on (chunk tail if < kKC)
+    const int r_left = p.block_r - r0;
+    if (kVec) {
+      constexpr int kQuads = S::kKC / 4;
+      for (int idx = tid; idx < S::kTileI * kQuads; idx += S::kThreads) {
+        const int ii = idx / kQuads, kk = idx % kQuads * 4;
+        const int valid = ii < r_left ? clamp4(c_left - kk) : 0;
+        cp_async_16(ws + ii * S::kRowStride + kk, valid ? block_elem(p, b, r0 + ii, c0 + kk) : p.w,
+                    valid);
+      }
+      if (kXwt) {
+        for (int idx = tid; idx < S::kTileJ * kQuads; idx += S::kThreads) {
+          const int jj = idx / kQuads, kk = idx % kQuads * 4;
+          const int valid = j0 + jj < p.cols_j ? clamp4(c_left - kk) : 0;
+          cp_async_16(ds + jj * S::kRowStride + kk,
+                      valid ? dense_ptr<true>(p, kbase + kk, j0 + jj) : p.x, valid);
+        }
+      } else {
+        constexpr int kJQuads = S::kTileJ / 4;
+        for (int idx = tid; idx < S::kKC * kJQuads; idx += S::kThreads) {
+          const int kk = idx / kJQuads, jj = idx % kJQuads * 4;
+          const int valid = kk < c_left ? clamp4(p.cols_j - j0 - jj) : 0;
+          cp_async_16(ds + kk * S::kTileJ + jj,
+                      valid ? dense_ptr<false>(p, kbase + kk, j0 + jj) : p.x, valid);
+        }
+      }
+    } else {
+      for (int idx = tid; idx < S::kTileI * S::kKC; idx += S::kThreads) {
+        const int ii = idx / S::kKC, kk = idx % S::kKC;
+        const bool valid = ii < r_left && kk < c_left;
+        cp_async_4(ws + ii * S::kRowStride + kk, valid ? block_elem(p, b, r0 + ii, c0 + kk) : p.w,
+                   valid);
+      }
+      for (int idx = tid; idx < S::kTileJ * S::kKC; idx += S::kThreads) {
+        // Consecutive threads take consecutive addresses in global memory: along k for xwt.
+        const int jj = kXwt ? idx / S::kKC : idx % S::kTileJ;
+        const int kk = kXwt ? idx % S::kKC : idx / S::kTileJ;
+        const bool valid = j0 + jj < p.cols_j && kk < c_left;
+        float* dst = kXwt ? ds + jj * S::kRowStride + kk : ds + kk * S::kTileJ + jj;
+        cp_async_4(dst, valid ? dense_ptr<kXwt>(p, kbase + kk, j0 + jj) : p.x, valid);
+      }
+    }
+  }
+  __device__ static int clamp4(int n) { return n < 0 ? 0 : (n > 4 ? 4 : n); }
+};
+
+template <class S, bool kXwt, bool kVec>
+__global__ void __launch_bounds__(S::kThreads) bsr_tiled(BsrParams p) {
+  extern __shared__ float4 smem_f4[];
+  float* const smem = reinterpret_cast<float*>(smem_f4);
+  float* const w_stages = smem;                               // kStages x kWFloats
+  float* const d_stages = smem + S::kStages * S::kWFloats;    // kStages x d_floats
+
+  // Which tile: block-row slot fastest, then the i-subtile inside the block row, then j.
+  const int subtiles = (p.block_r + S::kTileI - 1) / S::kTileI;
+  const int per_j = p.block_row_count * subtiles;
+  const int j_tile = blockIdx.x / per_j;
+  const int slot = blockIdx.x % per_j;
+  const int block_row = p.row_order[slot / subtiles];
+  const int r0 = slot % subtiles * S::kTileI;  // first row of the tile inside the block row
+  const int j0 = j_tile * S::kTileJ;
+
+  const int first = p.w_rowptr[block_row];
+  const int chunks_per_block = (p.block_c + S::kKC - 1) / S::kKC;
+  const int chunks = (p.w_rowptr[block_row + 1] - first) * chunks_per_block;
+
+  auto load_chunk = [&](int t) {
+    const int b = first + t / chunks_per_block;
+    const int c0 = t % chunks_per_block * S::kKC;
+    const int stage = t % S::kStages;
+    BsrTiledCopier<S, kXwt, kVec>::load(p, w_stages + stage * S::kWFloats,
+                                        d_stages + stage * S::template d_floats<kXwt>(), b, r0,
+                                        c0, p.w_cols[b] * p.block_c + c0, j0);
+  };
+
+  // Thread position: warps tile the block as kWarpsI x kWarpsJ, lanes as 4 (i) x 8 (j).
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int ti = (warp / S::kWarpsJ) * S::kLanesI + lane / S::kLanesJ;
+  const int lane_j = lane % S::kLanesJ;
+  const int i_base = ti * S::kTI;                                         // kTI consecutive i
+  const int j_warp = (warp % S::kWarpsJ) * (S::kLanesJ * S::kTJ);
+  // Column of the thread's q-th output: xwt strided by 8; wx in groups of 4 consecutive.
+  auto j_of = [&](int q) {
+    return kXwt ? j_warp + lane_j + S::kLanesJ * q
+                : j_warp + (q / 4) * (S::kLanesJ * 4) + lane_j * 4 + q % 4;
+  };
+
+  float acc[S::kTI][S::kTJ];
+#pragma unroll
+  for (int a = 0; a < S::kTI; ++a)
+#pragma unroll
+    for (int q = 0; q < S::kTJ; ++q) acc[a][q] = 0.0f;
+
+#pragma unroll
+  for (int s = 0; s < S::kStages - 1; ++s) {
+    if (s < chunks) load_chunk(s);
+    cp_async_commit();
+  }
+  for (int t = 0; t < chunks; ++t) {
+    cp_async_wait<S::kStages - 2>();
+    __syncthreads();  // chunk t has landed for everyone; everyone is done with chunk t - 1's stage
+    if (t + S::kStages - 1 < chunks) load_chunk(t + S::kStages - 1);
+    cp_async_commit();
+
+    const float* ws = w_stages + (t % S::kStages) * S::kWFloats;
+    const float* ds = d_stages + (t % S::kStages) * S::template d_floats<kXwt>();
+#pragma unroll
+    for (int kk = 0; kk < S::kKC; kk += 4) {
+      float wf[S::kTI][4], df[S::kTJ][4];
+#pragma unroll
+      for (int a = 0; a < S::kTI; ++a) {
+        const float4 v = *reinterpret_cast<const float4*>(ws + (i_base + a) * S::kRowStride + kk);
+        wf[a][0] = v.x, wf[a][1] = v.y, wf[a][2] = v.z, wf[a][3] = v.w;
+      }
+      if (kXwt) {
+#pragma unroll
+        for (int q = 0; q < S::kTJ; ++q) {
+          const float4 v = *reinterpret_cast<const float4*>(ds + j_of(q) * S::kRowStride + kk);
+          df[q][0] = v.x, df[q][1] = v.y, df[q][2] = v.z, df[q][3] = v.w;
+        }
+      } else {
+#pragma unroll
+        for (int e = 0; e < 4; ++e)
+#pragma unroll
+          for (int g = 0; g < S::kTJ / 4; ++g) {
+            const float4 v = *reinterpret_cast<const float4*>(ds + (kk + e) * S::kTileJ + j_of(g * 4));
+            df[g * 4 + 0][e] = v.x, df[g * 4 + 1][e] = v.y, df[g * 4 + 2][e] = v.z,
+                         df[g * 4 + 3][e] = v.w;
+          }
+      }
+#pragma unroll
+      for (int e = 0; e < 4; ++e)
+#pragma unroll
+        for (int a = 0; a < S::kTI; ++a)
+#pragma unroll
+          for (int q = 0; q < S::kTJ; ++q) acc[a][q] += wf[a][e] * df[q][e];
+    }
+  }
+
+  // Epilogue. Rows past the block row's end (R not a multiple of kTileI) and columns past J are
+  // not written.
+  const int r_left = p.block_r - r0 - i_base;  // valid rows among this thread's kTI
+  const int i0 = block_row * p.block_r + r0 + i_base;
+#pragma unroll
+  for (int q = 0; q < S::kTJ; ++q) {
+    const int j = j0 + j_of(q);
+    if (kXwt) {
+      if (j >= p.cols_j) continue;
+      float* out = out_ptr<true>(p, i0, j);
+      if constexpr (S::kTI == 4) {
+        if (p.y_vec4 && r_left >= 4) {  // y_vec4 includes R % 4 == 0, so i0 is a multiple of 4
+          float4 v = make_float4(p.alpha * acc[0][q], p.alpha * acc[1][q], p.alpha * acc[2][q],
+                                 p.alpha * acc[3][q]);
+          if (p.beta != 0.0f) {
+            const float4 old = *reinterpret_cast<const float4*>(out);
+            v.x += p.beta * old.x, v.y += p.beta * old.y, v.z += p.beta * old.z,
+                v.w += p.beta * old.w;
+          }
+          *reinterpret_cast<float4*>(out) = v;
+          continue;
+        }
+      }
+#pragma unroll
+      for (int a = 0; a < S::kTI; ++a)
+        if (a < r_left) store_out(p, out + a, acc[a][q]);
+    } else if (q % 4 == 0) {  // wx: the group of 4 consecutive columns j .. j + 3
+#pragma unroll
+      for (int a = 0; a < S::kTI; ++a) {
+        if (a >= r_left) break;
+        float* out = out_ptr<false>(p, i0 + a, j);
+        if (p.y_vec4 && j + 3 < p.cols_j) {
+          float4 v = make_float4(p.alpha * acc[a][q], p.alpha * acc[a][q + 1],
+                                 p.alpha * acc[a][q + 2], p.alpha * acc[a][q + 3]);
+          if (p.beta != 0.0f) {
+            const float4 old = *reinterpret_cast<const float4*>(out);
+            v.x += p.beta * old.x, v.y += p.beta * old.y, v.z += p.beta * old.z,
+                v.w += p.beta * old.w;
+          }
+          *reinterpret_cast<float4*>(out) = v;
+        } else {
+#pragma unroll
+          for (int e = 0; e < 4; ++e)
+            if (j + e < p.cols_j) store_out(p, out + e, acc[a][q + e]);
+        }
+      }
+    }
+  }
+}
+
+// The schedules dispatch instantiates, by block height R (docs/sparse.md):
+using BsrTiled64 = BsrTiledSchedule<64, 128, 4, 8, 16, 4>;  // R >= 64
+using BsrTiled32 = BsrTiledSchedule<32, 256, 4, 8, 16, 4>;  // 32 <= R < 64
+using BsrTiled16 = BsrTiledSchedule<16, 256, 4, 8, 16, 4>;  // 16 <= R < 32
+using BsrTiled8 = BsrTiledSchedule<8, 256, 2, 8, 8, 4>;     // R < 16
+
+}  // namespace kernels
+}  // namespace tilegemm

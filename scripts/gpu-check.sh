@@ -4,7 +4,9 @@
 #   env.txt (nvidia-smi, tilegemm info), tests.log (CPU + GPU suites), sanitizer.log (memcheck +
 #   racecheck), bench.txt/bench.csv (the main bench), extra.txt (extra bench runs), summary.txt.
 # Usage: scripts/gpu-check.sh [tests|bench|all] [bench args...]
-#   EXTRA_BENCH="args;args;..." runs further `tilegemm bench` invocations into extra.txt.
+#   EXTRA_BENCH="args;args;..." runs further `tilegemm bench` invocations into extra.txt; in their
+#   args @X@ stands for a scratch folder whose files (e.g. --csv @X@/seed.csv) come back packed in
+#   $OUT/extra.tgz (the device tool returns at most 8 files).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/tilegemm-out}; mkdir -p "$OUT"
@@ -29,12 +31,15 @@ fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   $D/tilegemm bench "$@" --csv "$OUT/bench.csv" 2>/dev/null | tee "$OUT/bench.txt"
   if [ -n "${EXTRA_BENCH:-}" ]; then
+    X=$(mktemp -d)
     IFS=';' read -ra runs <<< "$EXTRA_BENCH"
     for args in "${runs[@]}"; do
+      args=${args//@X@/$X}
       echo "### tilegemm bench $args" >> "$OUT/extra.txt"
       # shellcheck disable=SC2086
-      $D/tilegemm bench $args 2>/dev/null >> "$OUT/extra.txt"
+      $D/tilegemm bench $args >> "$OUT/extra.txt" 2>&1
     done
+    [ -n "$(ls -A "$X")" ] && tar -czf "$OUT/extra.tgz" -C "$X" .
   fi
 fi
 exit $rc

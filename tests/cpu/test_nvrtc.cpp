@@ -1,4 +1,4 @@
-// Every dense kernel header must compile at run time with NVRTC (DESIGN.md: the tuner instantiates
+// Every kernel header (dense and BSR) must compile at run time with NVRTC (DESIGN.md: the tuner instantiates
 // schedules nobody compiled ahead of time). For each header and each template instantiation the
 // library uses, compile for sm_90a, look up the lowered (mangled) name, and check that the CUBIN
 // (SASS for sm_90a) is a non-empty ELF image that contains that kernel's symbol.
@@ -152,6 +152,26 @@ std::vector<KernelCase> all_cases() {
                               b(tb) + ", " + b(va) + ", " + b(vb) + ">");
         cases.push_back(c);
       }
+
+  // BSR kernels: both orientations (xwt, wx); kernel 02 and 03 with and without 16-byte copies,
+  // kernel 03 for each schedule dispatch uses (src/sparse/launch_tiled.cu).
+  cases.push_back({"S01_bsr_reduction", "sparse/kernels/01_reduction.cuh",
+                   {"&" + ns + "bsr_reduction<true>", "&" + ns + "bsr_reduction<false>"}});
+  {
+    KernelCase c{"S02_bsr_small_m", "sparse/kernels/02_small_m.cuh", {}};
+    for (bool xwt : {false, true})
+      for (bool vec : {false, true})
+        c.names.push_back("&" + ns + "bsr_small_m<" + b(xwt) + ", " + b(vec) + ">");
+    cases.push_back(c);
+  }
+  for (const char* schedule : {"BsrTiled64", "BsrTiled32", "BsrTiled16", "BsrTiled8"}) {
+    KernelCase c{std::string("S03_bsr_tiled_") + schedule, "sparse/kernels/03_tiled.cuh", {}};
+    for (bool xwt : {false, true})
+      for (bool vec : {false, true})
+        c.names.push_back("&" + ns + "bsr_tiled<" + ns + schedule + ", " + b(xwt) + ", " + b(vec) +
+                          ">");
+    cases.push_back(c);
+  }
   return cases;
 }
 
@@ -175,7 +195,7 @@ TEST_P(NvrtcKernel, CompilesForSm90a) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(DenseKernels, NvrtcKernel, ::testing::ValuesIn(all_cases()),
+INSTANTIATE_TEST_SUITE_P(Kernels, NvrtcKernel, ::testing::ValuesIn(all_cases()),
                          [](const ::testing::TestParamInfo<KernelCase>& info) {
                            return info.param.label;
                          });

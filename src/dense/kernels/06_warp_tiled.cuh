@@ -37,7 +37,8 @@ struct WarpTiledSchedule {
   // Blocks that must fit on one SM at once: caps registers at 64K / (kThreads * MIN_BLOCKS).
   static constexpr int kMinBlocksPerSm = MIN_BLOCKS;
   // Order of the TM x TN FMAs of one k: 0 rows outer, 1 columns outer, 2 rows outer with every other
-  // row walked backwards (consecutive FMAs always share an operand). Changes only the register
+  // row walked backwards (consecutive FMAs always share an operand), 3 / 4 bands of 2 / 4 rows walked
+  // column by column as a snake (also sharing an operand each step). Changes only the register
   // allocation ptxas finds, which is what limits this kernel: 2 measured +1 to +3 % over 0 and 1 was
   // 15 % slower (docs/perf-notes.md).
   static constexpr int kFmaOrder = FMA_ORDER;
@@ -56,7 +57,8 @@ struct WarpTiledSchedule {
                     (BM * BK / 4) % kThreads == 0 && (BN * BK / 4) % kThreads == 0,
                 "tile copies must split evenly over the threads");
   static_assert(kThreads <= 1024 && STAGES >= 2, "at most 1024 threads, at least 2 stages");
-  static_assert(FMA_ORDER >= 0 && FMA_ORDER <= 2, "FMA order is 0, 1 or 2");
+  static_assert(FMA_ORDER >= 0 && FMA_ORDER <= 4, "FMA order is 0-4");
+  static_assert(FMA_ORDER < 3 || TM % (FMA_ORDER == 3 ? 2 : 4) == 0, "bands must divide TM");
   static_assert(kSmemBytes <= 227 * 1024, "shared memory per block is at most 227 KB on sm_90");
 };
 
@@ -213,6 +215,21 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSm) gemm_warp_til
           for (int j = 0; j < TN; ++j)
 #pragma unroll
             for (int i = 0; i < TM; ++i) acc[i][j] += a_reg[i] * b_reg[j];
+        } else if constexpr (S::kFmaOrder >= 3) {
+          // Bands of kBand rows, walked column by column in a snake: down one column, up the next;
+          // every other band right to left.
+          constexpr int kBand = S::kFmaOrder == 3 ? 2 : 4;
+#pragma unroll
+          for (int band = 0; band < TM / kBand; ++band)
+#pragma unroll
+            for (int jj = 0; jj < TN; ++jj) {
+              const int j = (band & 1) ? TN - 1 - jj : jj;
+#pragma unroll
+              for (int ii = 0; ii < kBand; ++ii) {
+                const int i = band * kBand + ((jj & 1) ? kBand - 1 - ii : ii);
+                acc[i][j] += a_reg[i] * b_reg[j];
+              }
+            }
         } else {
 #pragma unroll
           for (int i = 0; i < TM; ++i)

@@ -36,9 +36,13 @@ struct BsrTiledSchedule {
   static constexpr int kRowStride = kKC + 4;  // padded k-contiguous rows (W, and D for xwt)
   static constexpr int kWFloats = kTileI * kRowStride;
   template <bool kXwt>
-  static constexpr int d_floats() { return kXwt ? kTileJ * kRowStride : kKC * kTileJ; }
+  __host__ __device__ static constexpr int d_floats() {
+    return kXwt ? kTileJ * kRowStride : kKC * kTileJ;
+  }
   template <bool kXwt>
-  static constexpr int smem_bytes() { return kStages * (kWFloats + d_floats<kXwt>()) * 4; }
+  __host__ __device__ static constexpr int smem_bytes() {
+    return kStages * (kWFloats + d_floats<kXwt>()) * 4;
+  }
 
   static_assert(kTileI % kTI == 0 && kTileJ % kTJ == 0, "tile must split into thread tiles");
   static_assert(kThreadsI % kLanesI == 0 && kThreadsJ % kLanesJ == 0, "whole warps");
@@ -100,7 +104,7 @@ struct BsrTiledCopier {
 };
 
 template <class S, bool kXwt, bool kVec>
-__global__ void __launch_bounds__(S::kThreads) bsr_tiled(BsrParams p) {
+__global__ void __launch_bounds__(S::kThreads, 1) bsr_tiled(BsrParams p) {
   extern __shared__ float4 smem_f4[];
   float* const smem = reinterpret_cast<float*>(smem_f4);
   float* const w_stages = smem;                               // kStages x kWFloats

@@ -71,6 +71,7 @@ namespace {
 void check_structure(const BsrView& m) {
   const int64_t brows = m.block_row_count(), bcols = m.block_col_count();
   const int32_t* ip = m.index_pointer;
+  if (ip == nullptr) return;  // no block rows, so nnzb == 0 (validate_bsr_shape)
   if (ip[0] != 0) invalid("bsr: index_pointer[0] = " + std::to_string(ip[0]) + ", must be 0");
   for (int64_t i = 0; i < brows; ++i)
     if (ip[i + 1] < ip[i])
@@ -137,7 +138,9 @@ void validate_bsr_shape(const BsrView& m) {
     invalid("bsr: nnzb = " + std::to_string(m.nnzb) + " exceeds the number of blocks (" +
             std::to_string(brows) + " x " + std::to_string(bcols) + " = " +
             std::to_string(brows * bcols) + ")");
-  if (m.index_pointer == nullptr) invalid("bsr: index_pointer is a null pointer");
+  // A matrix with no block rows (0 x cols, e.g. a default-constructed DeviceBsrMatrix) has nothing
+  // to point to; index_pointer may then be null.
+  if (m.index_pointer == nullptr && brows > 0) invalid("bsr: index_pointer is a null pointer");
   if (m.nnzb > 0 && m.block_indices == nullptr)
     invalid("bsr: block_indices is a null pointer (nnzb = " + std::to_string(m.nnzb) + ")");
   if (m.nnzb > 0 && m.block_data == nullptr)

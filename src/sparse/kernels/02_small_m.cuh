@@ -3,7 +3,7 @@
 // is read from memory once per 16 columns instead of once per column (kernel 01) and W streams at
 // memory bandwidth. Lanes split the row's stored elements (4 at a time with 16-byte loads when
 // C % 4 == 0); the 16 partial sums per lane are combined with a reduce-scatter across the warp
-// (16 + 8 + 4 + 2 + 1 shuffles instead of 16 x 5). Any J works (chunks of 16); dispatch uses it
+// (8 + 4 + 2 + 1 + 1 shuffles instead of 16 x 5). Any J works (chunks of 16); dispatch uses it
 // for J <= 16 and for tiny blocks (R * C < 16, e.g. 1 x 1 = CSR) where tiles would be mostly empty.
 #pragma once
 #include "common.cuh"

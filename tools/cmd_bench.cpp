@@ -16,6 +16,7 @@
 #include "plot.hpp"
 #include "report.hpp"
 #include "shapes.hpp"
+#include "sparse_command.hpp"
 #include "tilegemm/device.hpp"
 #include "tilegemm/error.hpp"
 
@@ -171,7 +172,7 @@ void add_bench_command(CLI::App& app, const std::vector<std::string>& argv) {
   cmd->add_option("--trans", args->trans, "NN | NT | TN | TT")->capture_default_str();
   cmd->add_option("--rasters", args->rasters, "time levels 4-6 with each tile order: rowmajor,grouped,hilbert")
       ->delimiter(',');
-  cmd->add_flag("--schedules", args->schedules, "also time the extra level-6 schedules (row-major NN)");
+  cmd->add_flag("--schedules", args->schedules, "also time the extra level-6 schedules (row-major NN); with --sparse, the tiled BSR kernel's extra schedules (--op xwt)");
   cmd->add_option("--min-time", args->min_time, "seconds of kernel time per measurement")->capture_default_str();
   CLI::Option* cold = cmd->add_flag("--cold", args->cold, "flush L2 before every timed run (the default)");
   CLI::Option* warm = cmd->add_flag("--warm", args->warm, "do not flush L2 between runs");
@@ -181,7 +182,10 @@ void add_bench_command(CLI::App& app, const std::vector<std::string>& argv) {
   cmd->add_option("--plot", args->plot,
                   "draw TFLOP/s vs size into this .png or .svg (bench/plot_gflops.py; its CSV is FILE.csv "
                   "unless --csv is given)");
-  cmd->callback([args, argv] { run_bench(*args, argv); });
+  const SparseDispatch sparse = add_sparse_bench_options(cmd);  // --sparse: cmd_bench_sparse.cpp
+  cmd->callback([args, argv, sparse] {
+    if (!sparse(*args, argv)) run_bench(*args, argv);
+  });
 }
 
 }  // namespace tools

@@ -83,6 +83,8 @@ json or_null(bool have, T v) {
 
 }  // namespace
 
+std::string csv_quoted(const std::string& s) { return quoted(s); }
+
 std::string csv_header() {
   return "device,m,n,k,layout,trans,dtype,kernel,status,median_ms,min_ms,max_ms,reps,tflops,ratio_vs_cublas,"
          "pct_fp32_peak,max_abs_err,tolerance";
@@ -118,7 +120,7 @@ void write_csv(const std::string& path, const std::vector<Row>& rows, const std:
   if (!out) throw Error(ErrorCode::InvalidArgument, std::string(what) + ": cannot write '" + path + "'");
 }
 
-json bench_json(const RunInfo& run, const std::vector<Row>& rows) {
+json bench_header_json(const RunInfo& run) {
   const DeviceInfo& d = run.device;
   const TensorRates rates = tensor_flop_per_clk_per_sm(d.cc_major, d.cc_minor);
   json device = {
@@ -164,6 +166,11 @@ json bench_json(const RunInfo& run, const std::vector<Row>& rows) {
         {"verification", "max |C - cuBLAS| <= tolerance before timing"}}},
       {"interrupted", run.interrupted},
   };
+  return header;
+}
+
+json bench_json(const RunInfo& run, const std::vector<Row>& rows) {
+  const json header = bench_header_json(run);
   json out_rows = json::array();
   for (const Row& r : rows) {
     const Problem& p = r.problem;

@@ -55,12 +55,18 @@ std::string utc_iso8601(std::time_t t);
 // The argument vector as one line a shell would split back into the same words.
 std::string shell_join(const std::vector<std::string>& argv);
 
+// A CSV text field: always quoted, embedded quotes doubled.
+std::string csv_quoted(const std::string& s);
+
 // The CSV header row (column names, comma separated, no newline).
 std::string csv_header();
 // Rewrites `path` with the header and every row. `what` names the option in errors.
 void write_csv(const std::string& path, const std::vector<Row>& rows, const std::string& device_name,
                const char* what = "--csv");
 
+// The JSON header alone (tool, date, command line, device, versions, build, method, interrupted); the
+// sparse bench (sparse_report.hpp) adjusts its tool and method entries.
+nlohmann::json bench_header_json(const RunInfo& run);
 nlohmann::json bench_json(const RunInfo& run, const std::vector<Row>& rows);
 void write_json(const std::string& path, const RunInfo& run, const std::vector<Row>& rows,
                 const char* what = "--json");

@@ -100,6 +100,8 @@ std::vector<Problem> preset_shapes(const std::string& name) {
     add(4096, 4096, 4096); add(8192, 8192, 8192); add(4095, 4097, 4093);
   } else if (name == "small") {
     add(7, 13, 17); add(127, 129, 131); add(1000, 1000, 1000);
+  } else if (name == "seed-sparse" || name == "transformer-sparse") {  // sparse_options.hpp
+    throw Error(ErrorCode::InvalidArgument, "--preset: '" + name + "' is a sparse preset: add --sparse");
   } else {
     throw Error(ErrorCode::InvalidArgument,
                 "--preset: unknown preset '" + name + "' (expected " + join_alternatives(preset_names()) + ")");

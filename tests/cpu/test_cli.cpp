@@ -19,6 +19,9 @@
 #include "plot.hpp"
 #include "report.hpp"
 #include "shapes.hpp"
+#include "sparse_options.hpp"
+#include "sparse_report.hpp"
+#include "tilegemm/bsr.hpp"
 #include "tilegemm/device.hpp"
 #include "tilegemm/error.hpp"
 
@@ -674,6 +677,449 @@ TEST_F(CliFiles, PlotScriptDrawsTheCsvWriterOutput) {
     if (std::string(e.what()).rfind("matplotlib is missing: ", 0) == 0) GTEST_SKIP() << e.what();
     FAIL() << e.what();
   }
+}
+
+
+// --- the sparse bench (bench --sparse) ------------------------------------------------------------
+
+TEST(CliSparseParse, Blocks) {
+  EXPECT_EQ(parse_block("32").rows, 32);
+  EXPECT_EQ(parse_block("32").cols, 32);
+  EXPECT_EQ(parse_block("16x32").rows, 16);
+  EXPECT_EQ(parse_block("16x32").cols, 32);
+  EXPECT_EQ(parse_block("001x8").rows, 1);
+  for (const char* bad : {"16x", "x16", "1x2x3", "-1", "abc", "", "16X16", "8 ", "1.5"}) {
+    SCOPED_TRACE(bad);
+    expect_invalid([&] { parse_block(bad); }, std::string("--block: malformed value '") + bad + "'", "RxC");
+  }
+  for (const char* bad : {"0", "0x16", "16x0", "2147483648", "99999999999999999999"}) {
+    SCOPED_TRACE(bad);
+    expect_invalid([&] { parse_block(bad); }, std::string("--block: value '") + bad + "' out of range");
+  }
+}
+
+TEST(CliSparseParse, Sparsity) {
+  EXPECT_DOUBLE_EQ(parse_sparsity("0"), 0.0);
+  EXPECT_DOUBLE_EQ(parse_sparsity("1"), 1.0);
+  EXPECT_DOUBLE_EQ(parse_sparsity("1.0"), 1.0);
+  EXPECT_DOUBLE_EQ(parse_sparsity("0.95"), 0.95);
+  EXPECT_DOUBLE_EQ(parse_sparsity(".8"), 0.8);
+  for (const char* bad : {"1.5", "-0.1", "2", "1.0000001", "-1"}) {
+    SCOPED_TRACE(bad);
+    expect_invalid([&] { parse_sparsity(bad); }, std::string("--sparsity: value '") + bad + "' out of range",
+                   "[0, 1]");
+  }
+  for (const char* bad : {"abc", "nan", "inf", "1e-1", "", ".", "0.5.1", " 0.5", "0,5", "+0.5", "-"}) {
+    SCOPED_TRACE(bad);
+    expect_invalid([&] { parse_sparsity(bad); }, std::string("--sparsity: malformed value '") + bad + "'");
+  }
+}
+
+TEST(CliSparseParse, OpRowsSeed) {
+  EXPECT_EQ(parse_sparse_op("xwt"), SparseOp::Xwt);
+  EXPECT_EQ(parse_sparse_op("WX"), SparseOp::Wx);
+  EXPECT_EQ(op_name(SparseOp::Wx), "wx");
+  expect_invalid([] { parse_sparse_op("xw"); }, "--op: unknown value 'xw'", "xwt");
+  expect_invalid([] { parse_sparse_op(""); }, "--op: unknown value ''");
+  EXPECT_EQ(parse_rows("uniform"), RowDistribution::Uniform);
+  EXPECT_EQ(parse_rows("Skewed"), RowDistribution::Skewed);
+  EXPECT_EQ(rows_name(RowDistribution::Skewed), "skewed");
+  expect_invalid([] { parse_rows("zipf"); }, "--rows: unknown value 'zipf'", "uniform or skewed");
+  EXPECT_EQ(parse_seed("0"), 0u);
+  EXPECT_EQ(parse_seed("18446744073709551615"), 18446744073709551615ull);
+  for (const char* bad : {"-1", "", "1.5", "0x10", " 1"}) {
+    SCOPED_TRACE(bad);
+    expect_invalid([&] { parse_seed(bad); }, std::string("--seed: malformed value '") + bad + "'");
+  }
+  expect_invalid([] { parse_seed("18446744073709551616"); }, "--seed: value '18446744073709551616' out of range");
+}
+
+TEST(CliSparseParse, KernelLists) {
+  EXPECT_EQ(parse_bsr_kernel_list("all"),
+            (std::vector<BsrKernel>{BsrKernel::Reduction, BsrKernel::SmallM, BsrKernel::Tiled}));
+  EXPECT_EQ(parse_bsr_kernel_list(kDefaultSparseKernels), (std::vector<BsrKernel>{BsrKernel::Auto, BsrKernel::Tiled}));
+  EXPECT_EQ(parse_bsr_kernel_list("tiled,3,03-tiled,small-m,1"),
+            (std::vector<BsrKernel>{BsrKernel::Tiled, BsrKernel::SmallM, BsrKernel::Reduction}));
+  EXPECT_EQ(parse_bsr_kernel_list("auto,all").size(), 4u);
+  for (const char* bad : {"6", "naive", "4", "tiled,x"}) {
+    SCOPED_TRACE(bad);
+    expect_invalid([&] { parse_bsr_kernel_list(bad); }, "--kernels: unknown value", "reduction, small-m, tiled");
+  }
+  expect_invalid([] { parse_bsr_kernel_list(""); }, "--kernels: empty list");
+  expect_invalid([] { parse_bsr_kernel_list(",,"); }, "--kernels: empty list");
+}
+
+TEST(CliSparsePreset, SeedSparse) {
+  const std::vector<SparseProblem> p = sparse_preset_problems("seed-sparse");
+  ASSERT_EQ(p.size(), 4u * 3u * 3u);
+  // (m, k, n) = (1, 128, 768) first: W is n x k = 768 x 128 for xwt.
+  EXPECT_EQ(p[0].op, SparseOp::Xwt);
+  EXPECT_EQ(p[0].m, 1);
+  EXPECT_EQ(p[0].k, 128);
+  EXPECT_EQ(p[0].n, 768);
+  EXPECT_EQ(p[0].w_rows(), 768);
+  EXPECT_EQ(p[0].batch(), 1);
+  EXPECT_EQ(p[0].block_rows, 8);
+  EXPECT_EQ(p[0].block_cols, 8);
+  EXPECT_DOUBLE_EQ(p[0].sparsity, 0.80);
+  EXPECT_EQ(p[0].str(), "xwt m=1 k=128 n=768 block 8x8 sparsity 0.8 uniform");
+  EXPECT_EQ(p.back().str(), "xwt m=8 k=1024 n=1024 block 32x32 sparsity 0.95 uniform");
+  for (const SparseProblem& q : p) {
+    EXPECT_EQ(q.rows, RowDistribution::Uniform);
+    EXPECT_EQ(q.w_rows() % q.block_rows, 0);
+    EXPECT_EQ(q.k % q.block_cols, 0);
+  }
+}
+
+TEST(CliSparsePreset, TransformerSparseAndOps) {
+  const std::vector<SparseProblem> p = sparse_preset_problems("transformer-sparse");
+  ASSERT_EQ(p.size(), 3u * 3u * 4u * 2u);
+  int skewed = 0;
+  for (const SparseProblem& q : p) skewed += q.rows == RowDistribution::Skewed;
+  EXPECT_EQ(skewed, 36);
+  EXPECT_EQ(p[0].str(), "xwt m=4096 k=768 n=3072 block 16x16 sparsity 0.8 uniform");
+  EXPECT_EQ(p[1].str(), "xwt m=4096 k=768 n=3072 block 16x16 sparsity 0.8 skewed");
+  EXPECT_EQ(p.back().str(), "xwt m=8192 k=8192 n=8192 block 64x64 sparsity 0.99 skewed");
+  // wx: the same layers in cuSPARSE's orientation, Y^T = W X^T: M = n, N = m, the same W (n x k).
+  for (const std::string& name : sparse_preset_names()) {
+    const std::vector<SparseProblem> x = sparse_preset_problems(name, SparseOp::Xwt);
+    const std::vector<SparseProblem> w = sparse_preset_problems(name, SparseOp::Wx);
+    ASSERT_EQ(w.size(), x.size());
+    for (size_t i = 0; i < w.size(); ++i) {
+      EXPECT_EQ(w[i].op, SparseOp::Wx);
+      EXPECT_EQ(w[i].m, x[i].n);
+      EXPECT_EQ(w[i].n, x[i].m);
+      EXPECT_EQ(w[i].k, x[i].k);
+      EXPECT_EQ(w[i].w_rows(), x[i].w_rows());
+      EXPECT_EQ(w[i].batch(), x[i].batch());
+      EXPECT_EQ(w[i].expected_nnzb(), x[i].expected_nnzb());
+      EXPECT_EQ(w[i].w_rows() % w[i].block_rows, 0) << w[i].str();
+    }
+  }
+  const SparseProblem w0 = sparse_preset_problems("transformer-sparse", SparseOp::Wx)[0];
+  EXPECT_EQ(w0.str(), "wx m=3072 k=768 n=4096 block 16x16 sparsity 0.8 uniform");
+  EXPECT_EQ(w0.size_x(), 768 * 4096);
+  for (const std::string& name : sparse_preset_names()) EXPECT_FALSE(sparse_preset_problems(name).empty());
+  expect_invalid([] { sparse_preset_problems("nope"); }, "--preset: unknown sparse preset 'nope'",
+                 "seed-sparse or transformer-sparse");
+  expect_invalid([] { sparse_preset_problems("ladder"); }, "--preset: 'ladder' is a dense preset");
+  expect_invalid([] { preset_shapes("seed-sparse"); }, "--preset: 'seed-sparse' is a sparse preset: add --sparse");
+}
+
+TEST(CliSparseProblem, CountsMatchTheGenerator) {
+  SparseProblem p;
+  p.m = 8;
+  p.n = 96;
+  p.k = 64;
+  p.block_rows = 16;
+  p.block_cols = 8;
+  for (double s : {0.0, 0.5, 0.8, 0.95, 0.99, 1.0})
+    for (RowDistribution r : {RowDistribution::Uniform, RowDistribution::Skewed}) {
+      p.sparsity = s;
+      p.rows = r;
+      SCOPED_TRACE(p.str());
+      EXPECT_EQ(p.total_blocks(), 6 * 8);
+      const BsrMatrix w = generate_bsr(p.w_rows(), p.w_cols(), p.block_rows, p.block_cols, p.sparsity, p.rows, 7);
+      EXPECT_EQ(w.nnzb(), p.expected_nnzb());
+      EXPECT_DOUBLE_EQ(useful_flops(p, w.nnzb()), 2.0 * 8 * w.nnzb() * 16 * 8);
+    }
+  p.op = SparseOp::Wx;  // W is m x k now; the batch is n
+  p.m = 32;
+  EXPECT_EQ(p.w_rows(), 32);
+  EXPECT_EQ(p.batch(), 96);
+  EXPECT_EQ(p.size_x(), 64 * 96);
+  EXPECT_EQ(p.size_y(), 32 * 96);
+}
+
+TEST(CliSparseProblem, SeedsAreDeterministicPerProblem) {
+  const std::vector<SparseProblem> p = sparse_preset_problems("seed-sparse");
+  EXPECT_EQ(sparse_w_seed(1, p[0]), sparse_w_seed(1, p[0]));
+  EXPECT_NE(sparse_w_seed(1, p[0]), sparse_w_seed(2, p[0]));
+  EXPECT_NE(sparse_w_seed(1, p[0]), sparse_w_seed(1, p[1]));
+  EXPECT_NE(sparse_w_seed(1, p[0]), sparse_x_seed(1, p[0]));
+  // The same problem from --shape gets the same data as from the preset.
+  SparseBenchArgs a;
+  a.shapes = {"1x768x128"};
+  a.blocks = {"8"};
+  a.sparsities = {"0.80"};
+  const SparseBenchPlan plan = plan_sparse_bench(a);
+  ASSERT_EQ(plan.problems.size(), 1u);
+  EXPECT_EQ(plan.problems[0].str(), p[0].str());
+  EXPECT_EQ(sparse_w_seed(1, plan.problems[0]), sparse_w_seed(1, p[0]));
+}
+
+TEST(CliSparseProblem, ReductionIsSkippedOnBigProblems) {
+  SparseProblem p = sparse_preset_problems("transformer-sparse")[0];  // 4096 x 768 x 3072, 16x16, 0.8
+  const int64_t nnzb = p.expected_nnzb();
+  EXPECT_GT(useful_flops(p, nnzb), kReductionMaxFlops);
+  const std::string why = sparse_kernel_skip_reason(BsrKernel::Reduction, p, nnzb);
+  EXPECT_NE(why.find("01-reduction is the reference kernel"), std::string::npos) << why;
+  EXPECT_EQ(sparse_kernel_skip_reason(BsrKernel::Tiled, p, nnzb), "");
+  EXPECT_EQ(sparse_kernel_skip_reason(BsrKernel::SmallM, p, nnzb), "");
+  EXPECT_EQ(sparse_kernel_skip_reason(BsrKernel::Auto, p, nnzb), "");
+  for (const SparseProblem& q : sparse_preset_problems("seed-sparse"))
+    EXPECT_EQ(sparse_kernel_skip_reason(BsrKernel::Reduction, q, q.expected_nnzb()), "") << q.str();
+}
+
+TEST(CliPlanSparse, Defaults) {
+  const SparseBenchPlan plan = plan_sparse_bench(SparseBenchArgs{});
+  EXPECT_EQ(plan.problems.size(), sparse_preset_problems("seed-sparse").size());
+  EXPECT_EQ(plan.kernels, (std::vector<BsrKernel>{BsrKernel::Auto, BsrKernel::Tiled}));
+  EXPECT_EQ(plan.seed, 1u);
+  EXPECT_EQ(plan.dtype.name, "fp32");
+  EXPECT_FALSE(plan.warm);
+  EXPECT_DOUBLE_EQ(plan.min_time, 0.5);
+  EXPECT_TRUE(plan.csv.empty());
+  EXPECT_TRUE(plan.json.empty());
+}
+
+TEST(CliPlanSparse, PresetThenTheShapeGrid) {
+  SparseBenchArgs a;
+  a.preset = "seed-sparse";
+  a.op = "wx";
+  a.shapes = {"64x32x128", "32x16x64"};
+  a.blocks = {"16", "16x32"};
+  a.sparsities = {"0.5", "0.9"};
+  a.rows = {"uniform", "skewed", "uniform"};
+  a.kernels = "all";
+  a.seed = "42";
+  a.warm = true;
+  const SparseBenchPlan plan = plan_sparse_bench(a);
+  ASSERT_EQ(plan.problems.size(), 36u + 2u * 2u * 2u * 2u);
+  EXPECT_EQ(plan.problems[0].op, SparseOp::Wx);
+  std::vector<std::string> grid;
+  for (size_t i = 36; i < plan.problems.size(); ++i) grid.push_back(plan.problems[i].str());
+  EXPECT_EQ(grid[0], "wx m=64 k=128 n=32 block 16x16 sparsity 0.5 uniform");
+  EXPECT_EQ(grid[1], "wx m=64 k=128 n=32 block 16x16 sparsity 0.5 skewed");
+  EXPECT_EQ(grid[2], "wx m=64 k=128 n=32 block 16x16 sparsity 0.9 uniform");
+  EXPECT_EQ(grid[4], "wx m=64 k=128 n=32 block 16x32 sparsity 0.5 uniform");
+  EXPECT_EQ(grid[8], "wx m=32 k=64 n=16 block 16x16 sparsity 0.5 uniform");
+  EXPECT_EQ(plan.kernels.size(), 3u);
+  EXPECT_EQ(plan.seed, 42u);
+  EXPECT_TRUE(plan.warm);
+}
+
+TEST(CliPlanSparse, RejectsEachBadArgument) {
+  auto with = [](const std::function<void(SparseBenchArgs&)>& edit) {
+    SparseBenchArgs a;
+    a.shapes = {"8x768x128"};
+    edit(a);
+    return [a] { plan_sparse_bench(a); };
+  };
+  expect_invalid(with([](SparseBenchArgs& a) { a.preset = "nope"; }), "--preset: unknown sparse preset 'nope'");
+  expect_invalid(with([](SparseBenchArgs& a) { a.preset = "textbook"; }), "--preset: 'textbook' is a dense preset");
+  expect_invalid(with([](SparseBenchArgs& a) { a.shapes = {"12x"}; }), "--shape: malformed value '12x'");
+  expect_invalid(with([](SparseBenchArgs& a) { a.shapes = {"0x768x128"}; }), "--shape: '0x768x128' has a zero dimension");
+  expect_invalid(with([](SparseBenchArgs& a) { a.blocks = {"0"}; }), "--block: value '0' out of range");
+  expect_invalid(with([](SparseBenchArgs& a) { a.blocks = {"16x"}; }), "--block: malformed value '16x'");
+  expect_invalid(with([](SparseBenchArgs& a) { a.sparsities = {"1.5"}; }), "--sparsity: value '1.5' out of range");
+  expect_invalid(with([](SparseBenchArgs& a) { a.sparsities = {"-0.1"}; }), "--sparsity: value '-0.1' out of range");
+  expect_invalid(with([](SparseBenchArgs& a) { a.rows = {"zipf"}; }), "--rows: unknown value 'zipf'");
+  expect_invalid(with([](SparseBenchArgs& a) { a.op = "xw"; }), "--op: unknown value 'xw'");
+  expect_invalid(with([](SparseBenchArgs& a) { a.kernels = "6"; }), "--kernels: unknown value '6'");
+  expect_invalid(with([](SparseBenchArgs& a) { a.dtype = "bf16"; }), "--dtype: unsupported value 'bf16'");
+  expect_invalid(with([](SparseBenchArgs& a) { a.seed = "-3"; }), "--seed: malformed value '-3'");
+  expect_invalid(with([](SparseBenchArgs& a) { a.warm = a.cold = true; }), "--warm: cannot be combined with --cold");
+  expect_invalid(with([](SparseBenchArgs& a) { a.min_time = -1; }), "--min-time: invalid value '-1'");
+  expect_invalid(with([](SparseBenchArgs& a) { a.csv = "/nonexistent-dir/x.csv"; }),
+                 "--csv: cannot write '/nonexistent-dir/x.csv'");
+  expect_invalid(with([](SparseBenchArgs& a) { a.json = "/nonexistent-dir/x.json"; }),
+                 "--json: cannot write '/nonexistent-dir/x.json'");
+  expect_invalid(with([](SparseBenchArgs& a) { a.csv = a.json = "same.out"; }), "--json: 'same.out' is the same file");
+  // Blocks that do not divide W: xwt's W is N x K, wx's W is M x K.
+  expect_invalid(with([](SparseBenchArgs& a) { a.shapes = {"8x100x128"}; a.blocks = {"16"}; }),
+                 "--shape: 8x100x128 with --block 16x16: N = 100 is not divisible by the block rows R = 16",
+                 "(xwt: W is N x K)");
+  expect_invalid(with([](SparseBenchArgs& a) { a.shapes = {"8x768x100"}; a.blocks = {"16x32"}; }),
+                 "--shape: 8x768x100 with --block 16x32: K = 100 is not divisible by the block columns C = 32");
+  expect_invalid(with([](SparseBenchArgs& a) { a.op = "wx"; a.shapes = {"8x768x128"}; a.blocks = {"16"}; }),
+                 "--shape: 8x768x128 with --block 16x16: M = 8 is not divisible by the block rows R = 16",
+                 "(wx: W is M x K)");
+  expect_invalid(with([](SparseBenchArgs& a) { a.shapes = {"1x65536x65536"}; a.blocks = {"1"}; }),
+                 "--shape: 1x65536x65536 with --block 1x1: 4294967296 blocks in W");
+  // The grid options need --shape; dense-only options are refused.
+  auto preset_only = [](const std::function<void(SparseBenchArgs&)>& edit) {
+    SparseBenchArgs a;
+    a.preset = "seed-sparse";
+    edit(a);
+    return [a] { plan_sparse_bench(a); };
+  };
+  expect_invalid(preset_only([](SparseBenchArgs& a) { a.blocks = {"16"}; }), "--block: applies to --shape problems");
+  expect_invalid(preset_only([](SparseBenchArgs& a) { a.sparsities = {"0.5"}; }), "--sparsity: applies to --shape");
+  expect_invalid(preset_only([](SparseBenchArgs& a) { a.rows = {"skewed"}; }), "--rows: applies to --shape");
+  for (const char* name : {"--sizes", "--layout", "--trans", "--rasters", "--plot"}) {
+    SCOPED_TRACE(name);
+    expect_invalid(preset_only([&](SparseBenchArgs& a) { a.dense_only = {name}; }),
+                   std::string(name) + ": not available with --sparse");
+  }
+  // --schedules adds the tiled kernel's extra schedules, which exist for xwt only.
+  expect_invalid(preset_only([](SparseBenchArgs& a) { a.schedules = true; a.op = "wx"; }),
+                 "--schedules: the tiled kernel's extra schedules are compiled for --op xwt only");
+  EXPECT_NO_THROW(preset_only([](SparseBenchArgs& a) { a.schedules = true; })());
+  expect_invalid([] { reject_sparse_only_options({"--block", "--op"}); }, "--block: needs --sparse");
+  EXPECT_NO_THROW(reject_sparse_only_options({}));
+}
+
+TEST(CliPlanSparse, ArgumentsAreCheckedBeforeFiles) {
+  SparseBenchArgs a;
+  a.csv = "/nonexistent-dir/x.csv";
+  a.kernels = "9";
+  expect_invalid([&] { plan_sparse_bench(a); }, "--kernels:");
+}
+
+TEST(CliSparseFits, RejectsProblemsLargerThanTheDevice) {
+  const double gib = 1073741824.0;
+  SparseProblem p;
+  p.m = 4;
+  p.n = 32;
+  p.k = 16;
+  p.block_rows = p.block_cols = 8;  // 4 x 2 blocks
+  p.sparsity = 0.5;                 // 4 stored
+  // X 4x16, W dense 32x16, Y and Y_ref 4x32; 4 blocks of 64 + their indices; index pointer and order.
+  EXPECT_DOUBLE_EQ(sparse_problem_bytes(p), 4.0 * (64 + 512 + 256) + 4 * (256.0 + 4) + 4.0 * (2 * 4 + 1));
+  const std::vector<SparseProblem> tr = sparse_preset_problems("transformer-sparse");
+  EXPECT_NO_THROW(check_sparse_fits(tr, 100e6, 80 * gib, "GPU"));
+  // 8192^3: X, dense W and two Y of 0.25 GiB each, plus the BSR W (20 % of 0.25 GiB and its indices).
+  expect_invalid([&] { check_sparse_fits(tr, 0, 1 * gib, "Small GPU"); },
+                 "problem xwt m=8192 k=8192 n=8192 block 16x16 sparsity 0.8 uniform needs 1.1 GiB",
+                 "Small GPU has 1.0 GiB");
+  SparseProblem huge = p;
+  huge.m = huge.n = huge.k = kMaxDim;
+  huge.block_rows = huge.block_cols = 1;
+  EXPECT_GT(sparse_problem_bytes(huge), 1e19);
+}
+
+std::vector<SparseRow> sample_sparse_rows() {
+  SparseRow base;
+  base.problem = sparse_preset_problems("seed-sparse")[2];  // 1 x 128 x 768, 8x8, 0.95
+  base.nnzb = 77;
+  base.achieved_sparsity = 1.0 - 77.0 / 1536.0;
+  base.max_row_blocks = 3;
+  base.tol = 1.2e-4;
+  std::vector<SparseRow> rows;
+  SparseRow dense = base;
+  dense.kernel = kDenseBaselineLabel;
+  dense.dense_baseline = true;
+  dense.status = "ok";
+  dense.t = {0.02, 0.019, 0.03, 100};
+  dense.tflops = 0.5;
+  rows.push_back(dense);
+  SparseRow cs = base;
+  cs.kernel = kSparseBaselineLabel;
+  cs.sparse_baseline = true;
+  cs.status = "ok";
+  cs.note = "Y^T = W * X^T, \"quoted\", commas";
+  cs.t = {0.04, 0.035, 0.05, 60};
+  cs.max_err = 1e-6;
+  rows.push_back(cs);
+  SparseRow ours = base;
+  ours.kernel = "03-tiled";
+  ours.status = "ok";
+  ours.t = {0.01, 0.009, 0.012, 300};
+  ours.max_err = 2e-6;
+  rows.push_back(ours);
+  SparseRow skipped = base;
+  skipped.kernel = "01-reduction";
+  skipped.status = "skipped: too slow";
+  rows.push_back(skipped);
+  set_speedups(rows);
+  return rows;
+}
+
+TEST(CliSparseReport, Speedups) {
+  const std::vector<SparseRow> rows = sample_sparse_rows();
+  EXPECT_DOUBLE_EQ(rows[0].vs_cublas.value(), 1.0);
+  EXPECT_DOUBLE_EQ(rows[0].vs_cusparse.value(), 2.0);
+  EXPECT_DOUBLE_EQ(rows[1].vs_cusparse.value(), 1.0);
+  EXPECT_DOUBLE_EQ(rows[1].vs_cublas.value(), 0.5);
+  EXPECT_DOUBLE_EQ(rows[2].vs_cusparse.value(), 4.0);
+  EXPECT_DOUBLE_EQ(rows[2].vs_cublas.value(), 2.0);
+  EXPECT_FALSE(rows[3].vs_cublas.has_value());
+  std::vector<SparseRow> no_cusparse = rows;
+  no_cusparse[1].status = "skipped: cuSPARSE: CUSPARSE_STATUS_NOT_SUPPORTED";
+  set_speedups(no_cusparse);
+  EXPECT_FALSE(no_cusparse[2].vs_cusparse.has_value());
+  EXPECT_DOUBLE_EQ(no_cusparse[2].vs_cublas.value(), 2.0);
+  const std::string table = sparse_table(rows);
+  EXPECT_NE(table.find("xwt m=1 k=128 n=768, block 8x8, sparsity 0.95"), std::string::npos) << table;
+  EXPECT_NE(table.find("nnzb 77 of 1536"), std::string::npos) << table;
+  EXPECT_NE(table.find("4.000x"), std::string::npos) << table;
+  EXPECT_NE(table.find("01-reduction   skipped: too slow"), std::string::npos) << table;
+}
+
+TEST_F(CliFiles, SparseCsvWriterRoundTrip) {
+  const std::string f = path("sparse.csv");
+  write_sparse_csv(f, sample_sparse_rows(), "NVIDIA H100 80GB HBM3");
+  const std::vector<std::string> lines = lines_of(read_file(f));
+  ASSERT_EQ(lines.size(), 5u);
+  EXPECT_EQ(lines[0], sparse_csv_header());
+  const std::vector<std::string> head = split_csv_line(lines[0]);
+  auto col = [&](const std::vector<std::string>& cells, const std::string& name) {
+    for (size_t i = 0; i < head.size(); ++i)
+      if (head[i] == name) return cells.at(i);
+    ADD_FAILURE() << "no column " << name;
+    return std::string();
+  };
+  std::vector<std::vector<std::string>> r;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    r.push_back(split_csv_line(lines[i]));
+    ASSERT_EQ(r.back().size(), head.size()) << lines[i];
+  }
+  EXPECT_EQ(col(r[0], "device"), "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(col(r[0], "op"), "xwt");
+  EXPECT_EQ(col(r[0], "m"), "1");
+  EXPECT_EQ(col(r[0], "n"), "768");
+  EXPECT_EQ(col(r[0], "k"), "128");
+  EXPECT_EQ(col(r[0], "block_rows"), "8");
+  EXPECT_EQ(col(r[0], "sparsity"), "0.95");
+  EXPECT_NEAR(std::stod(col(r[0], "achieved_sparsity")), 1.0 - 77.0 / 1536.0, 1e-9);
+  EXPECT_EQ(col(r[0], "nnzb"), "77");
+  EXPECT_EQ(col(r[0], "rows"), "uniform");
+  EXPECT_EQ(col(r[0], "kernel"), "cublas-dense");
+  EXPECT_EQ(col(r[0], "max_abs_err"), "");  // the reference is not compared with itself
+  EXPECT_DOUBLE_EQ(std::stod(col(r[0], "speedup_vs_cusparse")), 2.0);
+  EXPECT_EQ(col(r[1], "note"), "Y^T = W * X^T, \"quoted\", commas");
+  EXPECT_DOUBLE_EQ(std::stod(col(r[2], "speedup_vs_cusparse")), 4.0);
+  EXPECT_DOUBLE_EQ(std::stod(col(r[2], "speedup_vs_cublas")), 2.0);
+  EXPECT_EQ(col(r[2], "reps"), "300");
+  EXPECT_EQ(col(r[3], "status"), "skipped: too slow");
+  EXPECT_EQ(col(r[3], "median_ms"), "");
+  EXPECT_EQ(col(r[3], "speedup_vs_cublas"), "");
+  EXPECT_DOUBLE_EQ(std::stod(col(r[3], "tolerance")), 1.2e-4);
+  expect_invalid([&] { write_sparse_csv(path("no/such/dir.csv"), {}, "GPU", "--csv"); }, "--csv: cannot write");
+}
+
+TEST_F(CliFiles, SparseJsonWriterRoundTrip) {
+  RunInfo run;
+  run.device = fake_h100();
+  run.build = build_info();
+  run.argv = {"tilegemm", "bench", "--sparse", "--preset", "seed-sparse"};
+  run.date_utc = utc_iso8601(1700000000);
+  const std::string f = path("sparse.json");
+  write_sparse_json(f, run, sample_sparse_rows());
+  const nlohmann::json j = nlohmann::json::parse(read_file(f));
+  const nlohmann::json& h = j.at("header");
+  EXPECT_EQ(h.at("tool"), "tilegemm bench --sparse");
+  EXPECT_EQ(h.at("command_line"), "tilegemm bench --sparse --preset seed-sparse");
+  EXPECT_EQ(h.at("device").at("name"), "NVIDIA H100 80GB HBM3");
+  const nlohmann::json& m = h.at("method");
+  EXPECT_EQ(m.at("l2"), "cold");
+  EXPECT_NE(m.at("baseline").at("sparse").get<std::string>().find("CUSPARSE_SPMM_BSR_ALG1"), std::string::npos);
+  EXPECT_NE(m.at("baseline").at("dense").get<std::string>().find("CUBLAS_COMPUTE_32F_PEDANTIC"), std::string::npos);
+  EXPECT_DOUBLE_EQ(m.at("reduction_max_flops").get<double>(), kReductionMaxFlops);
+  const nlohmann::json& rows = j.at("rows");
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0].at("baseline"), "dense");
+  EXPECT_EQ(rows[1].at("baseline"), "sparse");
+  EXPECT_TRUE(rows[2].at("baseline").is_null());
+  EXPECT_EQ(rows[0].at("total_blocks"), 1536);
+  EXPECT_EQ(rows[2].at("kernel"), "03-tiled");
+  EXPECT_DOUBLE_EQ(rows[2].at("speedup_vs_cusparse").get<double>(), 4.0);
+  EXPECT_DOUBLE_EQ(rows[2].at("median_ms").get<double>(), 0.01);
+  EXPECT_TRUE(rows[0].at("max_abs_err").is_null());
+  EXPECT_TRUE(rows[3].at("median_ms").is_null());
+  EXPECT_TRUE(rows[3].at("speedup_vs_cublas").is_null());
+  expect_invalid([&] { write_sparse_json(path("no/such/dir.json"), run, {}); }, "--json: cannot write");
 }
 
 }  // namespace

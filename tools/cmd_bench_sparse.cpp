@@ -1,0 +1,309 @@
+// tilegemm bench --sparse: the BSR kernels against cuSPARSE (cusparseSpMM, CUSPARSE_SPMM_BSR_ALG1) and
+// dense cuBLAS FP32 (W expanded to dense), on the same data, in one run. Dense cuBLAS's result is the
+// reference: every other contender is verified against it before it is timed, and a wrong one gets no
+// time. All arguments (and the output files) are checked before the device is touched.
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <ctime>
+#include <memory>
+
+#include "core/cuda_check.hpp"
+#include "core/device_buffer.hpp"
+#include "harness.hpp"
+#include "shapes.hpp"
+#include "sparse_command.hpp"
+#include "sparse_harness.hpp"
+#include "sparse_report.hpp"
+#include "tilegemm/bsr_gpu.hpp"
+#include "tilegemm/device.hpp"
+#include "tilegemm/error.hpp"
+
+namespace tilegemm {
+namespace tools {
+
+namespace {
+
+volatile std::sig_atomic_t g_sparse_interrupted = 0;
+
+// Everything one contender's measurement needs besides the contender itself.
+struct Bench {
+  const SparseBenchPlan& plan;
+  size_t flush_bytes;
+  double fp32_peak_tflops;
+  float* y;
+  const float* y_ref;
+  int64_t y_count;
+  double flops;  // useful FLOPs of the problem
+};
+
+// Verifies `run` against the reference (unless `verify` is false: the reference itself) and times it.
+void measure(SparseRow& r, const std::function<void()>& run, bool verify, const Bench& b) {
+  try {
+    if (verify) {
+      fill_value(b.y, b.y_count, std::nanf(""));  // poison: unwritten elements show up
+      run();
+      TILEGEMM_CUDA_CHECK(cudaDeviceSynchronize());
+      const Diff d = compare(b.y, b.y_ref, b.y_count);
+      r.max_err = d.max_abs;
+      if (d.non_finite || d.max_abs > r.tol) {
+        char msg[160];
+        std::snprintf(msg, sizeof msg, "FAILED: %s max |Y - cuBLAS| = %.3g > tolerance %.3g",
+                      d.non_finite ? "non-finite output," : "", d.max_abs, r.tol);
+        r.status = msg;
+        return;
+      }
+    }
+    r.t = time_runs(run, b.plan.min_time, b.flush_bytes);
+    r.status = "ok";
+    r.tflops = b.flops / (r.t.median_ms * 1e-3) / 1e12;
+    r.peak_pct = b.fp32_peak_tflops > 0 ? 100.0 * r.tflops / b.fp32_peak_tflops : 0;
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::OutOfMemory) throw;
+    r.status = std::string("FAILED: ") + e.what();
+  }
+}
+
+void write_outputs(const SparseBenchPlan& plan, const RunInfo& run, const std::vector<SparseRow>& rows) {
+  if (!plan.csv.empty()) write_sparse_csv(plan.csv, rows, run.device.name, "--csv");
+  if (!plan.json.empty()) write_sparse_json(plan.json, run, rows, "--json");
+}
+
+// All contenders on one problem: generates W and X, computes the reference, measures.
+std::vector<SparseRow> bench_problem(const SparseProblem& p, size_t index, const SparseBenchPlan& plan,
+                                     const DeviceInfo& dev, size_t flush_bytes, Cublas& cublas,
+                                     const Cusparse& cusparse) {
+  auto progress = [&](const std::string& what) {
+    std::fprintf(stderr, "[problem %zu/%zu %s] %s\n", index + 1, plan.problems.size(), p.str().c_str(),
+                 what.c_str());
+  };
+  progress("generating W and X");
+  // W on the host, then on the device twice: as BSR (our kernels, cuSPARSE) and dense (cuBLAS).
+  const BsrMatrix w = generate_bsr(p.w_rows(), p.w_cols(), p.block_rows, p.block_cols, p.sparsity, p.rows,
+                                   sparse_w_seed(plan.seed, p));
+  const DeviceBsrMatrix dw(w);
+  DeviceBuffer<float> w_dense(static_cast<size_t>(p.size_w_dense()));
+  {
+    std::vector<float> host(static_cast<size_t>(p.size_w_dense()));
+    bsr_to_dense(w, host.data(), p.w_cols());
+    w_dense.upload(host);
+  }
+  DeviceBuffer<float> x(static_cast<size_t>(p.size_x())), y(static_cast<size_t>(p.size_y())),
+      y_ref(static_cast<size_t>(p.size_y()));
+  fill_uniform(x.get(), p.size_x(), sparse_x_seed(plan.seed, p));
+
+  // Dense cuBLAS on the same shape, row-major: xwt is X (m x k) * Wd^T (Wd stored n x k), wx is
+  // Wd (m x k) * X (k x n). Its result is the reference.
+  Problem dp;
+  dp.layout = Layout::RowMajor;
+  dp.m = p.m;
+  dp.n = p.n;
+  dp.k = p.k;
+  const bool xwt = p.op == SparseOp::Xwt;
+  dp.op_a = Op::N;
+  dp.op_b = xwt ? Op::T : Op::N;
+  const float* a = xwt ? x.get() : w_dense.get();
+  const float* bb = xwt ? w_dense.get() : x.get();
+  fill_value(y_ref.get(), p.size_y(), std::nanf(""));
+  cublas.sgemm(dp, 1.0f, a, bb, 0.0f, y_ref.get());
+  TILEGEMM_CUDA_CHECK(cudaDeviceSynchronize());
+
+  SparseRow base;
+  base.problem = p;
+  base.nnzb = w.nnzb();
+  base.achieved_sparsity = 1.0 - static_cast<double>(w.nnzb()) / static_cast<double>(p.total_blocks());
+  base.max_row_blocks = dw.max_row_blocks();
+  base.dtype = plan.dtype.name;
+  // |X|, |W| <= 1: the FP32 rounding bound of a K-term dot product, for both sides (as the dense bench).
+  base.tol = 2.0 * 4.0 * 1.2e-7 * static_cast<double>(p.k + 2);
+  const Bench b{plan, flush_bytes, dev.fp32_peak_tflops(), y.get(), y_ref.get(), p.size_y(),
+                useful_flops(p, w.nnzb())};
+  const size_t contenders = 2 + plan.kernels.size();
+  std::vector<SparseRow> rows;
+
+  // 1. Dense cuBLAS (the reference: not compared with itself).
+  if (!g_sparse_interrupted) {
+    progress(std::string(kDenseBaselineLabel) + " (1/" + std::to_string(contenders) + ")");
+    SparseRow r = base;
+    r.kernel = kDenseBaselineLabel;
+    r.dense_baseline = true;
+    r.note = xwt ? "cublasGemmEx: X * Wd^T, Wd = W expanded to dense N x K" : "cublasGemmEx: Wd * X, Wd = W "
+                                                                              "expanded to dense M x K";
+    measure(r, [&] { cublas.sgemm(dp, 1.0f, a, bb, 0.0f, y.get()); }, false, b);
+    rows.push_back(r);
+  }
+  // 2. cuSPARSE BSR_ALG1 on the same BSR arrays.
+  if (!g_sparse_interrupted) {
+    progress(std::string(kSparseBaselineLabel) + " (2/" + std::to_string(contenders) + ")");
+    SparseRow r = base;
+    r.kernel = kSparseBaselineLabel;
+    r.sparse_baseline = true;
+    try {
+      CusparseBsrProduct sp(cusparse, p.op, p.m, p.n, p.k, dw.view(), x.get(), y.get());
+      if (!sp.unsupported().empty()) {
+        r.status = "skipped: cuSPARSE: " + sp.unsupported();
+      } else {
+        r.note = sp.formulation();
+        measure(r, [&] { sp.run(); }, true, b);
+      }
+    } catch (const Error& e) {
+      if (e.code() == ErrorCode::OutOfMemory) throw;
+      r.status = std::string("FAILED: ") + e.what();
+    }
+    rows.push_back(r);
+  }
+  // 3. Ours.
+  for (size_t i = 0; i < plan.kernels.size() && !g_sparse_interrupted; ++i) {
+    const BsrKernel kernel = plan.kernels[i];
+    progress(to_string(kernel) + " (" + std::to_string(3 + i) + "/" + std::to_string(contenders) + ")");
+    SparseRow r = base;
+    r.kernel = to_string(kernel);
+    const std::string why = sparse_kernel_skip_reason(kernel, p, w.nnzb());
+    if (!why.empty()) {
+      r.status = "skipped: " + why;
+      rows.push_back(r);
+      continue;
+    }
+    BsrOptions opt;
+    opt.kernel = kernel;
+    const float* xp = x.get();
+    float* yp = y.get();
+    if (xwt)
+      measure(r, [&] { bsr_xwt(p.m, p.n, p.k, 1.0f, xp, p.k, dw, 0.0f, yp, p.n, nullptr, opt); }, true, b);
+    else
+      measure(r, [&] { bsr_wx(p.m, p.n, p.k, 1.0f, dw, xp, p.n, 0.0f, yp, p.n, nullptr, opt); }, true, b);
+    rows.push_back(r);
+  }
+  // 4. With --schedules: the tiled kernel's extra schedules (xwt, aligned X, C % 4 == 0 only).
+  const std::vector<std::string> schedules = plan.schedules ? bsr_tiled_schedule_names() : std::vector<std::string>{};
+  for (size_t i = 0; i < schedules.size() && !g_sparse_interrupted; ++i) {
+    SparseRow r = base;
+    r.kernel = "03-tiled:" + schedules[i];
+    if (p.block_cols % 4 != 0 || p.k % 4 != 0) {
+      r.status = "skipped: schedule candidates need block_cols % 4 == 0 and k % 4 == 0";
+      rows.push_back(r);
+      continue;
+    }
+    BsrOptions opt;
+    opt.kernel = BsrKernel::Tiled;
+    opt.tiled_schedule = static_cast<int>(i) + 1;
+    const float* xp = x.get();
+    float* yp = y.get();
+    measure(r, [&] { bsr_xwt(p.m, p.n, p.k, 1.0f, xp, p.k, dw, 0.0f, yp, p.n, nullptr, opt); }, true, b);
+    rows.push_back(r);
+  }
+  set_speedups(rows);
+  return rows;
+}
+
+std::string kernel_list_text(const std::vector<BsrKernel>& kernels) {
+  std::string s;
+  for (BsrKernel k : kernels) s += (s.empty() ? "" : ",") + to_string(k);
+  return s;
+}
+
+}  // namespace
+
+void run_sparse_bench(const SparseBenchArgs& args, const std::vector<std::string>& argv) {
+  // 1. Everything that needs no GPU: arguments and output files.
+  const SparseBenchPlan plan = plan_sparse_bench(args);
+
+  // 2. The device, and whether the largest problem fits before anything is allocated.
+  RunInfo run;
+  run.date_utc = utc_iso8601(std::time(nullptr));
+  run.device = current_device_info();
+  require_supported_device();
+  const DeviceInfo& dev = run.device;
+  const size_t flush_bytes = plan.warm ? 0 : static_cast<size_t>(dev.l2_bytes) * 2;
+  check_sparse_fits(plan.problems, static_cast<double>(flush_bytes), static_cast<double>(dev.global_mem_bytes),
+                    dev.name);
+  run.build = build_info();
+  run.argv = argv;
+  run.dtype = plan.dtype.name;
+  run.warm = plan.warm;
+  run.min_time_s = plan.min_time;
+  run.flush_bytes = static_cast<double>(flush_bytes);
+
+  Cublas cublas;
+  Cusparse cusparse;
+  std::printf("device: %s, %d SMs, FP32 peak %.1f TFLOP/s at max clock; sparse %s, %zu problems, kernels %s + %s "
+              "+ %s; timing %s L2, min %.2f s per kernel\n",
+              dev.name.c_str(), dev.sm_count, dev.fp32_peak_tflops(), plan.dtype.name.c_str(), plan.problems.size(),
+              kernel_list_text(plan.kernels).c_str(), kSparseBaselineLabel, kDenseBaselineLabel,
+              plan.warm ? "warm" : "cold (flushed)", plan.min_time);
+  std::printf("TFLOP/s counts useful work only, 2*M*nnz (nnz = stored blocks x R x C; M = m for xwt, n for wx); "
+              "vs = baseline median / this median\n");
+  std::fflush(stdout);
+  std::signal(SIGINT, [](int) { g_sparse_interrupted = 1; });
+
+  // 3. The sweep; files are rewritten after every problem, so an interrupted sweep keeps its rows.
+  std::vector<SparseRow> all_rows;
+  for (size_t pi = 0; pi < plan.problems.size() && !g_sparse_interrupted; ++pi) {
+    const std::vector<SparseRow> rows = bench_problem(plan.problems[pi], pi, plan, dev, flush_bytes, cublas, cusparse);
+    std::printf("%s", sparse_table(rows).c_str());
+    std::fflush(stdout);
+    all_rows.insert(all_rows.end(), rows.begin(), rows.end());
+    write_outputs(plan, run, all_rows);
+  }
+  run.interrupted = g_sparse_interrupted != 0;
+  write_outputs(plan, run, all_rows);  // again: the JSON records whether the sweep was interrupted
+  if (run.interrupted) std::fprintf(stderr, "interrupted: kept the rows measured so far\n");
+  if (!plan.csv.empty()) std::printf("\nwrote %s\n", plan.csv.c_str());
+  if (!plan.json.empty()) std::printf("wrote %s\n", plan.json.c_str());
+}
+
+SparseDispatch add_sparse_bench_options(CLI::App* cmd) {
+  struct SparseCli {
+    bool sparse = false;
+    std::vector<std::string> blocks, sparsities, rows;
+    std::string op = "xwt", seed = "1";
+  };
+  auto cli = std::make_shared<SparseCli>();
+  cmd->add_flag("--sparse", cli->sparse,
+                "block-sparse bench: BSR kernels vs cuSPARSE BSR_ALG1 and dense cuBLAS (--preset " +
+                    join_alternatives(sparse_preset_names()) +
+                    ", or --shape with --block/--sparsity/--rows; --kernels: auto, all, reduction, small-m, "
+                    "tiled; default " + kDefaultSparseKernels + ")");
+  cmd->add_option("--block", cli->blocks, "with --sparse and --shape: W's blocks R or RxC, comma list (default 32)")
+      ->delimiter(',');
+  cmd->add_option("--sparsity", cli->sparsities,
+                  "with --sparse and --shape: fraction of absent blocks in [0, 1], comma list (default 0.9)")
+      ->delimiter(',');
+  cmd->add_option("--rows", cli->rows, "with --sparse and --shape: uniform and/or skewed block rows (default uniform)")
+      ->delimiter(',');
+  cmd->add_option("--op", cli->op, "with --sparse: xwt (Y = X W^T, W is N x K) or wx (Y = W X, W is M x K)")
+      ->capture_default_str();
+  cmd->add_option("--seed", cli->seed, "with --sparse: seed of W and X")->capture_default_str();
+  return [cli, cmd](const BenchArgs& shared, const std::vector<std::string>& argv) {
+    if (!cli->sparse) {
+      std::vector<std::string> given;
+      for (const char* name : {"--block", "--sparsity", "--rows", "--op", "--seed"})
+        if (cmd->count(name) > 0) given.push_back(name);
+      reject_sparse_only_options(given);
+      return false;
+    }
+    SparseBenchArgs a;
+    a.shapes = shared.shapes;
+    a.preset = shared.preset;
+    a.blocks = cli->blocks;
+    a.sparsities = cli->sparsities;
+    a.rows = cli->rows;
+    a.op = cli->op;
+    a.kernels = cmd->count("--kernels") > 0 ? shared.kernels : "";  // the dense default "all" is not ours
+    a.dtype = shared.dtype;
+    a.seed = cli->seed;
+    a.warm = shared.warm;
+    a.cold = shared.cold;
+    a.min_time = shared.min_time;
+    a.csv = shared.csv;
+    a.json = shared.json;
+    a.schedules = shared.schedules;
+    for (const char* name : {"--sizes", "--layout", "--trans", "--rasters", "--plot"})
+      if (cmd->count(name) > 0) a.dense_only.push_back(name);
+    run_sparse_bench(a, argv);
+    return true;
+  };
+}
+
+}  // namespace tools
+}  // namespace tilegemm

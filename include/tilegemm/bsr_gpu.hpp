@@ -10,6 +10,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "tilegemm/bsr.hpp"
 #include "tilegemm/gemm.hpp"  // Stream
@@ -33,7 +34,16 @@ BsrKernel parse_bsr_kernel(const std::string& s, const char* what = "kernel");
 
 struct BsrOptions {
   BsrKernel kernel = BsrKernel::Auto;
+  // Experiment knob for the tiled kernel (what `tilegemm bench --sparse --schedules` measures):
+  // 0 = the schedule dispatch picks by block height; i >= 1 = the i-th of
+  // bsr_tiled_schedule_names(), compiled only for bsr_xwt with 16-byte aligned X (ldx % 4 == 0)
+  // and block_cols % 4 == 0 (anything else throws InvalidArgument).
+  int tiled_schedule = 0;
 };
+
+// Names of the extra tiled-kernel schedules, e.g. "32x128x16_t4x8_s4" (tile i x j x K-chunk,
+// outputs per thread, pipeline stages).
+std::vector<std::string> bsr_tiled_schedule_names();
 
 // A BSR matrix in device memory (float blocks), uploaded from a host BsrMatrix. Move-only; owns its
 // device arrays. Construction validates the host matrix (tilegemm::validate) and copies it

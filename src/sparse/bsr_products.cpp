@@ -33,6 +33,11 @@ void run_product(const char* fn, bool xwt, int64_t rows_i, int64_t cols_j, int64
   if (kernel_value < 0 || kernel_value > kNumBsrKernels)
     bsr_detail::invalid(std::string(fn) + "options.kernel = " + std::to_string(kernel_value) +
                         " is not a BsrKernel value (0-" + std::to_string(kNumBsrKernels) + ")");
+  const int schedules = static_cast<int>(detail::bsr_tiled_schedule_names_impl().size());
+  if (options.tiled_schedule < 0 || options.tiled_schedule > schedules)
+    bsr_detail::invalid(std::string(fn) + "options.tiled_schedule = " +
+                        std::to_string(options.tiled_schedule) + " is not 0 or a schedule 1-" +
+                        std::to_string(schedules));
   if (rows_i == 0 || cols_j == 0) return;  // nothing to write
 
   detail::require_supported_device_cached();
@@ -86,7 +91,12 @@ void run_product(const char* fn, bool xwt, int64_t rows_i, int64_t cols_j, int64
   switch (kernel) {
     case BsrKernel::Reduction: detail::launch_bsr_reduction(prob, s); break;
     case BsrKernel::SmallM: detail::launch_bsr_small_m(prob, s); break;
-    default: detail::launch_bsr_tiled(prob, s); break;
+    default:
+      if (options.tiled_schedule > 0)
+        detail::launch_bsr_tiled_candidate(prob, options.tiled_schedule, s);
+      else
+        detail::launch_bsr_tiled(prob, s);
+      break;
   }
 }
 

@@ -1,5 +1,6 @@
 #include "core/cuda_check.hpp"
 #include "sparse/kernels/02_small_m.cuh"
+#include "dense/launch.hpp"  // with_bool
 #include "sparse/launch.hpp"
 
 namespace tilegemm {
@@ -12,14 +13,19 @@ void launch_bsr_small_m(const BsrProblem& prob, cudaStream_t stream) {
   constexpr int kThreads = kernels::kSmallMThreads;
   // 16-byte reads of W rows need C % 4 == 0; for xwt the same reads of X rows need x_vec4.
   const bool vec = p.w_vec4 && (!prob.xwt || p.x_vec4);
-  if (prob.xwt && vec)
-    kernels::bsr_small_m<true, true><<<grid, kThreads, 0, stream>>>(p);
-  else if (prob.xwt)
-    kernels::bsr_small_m<true, false><<<grid, kThreads, 0, stream>>>(p);
-  else if (vec)
-    kernels::bsr_small_m<false, true><<<grid, kThreads, 0, stream>>>(p);
-  else
-    kernels::bsr_small_m<false, false><<<grid, kThreads, 0, stream>>>(p);
+  // Columns per pass: no wasted accumulators and shuffles for a batch of 1 (the latency case).
+  const int cols = p.cols_j == 1 ? 1 : (p.cols_j <= 8 ? 8 : 16);
+  with_bool(prob.xwt, [&](auto xwt) {
+    with_bool(vec, [&](auto v) {
+      constexpr bool kXwt = decltype(xwt)::value, kVec = decltype(v)::value;
+      if (cols == 1)
+        kernels::bsr_small_m<kXwt, kVec, 1><<<grid, kThreads, 0, stream>>>(p);
+      else if (cols == 8)
+        kernels::bsr_small_m<kXwt, kVec, 8><<<grid, kThreads, 0, stream>>>(p);
+      else
+        kernels::bsr_small_m<kXwt, kVec, 16><<<grid, kThreads, 0, stream>>>(p);
+    });
+  });
   TILEGEMM_CHECK_LAUNCH();
 }
 

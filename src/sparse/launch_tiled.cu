@@ -1,28 +1,9 @@
-#include "core/cuda_check.hpp"
-#include "sparse/kernels/03_tiled.cuh"
-#include "sparse/launch.hpp"
+#include "sparse/launch_tiled.cuh"
 
 namespace tilegemm {
 namespace detail {
 
 namespace {
-
-template <class S, bool kXwt, bool kVec>
-void launch(const kernels::BsrParams& p, cudaStream_t stream) {
-  constexpr int kSmem = S::template smem_bytes<kXwt>();
-  auto kernel = kernels::bsr_tiled<S, kXwt, kVec>;
-  static const bool configured = [&] {  // above 48 KB needs an opt-in, once per kernel
-    TILEGEMM_CUDA_CHECK(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
-    return true;
-  }();
-  (void)configured;
-  const long long subtiles = (p.block_r + S::kTileI - 1) / S::kTileI;
-  const long long j_tiles = (p.cols_j + S::kTileJ - 1) / S::kTileJ;
-  const unsigned grid = static_cast<unsigned>(j_tiles * p.block_row_count * subtiles);
-  kernel<<<grid, S::kThreads, kSmem, stream>>>(p);
-  TILEGEMM_CHECK_LAUNCH();
-}
 
 template <class S>
 void launch_schedule(const BsrProblem& prob, cudaStream_t stream) {
@@ -30,9 +11,11 @@ void launch_schedule(const BsrProblem& prob, cudaStream_t stream) {
   // x and ldx are; otherwise every element is copied with 4-byte copies.
   const bool vec = prob.p.w_vec4 && prob.p.x_vec4;
   if (prob.xwt)
-    vec ? launch<S, true, true>(prob.p, stream) : launch<S, true, false>(prob.p, stream);
+    vec ? launch_bsr_tiled_kernel<S, true, true>(prob.p, stream)
+        : launch_bsr_tiled_kernel<S, true, false>(prob.p, stream);
   else
-    vec ? launch<S, false, true>(prob.p, stream) : launch<S, false, false>(prob.p, stream);
+    vec ? launch_bsr_tiled_kernel<S, false, true>(prob.p, stream)
+        : launch_bsr_tiled_kernel<S, false, false>(prob.p, stream);
 }
 
 }  // namespace

@@ -161,7 +161,9 @@ std::vector<KernelCase> all_cases() {
     KernelCase c{"S02_bsr_small_m", "sparse/kernels/02_small_m.cuh", {}};
     for (bool xwt : {false, true})
       for (bool vec : {false, true})
-        c.names.push_back("&" + ns + "bsr_small_m<" + b(xwt) + ", " + b(vec) + ">");
+        for (int cols : {1, 8, 16})
+          c.names.push_back("&" + ns + "bsr_small_m<" + b(xwt) + ", " + b(vec) + ", " +
+                            std::to_string(cols) + ">");
     cases.push_back(c);
   }
   for (const char* schedule : {"BsrTiled64", "BsrTiled32", "BsrTiled16", "BsrTiled8"}) {

@@ -1,0 +1,62 @@
+// Extra schedules of the tiled BSR kernel, measured side by side by `tilegemm bench --sparse
+// --schedules` (BsrOptions::tiled_schedule). Compiled for the bench's main case only (xwt, 16-byte
+// aligned X, C % 4 == 0) to keep the build short; the tuner will make this list a search space.
+#include <string>
+#include <vector>
+
+#include "sparse/launch_tiled.cuh"
+#include "tilegemm/bsr_gpu.hpp"
+#include "tilegemm/error.hpp"
+
+namespace tilegemm {
+namespace detail {
+
+namespace {
+
+struct Candidate {
+  std::string name;
+  void (*launch)(const kernels::BsrParams&, cudaStream_t);
+};
+
+template <int TI_, int TJ_, int ti, int tj, int kc, int stages>
+Candidate make() {
+  using S = kernels::BsrTiledSchedule<TI_, TJ_, ti, tj, kc, stages>;
+  return {std::to_string(TI_) + "x" + std::to_string(TJ_) + "x" + std::to_string(kc) + "_t" +
+              std::to_string(ti) + "x" + std::to_string(tj) + "_s" + std::to_string(stages),
+          &launch_bsr_tiled_kernel<S, true, true>};
+}
+
+const std::vector<Candidate>& candidates() {
+  static const std::vector<Candidate> list = {
+      make<16, 256, 4, 8, 16, 3>(),  // R = 16 default with 3 stages: 3 blocks per SM instead of 2
+      make<16, 128, 2, 8, 16, 4>(),  // 4 blocks of 4 warps per SM
+      make<32, 128, 4, 8, 16, 4>(),  // 4 warps, 51 KB
+      make<32, 256, 4, 8, 16, 3>(),
+      make<32, 128, 4, 8, 32, 3>(),  // longer K-chunks: half the barriers
+      make<64, 64, 4, 8, 16, 4>(),   // 4 warps, 40 KB
+      make<64, 128, 4, 8, 32, 3>(),
+  };
+  return list;
+}
+
+}  // namespace
+
+std::vector<std::string> bsr_tiled_schedule_names_impl() {
+  std::vector<std::string> names;
+  for (const Candidate& c : candidates()) names.push_back(c.name);
+  return names;
+}
+
+void launch_bsr_tiled_candidate(const BsrProblem& prob, int schedule, cudaStream_t stream) {
+  if (!prob.xwt || !prob.p.x_vec4 || !prob.p.w_vec4)
+    throw Error(ErrorCode::InvalidArgument,
+                "options.tiled_schedule: the schedule candidates are compiled only for bsr_xwt "
+                "with a 16-byte aligned x, ldx % 4 == 0 and block_cols % 4 == 0");
+  candidates()[static_cast<size_t>(schedule - 1)].launch(prob.p, stream);
+}
+
+}  // namespace detail
+
+std::vector<std::string> bsr_tiled_schedule_names() { return detail::bsr_tiled_schedule_names_impl(); }
+
+}  // namespace tilegemm

@@ -24,7 +24,9 @@ void launch_schedule(const BsrProblem& prob, cudaStream_t stream) {
 // columns differ), and for R = 8, 16, 32, 64 no tile row is wasted.
 void launch_bsr_tiled(const BsrProblem& prob, cudaStream_t stream) {
   const int r = prob.p.block_r;
-  if (r >= 64)
+  if (r >= 64 && prob.p.block_c % 32 == 0)  // K-chunks of 32 need blocks at least that wide
+    launch_schedule<kernels::BsrTiled64K32>(prob, stream);
+  else if (r >= 64)
     launch_schedule<kernels::BsrTiled64>(prob, stream);
   else if (r >= 32)
     launch_schedule<kernels::BsrTiled32>(prob, stream);

@@ -136,7 +136,7 @@ std::vector<KernelCase> all_cases() {
        "VectorizedDefault"},
       // The library's two level-6 schedules (src/dense/warp_tiled_default.hpp) and a 2-block one.
       {"L06_gemm_warp_tiled_128x256x32_w64x64_t16x8_s3", "dense/kernels/06_warp_tiled.cuh",
-       "gemm_warp_tiled", "WarpTiledSchedule<128, 256, 32, 64, 64, 16, 8, 3>"},
+       "gemm_warp_tiled", "WarpTiledSchedule<128, 256, 32, 64, 64, 16, 8, 3, 1, 3>"},
       {"L06_gemm_warp_tiled_256x128x16_w64x64_t16x8_s4", "dense/kernels/06_warp_tiled.cuh",
        "gemm_warp_tiled", "WarpTiledSchedule<256, 128, 16, 64, 64, 16, 8, 4>"},
       {"L06_gemm_warp_tiled_128x128x8_w64x32_t8x8_s4_b2", "dense/kernels/06_warp_tiled.cuh",
@@ -166,7 +166,7 @@ std::vector<KernelCase> all_cases() {
                             std::to_string(cols) + ">");
     cases.push_back(c);
   }
-  for (const char* schedule : {"BsrTiled64", "BsrTiled32", "BsrTiled16", "BsrTiled8"}) {
+  for (const char* schedule : {"BsrTiled64K32", "BsrTiled64", "BsrTiled32", "BsrTiled16", "BsrTiled8"}) {
     KernelCase c{std::string("S03_bsr_tiled_") + schedule, "sparse/kernels/03_tiled.cuh", {}};
     for (bool xwt : {false, true})
       for (bool vec : {false, true})

@@ -246,11 +246,13 @@ __global__ void __launch_bounds__(S::kThreads, 1) bsr_tiled(BsrParams p) {
   }
 }
 
-// The schedules dispatch instantiates, by block height R (docs/sparse.md):
-using BsrTiled64 = BsrTiledSchedule<64, 128, 4, 8, 16, 4>;  // R >= 64
-using BsrTiled32 = BsrTiledSchedule<32, 256, 4, 8, 16, 4>;  // 32 <= R < 64
-using BsrTiled16 = BsrTiledSchedule<16, 256, 4, 8, 16, 4>;  // 16 <= R < 32
-using BsrTiled8 = BsrTiledSchedule<8, 256, 2, 8, 8, 4>;     // R < 16
+// The schedules dispatch instantiates, by block shape R x C (measured against the candidates in
+// src/sparse/tiled_candidates.cu: docs/perf-notes.md, BSR section):
+using BsrTiled64K32 = BsrTiledSchedule<64, 128, 4, 8, 32, 3>;  // R >= 64, C % 32 == 0
+using BsrTiled64 = BsrTiledSchedule<64, 128, 4, 8, 16, 4>;     // R >= 64, other C
+using BsrTiled32 = BsrTiledSchedule<32, 128, 4, 8, 16, 4>;     // 32 <= R < 64
+using BsrTiled16 = BsrTiledSchedule<16, 256, 4, 8, 16, 3>;     // 16 <= R < 32
+using BsrTiled8 = BsrTiledSchedule<8, 256, 2, 8, 8, 4>;        // R < 16
 
 }  // namespace kernels
 }  // namespace tilegemm

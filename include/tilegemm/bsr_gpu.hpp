@@ -72,6 +72,8 @@ class DeviceBsrMatrix {
   BsrView view() const;
   // block_row_count() entries: the block rows, longest first (ties in increasing row order).
   const int32_t* row_order() const { return row_order_; }
+  // Host copy of the block counts of those rows, in the same order (non-increasing).
+  const std::vector<int32_t>& row_lengths_longest_first() const { return row_lengths_; }
   // Copies back to the host (synchronous).
   BsrMatrix to_host() const;
 
@@ -84,6 +86,7 @@ class DeviceBsrMatrix {
   int32_t* block_indices_ = nullptr;
   int32_t* index_pointer_ = nullptr;
   int32_t* row_order_ = nullptr;
+  std::vector<int32_t> row_lengths_;
 };
 
 // Y = alpha * X * W^T + beta * Y.

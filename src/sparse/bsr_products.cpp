@@ -65,6 +65,8 @@ void run_product(const char* fn, bool xwt, int64_t rows_i, int64_t cols_j, int64
   const BsrView v = w.view();
   detail::BsrProblem prob;
   prob.xwt = xwt;
+  prob.row_lengths = &w.row_lengths_longest_first();
+  prob.nnzb = w.nnzb();
   kernels::BsrParams& p = prob.p;
   p.rows_i = static_cast<int>(rows_i);
   p.cols_j = static_cast<int>(cols_j);

@@ -53,6 +53,8 @@ DeviceBsrMatrix::DeviceBsrMatrix(const BsrMatrix& host) {
   std::stable_sort(order.begin(), order.end(),
                    [&](int32_t a, int32_t b) { return length(a) > length(b); });
   max_row_blocks_ = brows > 0 ? length(order.front()) : 0;
+  row_lengths_.reserve(order.size());
+  for (const int32_t r : order) row_lengths_.push_back(length(r));
 
   try {
     block_data_ = upload(host.block_data);
@@ -91,6 +93,8 @@ DeviceBsrMatrix& DeviceBsrMatrix::operator=(DeviceBsrMatrix&& other) noexcept {
   block_indices_ = std::exchange(other.block_indices_, nullptr);
   index_pointer_ = std::exchange(other.index_pointer_, nullptr);
   row_order_ = std::exchange(other.row_order_, nullptr);
+  row_lengths_ = std::move(other.row_lengths_);
+  other.row_lengths_.clear();
   return *this;
 }
 

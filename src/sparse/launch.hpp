@@ -3,6 +3,7 @@
 #pragma once
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,8 @@ namespace detail {
 struct BsrProblem {
   kernels::BsrParams p;
   bool xwt = true;  // orientation (sparse/kernels/params.hpp)
+  const std::vector<int32_t>* row_lengths = nullptr;  // block counts in p.row_order's order
+  long long nnzb = 0;
 };
 
 void launch_bsr_reduction(const BsrProblem& prob, cudaStream_t stream);

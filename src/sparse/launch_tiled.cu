@@ -11,11 +11,11 @@ void launch_schedule(const BsrProblem& prob, cudaStream_t stream) {
   // x and ldx are; otherwise every element is copied with 4-byte copies.
   const bool vec = prob.p.w_vec4 && prob.p.x_vec4;
   if (prob.xwt)
-    vec ? launch_bsr_tiled_kernel<S, true, true>(prob.p, stream)
-        : launch_bsr_tiled_kernel<S, true, false>(prob.p, stream);
+    vec ? launch_bsr_tiled_kernel<S, true, true>(prob, stream)
+        : launch_bsr_tiled_kernel<S, true, false>(prob, stream);
   else
-    vec ? launch_bsr_tiled_kernel<S, false, true>(prob.p, stream)
-        : launch_bsr_tiled_kernel<S, false, false>(prob.p, stream);
+    vec ? launch_bsr_tiled_kernel<S, false, true>(prob, stream)
+        : launch_bsr_tiled_kernel<S, false, false>(prob, stream);
 }
 
 }  // namespace

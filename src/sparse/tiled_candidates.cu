@@ -15,7 +15,7 @@ namespace {
 
 struct Candidate {
   std::string name;
-  void (*launch)(const kernels::BsrParams&, cudaStream_t);
+  void (*launch)(const BsrProblem&, cudaStream_t);
 };
 
 template <int TI_, int TJ_, int ti, int tj, int kc, int stages>
@@ -52,7 +52,7 @@ void launch_bsr_tiled_candidate(const BsrProblem& prob, int schedule, cudaStream
     throw Error(ErrorCode::InvalidArgument,
                 "options.tiled_schedule: the schedule candidates are compiled only for bsr_xwt "
                 "with a 16-byte aligned x, ldx % 4 == 0 and block_cols % 4 == 0");
-  candidates()[static_cast<size_t>(schedule - 1)].launch(prob.p, stream);
+  candidates()[static_cast<size_t>(schedule - 1)].launch(prob, stream);
 }
 
 }  // namespace detail

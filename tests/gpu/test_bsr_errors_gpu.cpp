@@ -228,6 +228,10 @@ void expect_row_order(const DeviceBsrMatrix& d, const BsrMatrix& h) {
         << "row_order[" << i - 1 << "] = " << a << " (" << length(a) << " blocks) before row "
         << b << " (" << length(b) << " blocks)";
   }
+  // The host copy of the lengths follows the same order.
+  const std::vector<int32_t>& lengths = d.row_lengths_longest_first();
+  ASSERT_EQ(lengths.size(), order.size());
+  for (size_t i = 0; i < order.size(); ++i) EXPECT_EQ(lengths[i], length(order[i])) << "entry " << i;
   int64_t longest = 0;
   for (int64_t r = 0; r < h.block_row_count(); ++r)
     longest = std::max<int64_t>(longest, length(static_cast<int32_t>(r)));

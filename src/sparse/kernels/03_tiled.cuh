@@ -12,10 +12,11 @@
 // strided by 8 for xwt (8 lanes read 8 consecutive D rows: conflict-free), in groups of 4
 // consecutive columns for wx (128-bit reads and stores along j).
 //
-// Load balance: thread blocks take block rows in DeviceBsrMatrix's row_order (longest first) with
-// the block-row index varying fastest, so every column tile starts with the heaviest rows and a
-// wave of thread blocks shares one D slice (kTileJ x K) in L2. Empty block rows still write
-// beta * out. Out-of-range rows, columns and chunk tails are zero-filled by the copies.
+// Load balance: thread blocks take block rows in DeviceBsrMatrix's row_order (longest first). The
+// few rows long enough to stretch the run if started late (p.heavy_slots, set by the launcher) go
+// first with all their column tiles; the rest go column tile by column tile with the block-row
+// index varying fastest, so a wave of thread blocks shares one D slice (kTileJ x K) in L2 and each
+// column tile starts with its heaviest rows. Empty block rows still write beta * out. Out-of-range rows, columns and chunk tails are zero-filled by the copies.
 #pragma once
 #include "common.cuh"
 #include "core/cp_async.cuh"
@@ -110,11 +111,22 @@ __global__ void __launch_bounds__(S::kThreads, 1) bsr_tiled(BsrParams p) {
   float* const w_stages = smem;                               // kStages x kWFloats
   float* const d_stages = smem + S::kStages * S::kWFloats;    // kStages x d_floats
 
-  // Which tile: block-row slot fastest, then the i-subtile inside the block row, then j.
+  // Which tile. A slot is a (block row in row_order, row sub-tile) pair. The first p.heavy_slots
+  // slots (the longest rows) are launched first, all their column tiles one after the other; the
+  // other slots follow column tile by column tile, slot fastest.
   const int subtiles = (p.block_r + S::kTileI - 1) / S::kTileI;
-  const int per_j = p.block_row_count * subtiles;
-  const int j_tile = blockIdx.x / per_j;
-  const int slot = blockIdx.x % per_j;
+  const int j_tiles = (p.cols_j + S::kTileJ - 1) / S::kTileJ;
+  const int heavy_ctas = p.heavy_slots * j_tiles;
+  int slot, j_tile;
+  if (static_cast<int>(blockIdx.x) < heavy_ctas) {
+    slot = blockIdx.x / j_tiles;
+    j_tile = blockIdx.x % j_tiles;
+  } else {
+    const int id = blockIdx.x - heavy_ctas;
+    const int light = p.block_row_count * subtiles - p.heavy_slots;
+    slot = p.heavy_slots + id % light;
+    j_tile = id / light;
+  }
   const int block_row = p.row_order[slot / subtiles];
   const int r0 = slot % subtiles * S::kTileI;  // first row of the tile inside the block row
   const int j0 = j_tile * S::kTileJ;

@@ -24,6 +24,7 @@ struct BsrParams {
   const int* w_cols = nullptr;              // block column of each block
   const int* w_rowptr = nullptr;            // blocks of block row r: [w_rowptr[r], w_rowptr[r + 1])
   const int* row_order = nullptr;           // block rows, longest first (DeviceBsrMatrix)
+  int heavy_slots = 0;  // tiled kernel: (block row, row sub-tile) slots launched first (03_tiled.cuh)
   const float* x = nullptr;
   int ldx = 0;
   float* y = nullptr;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Condenses `tilegemm bench --sparse` CSVs: one line per problem with each contender's median
 time (us) and our best kernel's speedup vs cuSPARSE and dense cuBLAS.
-Usage: scripts/sparse-summary.py file.csv [...] [--kernel auto]"""
+Usage: scripts/sparse-summary.py file.csv [...] [--kernel auto] [--markdown]"""
 import csv, sys
 from collections import OrderedDict
 
@@ -20,6 +20,14 @@ for path in args:
         for k in rows:
             if k not in kernels:
                 kernels.append(k)
+    if "--markdown" in sys.argv:
+        print("| op | m | k | n | block | sparsity | rows | cuBLAS us | cuSPARSE us | %s us | vs cuSPARSE | vs cuBLAS |" % ours)
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for key, rows in probs.items():
+            t = lambda k: float(rows[k]["median_ms"]) * 1000 if k in rows and rows[k]["status"] == "ok" else float("nan")
+            o, sp, bl = t(ours), t("cusparse-bsr"), t("cublas-dense")
+            print("| %s | %s | %s | %s | %s | %s | %s | " % key + "%.1f | %.1f | %.1f | %.2fx | %.2fx |" % (bl, sp, o, sp / o, bl / o))
+        continue
     print(path)
     print("%-4s %5s %5s %5s %6s %5s %-7s " % ("op", "m", "k", "n", "block", "spars", "rows") +
           " ".join("%12s" % k[:12] for k in kernels) + "   %s/cuSP %s/cuBL" % (ours, ours))

@@ -99,20 +99,10 @@ void run_bench(const BenchArgs& args, const std::vector<std::string>& argv) {
                                    std::getenv("TILEGEMM_PLOT_SCRIPT"));
 
   // 2. The device.
-  RunInfo run;
-  run.date_utc = utc_iso8601(std::time(nullptr));
-  run.device = current_device_info();
-  require_supported_device();
+  RunInfo run = start_run(argv, plan.dtype.name, plan.warm, plan.min_time);
   const DeviceInfo& dev = run.device;
-  const size_t flush_bytes = plan.warm ? 0 : static_cast<size_t>(dev.l2_bytes) * 2;
-  check_fits(plan.problems, 2, static_cast<double>(flush_bytes), static_cast<double>(dev.global_mem_bytes),
-             dev.name);
-  run.build = build_info();
-  run.argv = argv;
-  run.dtype = plan.dtype.name;
-  run.warm = plan.warm;
-  run.min_time_s = plan.min_time;
-  run.flush_bytes = static_cast<double>(flush_bytes);
+  const size_t flush_bytes = static_cast<size_t>(run.flush_bytes);
+  check_fits(plan.problems, 2, run.flush_bytes, static_cast<double>(dev.global_mem_bytes), dev.name);
 
   Cublas cublas;
   const std::vector<Contender> contenders = make_contenders(plan.kernels, plan.rasters, plan.schedules, cublas);

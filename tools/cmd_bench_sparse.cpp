@@ -209,20 +209,10 @@ void run_sparse_bench(const SparseBenchArgs& args, const std::vector<std::string
   const SparseBenchPlan plan = plan_sparse_bench(args);
 
   // 2. The device, and whether the largest problem fits before anything is allocated.
-  RunInfo run;
-  run.date_utc = utc_iso8601(std::time(nullptr));
-  run.device = current_device_info();
-  require_supported_device();
+  RunInfo run = start_run(argv, plan.dtype.name, plan.warm, plan.min_time);
   const DeviceInfo& dev = run.device;
-  const size_t flush_bytes = plan.warm ? 0 : static_cast<size_t>(dev.l2_bytes) * 2;
-  check_sparse_fits(plan.problems, static_cast<double>(flush_bytes), static_cast<double>(dev.global_mem_bytes),
-                    dev.name);
-  run.build = build_info();
-  run.argv = argv;
-  run.dtype = plan.dtype.name;
-  run.warm = plan.warm;
-  run.min_time_s = plan.min_time;
-  run.flush_bytes = static_cast<double>(flush_bytes);
+  const size_t flush_bytes = static_cast<size_t>(run.flush_bytes);
+  check_sparse_fits(plan.problems, run.flush_bytes, static_cast<double>(dev.global_mem_bytes), dev.name);
 
   Cublas cublas;
   Cusparse cusparse;

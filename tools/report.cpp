@@ -1,10 +1,12 @@
 #include "report.hpp"
 
+#include <ctime>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "peaks.hpp"
+#include "tilegemm/device.hpp"
 #include "tilegemm/error.hpp"
 
 // Set by CMake on this file's target (tilegemm_tools); the fallbacks keep other builds compiling.
@@ -114,10 +116,7 @@ void write_csv(const std::string& path, const std::vector<Row>& rows, const std:
     cell(true, r.tol);
     f << '\n';
   }
-  std::ofstream out(path, std::ios::trunc);
-  out << f.str();
-  out.close();
-  if (!out) throw Error(ErrorCode::InvalidArgument, std::string(what) + ": cannot write '" + path + "'");
+  write_text_file(path, f.str(), what);
 }
 
 json bench_header_json(const RunInfo& run) {
@@ -198,12 +197,29 @@ json bench_json(const RunInfo& run, const std::vector<Row>& rows) {
   return {{"header", header}, {"rows", out_rows}};
 }
 
-void write_json(const std::string& path, const RunInfo& run, const std::vector<Row>& rows, const char* what) {
-  const std::string text = bench_json(run, rows).dump(2) + "\n";
+void write_text_file(const std::string& path, const std::string& text, const char* what) {
   std::ofstream out(path, std::ios::trunc);
   out << text;
   out.close();
   if (!out) throw Error(ErrorCode::InvalidArgument, std::string(what) + ": cannot write '" + path + "'");
+}
+
+void write_json(const std::string& path, const RunInfo& run, const std::vector<Row>& rows, const char* what) {
+  write_text_file(path, bench_json(run, rows).dump(2) + "\n", what);
+}
+
+RunInfo start_run(const std::vector<std::string>& argv, const std::string& dtype, bool warm, double min_time_s) {
+  RunInfo run;
+  run.date_utc = utc_iso8601(std::time(nullptr));
+  run.device = current_device_info();
+  require_supported_device();
+  run.build = build_info();
+  run.argv = argv;
+  run.dtype = dtype;
+  run.warm = warm;
+  run.min_time_s = min_time_s;
+  run.flush_bytes = warm ? 0.0 : 2.0 * static_cast<double>(run.device.l2_bytes);
+  return run;
 }
 
 }  // namespace tools

@@ -48,6 +48,14 @@ struct RunInfo {
   bool interrupted = false;  // Ctrl-C: the rows are those measured before it
 };
 
+// The start of a measuring run (dense or sparse bench): date, device (throws unless it is supported),
+// build, command line and method. flush_bytes is 2 x L2 for cold runs, 0 for --warm.
+RunInfo start_run(const std::vector<std::string>& argv, const std::string& dtype, bool warm,
+                  double min_time_s);
+
+// Writes `text` to `path` (truncating); `what` names the option in the error if it cannot.
+void write_text_file(const std::string& path, const std::string& text, const char* what);
+
 // CUDA's version numbers (1000*major + 10*minor, e.g. 13000) as "13.0".
 std::string cuda_version_text(int v);
 // 1970-01-01T00:00:00Z form.

@@ -115,10 +115,7 @@ void write_sparse_csv(const std::string& path, const std::vector<SparseRow>& row
     cell(true, r.tol);
     f << ',' << csv_quoted(r.note) << '\n';
   }
-  std::ofstream out(path, std::ios::trunc);
-  out << f.str();
-  out.close();
-  if (!out) throw Error(ErrorCode::InvalidArgument, std::string(what) + ": cannot write '" + path + "'");
+  write_text_file(path, f.str(), what);
 }
 
 json sparse_bench_json(const RunInfo& run, const std::vector<SparseRow>& rows) {
@@ -175,11 +172,7 @@ json sparse_bench_json(const RunInfo& run, const std::vector<SparseRow>& rows) {
 
 void write_sparse_json(const std::string& path, const RunInfo& run, const std::vector<SparseRow>& rows,
                        const char* what) {
-  const std::string text = sparse_bench_json(run, rows).dump(2) + "\n";
-  std::ofstream out(path, std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) throw Error(ErrorCode::InvalidArgument, std::string(what) + ": cannot write '" + path + "'");
+  write_text_file(path, sparse_bench_json(run, rows).dump(2) + "\n", what);
 }
 
 }  // namespace tools

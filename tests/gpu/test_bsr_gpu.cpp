@@ -50,6 +50,8 @@ enum class Pattern {
   SingleBlock,  // one stored block (in the middle block row, last block column)
   NoBlocks,     // nnzb = 0
   ZeroDepth,    // W has 0 block columns: k = 0
+  OneLongRow,   // block row 1 full, every other block row one block: the tiled kernel splits
+                // the long row into pieces and sums their partial tiles in a second kernel
 };
 
 struct Case {
@@ -83,6 +85,7 @@ const char* name_of(Pattern p) {
     case Pattern::SingleBlock: return "_oneblock";
     case Pattern::NoBlocks: return "_nnzb0";
     case Pattern::ZeroDepth: return "_k0";
+    case Pattern::OneLongRow: return "_longrow";
   }
   return "?";
 }
@@ -196,6 +199,26 @@ BsrMatrix make_w(const Case& tc, uint64_t seed) {
       for (size_t i = 0; i < one.index_pointer.size(); ++i)
         one.index_pointer[i] = static_cast<int64_t>(i) > keep_row ? 1 : 0;
       return one;
+    }
+    case Pattern::OneLongRow: {
+      const BsrMatrix full = generate_bsr(rows, cols, tc.r, tc.c, 0.0, tc.dist, seed);
+      BsrMatrix w;
+      w.rows = rows;
+      w.cols = cols;
+      w.block_rows = tc.r;
+      w.block_cols = tc.c;
+      const size_t bs = static_cast<size_t>(tc.r) * static_cast<size_t>(tc.c);
+      for (int64_t i = 0; i < tc.brows; ++i) {
+        for (int64_t j = 0; j < tc.bcols; ++j) {
+          if (i != 1 && j != (i * 7) % tc.bcols) continue;
+          const size_t b = static_cast<size_t>(i * tc.bcols + j);  // full: every block present
+          w.block_indices.push_back(static_cast<int32_t>(j));
+          w.block_data.insert(w.block_data.end(), full.block_data.begin() + static_cast<long>(b * bs),
+                              full.block_data.begin() + static_cast<long>((b + 1) * bs));
+        }
+        w.index_pointer.push_back(static_cast<int32_t>(w.block_indices.size()));
+      }
+      return w;
     }
     case Pattern::ZeroDepth: {
       BsrMatrix w;
@@ -436,6 +459,24 @@ std::vector<Case> all_cases() {
     c.mem = Memory::Tight;
     add(c);
   }
+  // One block row far longer than the rest (the tiled kernel's split rows), tile heights 8-64 and
+  // a block row spanning two row tiles (80 x 8), batches of one and of several column tiles.
+  for (const Product prod : {Product::XWt, Product::WX})
+    for (const BlockShape s : {BlockShape{16, 16, 9, 41, 0, 0}, BlockShape{64, 64, 5, 23, 0, 0},
+                               BlockShape{80, 8, 5, 45, 0, 0}, BlockShape{8, 8, 13, 57, 0, 0}}) {
+      Case c;
+      c.prod = prod;
+      c.r = s.r;
+      c.c = s.c;
+      c.brows = s.brows;
+      c.bcols = s.bcols;
+      c.pattern = Pattern::OneLongRow;
+      for (const int64_t batch : {int64_t{100}, int64_t{300}}) {
+        c.batch = batch;
+        c.mem = batch == 100 ? Memory::Aligned : Memory::OffsetPadded;
+        add(c);
+      }
+    }
   // Names must be unique (gtest refuses duplicates): fail loudly here if a change breaks that.
   std::set<std::string> names;
   for (const Case& c : cases)

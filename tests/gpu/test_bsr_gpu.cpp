@@ -50,8 +50,8 @@ enum class Pattern {
   SingleBlock,  // one stored block (in the middle block row, last block column)
   NoBlocks,     // nnzb = 0
   ZeroDepth,    // W has 0 block columns: k = 0
-  OneLongRow,   // block row 1 full, every other block row one block: the tiled kernel splits
-                // the long row into pieces and sums their partial tiles in a second kernel
+  OneLongRow,   // block row 1 full, every other block row one block: the tiled kernel's heavy
+                // row (launched first, all column tiles at once)
 };
 
 struct Case {
@@ -459,7 +459,7 @@ std::vector<Case> all_cases() {
     c.mem = Memory::Tight;
     add(c);
   }
-  // One block row far longer than the rest (the tiled kernel's split rows), tile heights 8-64 and
+  // One block row far longer than the rest (the tiled kernel's heavy rows), tile heights 8-64 and
   // a block row spanning two row tiles (80 x 8), batches of one and of several column tiles.
   for (const Product prod : {Product::XWt, Product::WX})
     for (const BlockShape s : {BlockShape{16, 16, 9, 41, 0, 0}, BlockShape{64, 64, 5, 23, 0, 0},

@@ -111,24 +111,18 @@ __global__ void __launch_bounds__(S::kThreads, 1) bsr_tiled(BsrParams p) {
   float* const w_stages = smem;                               // kStages x kWFloats
   float* const d_stages = smem + S::kStages * S::kWFloats;    // kStages x d_floats
 
-  // Which tile. A slot is a (block row in row_order, row sub-tile) pair. Launch order: the pieces
-  // of the split slots (each a run of the row's blocks, its partial tile to p.split_partials), then
-  // the other heavy slots with all their column tiles one after the other, then the light slots
-  // column tile by column tile, slot fastest.
+  // Which tile. A slot is a (block row in row_order, row sub-tile) pair. The first p.heavy_slots
+  // slots (the longest rows) are launched first, all their column tiles one after the other; the
+  // other slots follow column tile by column tile, slot fastest.
   const int subtiles = (p.block_r + S::kTileI - 1) / S::kTileI;
   const int j_tiles = (p.cols_j + S::kTileJ - 1) / S::kTileJ;
-  const int split_ctas = p.split_items * j_tiles;
-  const int heavy_ctas = (p.heavy_slots - p.split_slots) * j_tiles;
-  int id = blockIdx.x, slot, j_tile, item = -1;
-  if (id < split_ctas) {
-    item = id / j_tiles;
-    j_tile = id % j_tiles;
-    slot = p.split_item[3 * item];
-  } else if ((id -= split_ctas) < heavy_ctas) {
-    slot = p.split_slots + id / j_tiles;
-    j_tile = id % j_tiles;
+  const int heavy_ctas = p.heavy_slots * j_tiles;
+  int slot, j_tile;
+  if (static_cast<int>(blockIdx.x) < heavy_ctas) {
+    slot = blockIdx.x / j_tiles;
+    j_tile = blockIdx.x % j_tiles;
   } else {
-    id -= heavy_ctas;
+    const int id = blockIdx.x - heavy_ctas;
     const int light = p.block_row_count * subtiles - p.heavy_slots;
     slot = p.heavy_slots + id % light;
     j_tile = id / light;
@@ -137,14 +131,9 @@ __global__ void __launch_bounds__(S::kThreads, 1) bsr_tiled(BsrParams p) {
   const int r0 = slot % subtiles * S::kTileI;  // first row of the tile inside the block row
   const int j0 = j_tile * S::kTileJ;
 
-  int first = p.w_rowptr[block_row];
-  int blocks = p.w_rowptr[block_row + 1] - first;
-  if (item >= 0) {  // a piece of a split row
-    first += p.split_item[3 * item + 1];
-    blocks = p.split_item[3 * item + 2] - p.split_item[3 * item + 1];
-  }
+  const int first = p.w_rowptr[block_row];
   const int chunks_per_block = (p.block_c + S::kKC - 1) / S::kKC;
-  const int chunks = blocks * chunks_per_block;
+  const int chunks = (p.w_rowptr[block_row + 1] - first) * chunks_per_block;
 
   auto load_chunk = [&](int t) {
     const int b = first + t / chunks_per_block;
@@ -219,16 +208,6 @@ __global__ void __launch_bounds__(S::kThreads, 1) bsr_tiled(BsrParams p) {
     }
   }
 
-  if (item >= 0) {  // partial tile of a split row: summed by bsr_tiled_split_reduce
-    float* part = p.split_partials +
-                  (static_cast<long long>(item) * j_tiles + j_tile) * (S::kTileI * S::kTileJ);
-#pragma unroll
-    for (int a = 0; a < S::kTI; ++a)
-#pragma unroll
-      for (int q = 0; q < S::kTJ; ++q) part[(i_base + a) * S::kTileJ + j_of(q)] = acc[a][q];
-    return;
-  }
-
   // Epilogue. Rows past the block row's end (R not a multiple of kTileI) and columns past J are
   // not written.
   const int r_left = p.block_r - r0 - i_base;  // valid rows among this thread's kTI
@@ -276,31 +255,6 @@ __global__ void __launch_bounds__(S::kThreads, 1) bsr_tiled(BsrParams p) {
         }
       }
     }
-  }
-}
-
-// Second step for split rows: out = alpha * (sum of the pieces' partial tiles, in piece order, so
-// the result does not depend on timing) + beta * out. One thread block per (split slot, column
-// tile); consecutive threads take consecutive addresses of out (along i for xwt, j for wx).
-template <class S, bool kXwt>
-__global__ void __launch_bounds__(256) bsr_tiled_split_reduce(BsrParams p) {
-  const int subtiles = (p.block_r + S::kTileI - 1) / S::kTileI;
-  const int j_tiles = (p.cols_j + S::kTileJ - 1) / S::kTileJ;
-  const int slot = blockIdx.x / j_tiles, j_tile = blockIdx.x % j_tiles;
-  const int block_row = p.row_order[slot / subtiles];
-  const int r0 = slot % subtiles * S::kTileI;
-  const int begin = p.split_first[slot], end = p.split_first[slot + 1];
-  for (int e = threadIdx.x; e < S::kTileI * S::kTileJ; e += 256) {
-    const int il = kXwt ? e % S::kTileI : e / S::kTileJ;
-    const int jl = kXwt ? e / S::kTileI : e % S::kTileJ;
-    const int j = j_tile * S::kTileJ + jl;
-    if (r0 + il >= p.block_r || j >= p.cols_j) continue;
-    float sum = 0.0f;
-    for (int item = begin; item < end; ++item)
-      sum += p.split_partials[(static_cast<long long>(item) * j_tiles + j_tile) *
-                                  (S::kTileI * S::kTileJ) +
-                              il * S::kTileJ + jl];
-    store_out(p, out_ptr<kXwt>(p, block_row * p.block_r + r0 + il, j), sum);
   }
 }
 

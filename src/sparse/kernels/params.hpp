@@ -24,14 +24,7 @@ struct BsrParams {
   const int* w_cols = nullptr;              // block column of each block
   const int* w_rowptr = nullptr;            // blocks of block row r: [w_rowptr[r], w_rowptr[r + 1])
   const int* row_order = nullptr;           // block rows, longest first (DeviceBsrMatrix)
-  // Tiled kernel (03_tiled.cuh) work order and split rows: slots [0, split_slots) are split into
-  // split_items pieces along their blocks (item i: {slot, first block, end block} relative to the
-  // row's first block; items of slot s are [split_first[s], split_first[s + 1])) whose partial
-  // tiles go to split_partials; slots [split_slots, heavy_slots) run whole, launched next.
-  int heavy_slots = 0, split_slots = 0, split_items = 0;
-  const int* split_item = nullptr;   // 3 ints per item
-  const int* split_first = nullptr;  // split_slots + 1 entries
-  float* split_partials = nullptr;   // split_items x column tiles x kTileI x kTileJ
+  int heavy_slots = 0;  // tiled kernel: (block row, row sub-tile) slots launched first (03_tiled.cuh)
   const float* x = nullptr;
   int ldx = 0;
   float* y = nullptr;

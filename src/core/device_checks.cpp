@@ -42,5 +42,12 @@ void require_device_pointer(const char* name, const void* ptr) {
             " but the current device is " + std::to_string(device));
 }
 
+int current_sm_count() {
+  int device = 0, count = 0;
+  TILEGEMM_CUDA_CHECK(cudaGetDevice(&device));
+  TILEGEMM_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+  return count;
+}
+
 }  // namespace detail
 }  // namespace tilegemm

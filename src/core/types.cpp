@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "tilegemm/bsr_gpu.hpp"
 #include "tilegemm/error.hpp"
 #include "tilegemm/types.hpp"
 
@@ -53,6 +54,26 @@ std::string lower(std::string s) {
   throw Error(ErrorCode::InvalidArgument,
               std::string(what) + ": unknown value '" + s + "' (expected " + expected + ")");
 }
+// Numbered kernel enums (Kernel, BsrKernel): value 0 is "auto"; value i in [1, count] is accepted
+// as the name to_string prints ("06-warp-tiled"), its number ("6"), the number's two digits
+// ("06") or the name after them ("warp-tiled"), case-insensitive. False when nothing matches.
+template <class E>
+bool parse_numbered(const std::string& s, int count, E* out) {
+  const std::string v = lower(s);
+  if (v == "auto" || v == "0") {
+    *out = static_cast<E>(0);
+    return true;
+  }
+  for (int i = 1; i <= count; ++i) {
+    const E e = static_cast<E>(i);
+    const std::string name = to_string(e);
+    if (v == name || v == std::to_string(i) || v == name.substr(0, 2) || v == name.substr(3)) {
+      *out = e;
+      return true;
+    }
+  }
+  return false;
+}
 }  // namespace
 
 Layout parse_layout(const std::string& s, const char* what) {
@@ -75,15 +96,26 @@ Raster parse_raster(const std::string& s, const char* what) {
   bad_value(what, s, "rowmajor, grouped or hilbert");
 }
 Kernel parse_kernel(const std::string& s, const char* what) {
-  const std::string v = lower(s);
-  if (v == "auto" || v == "0") return Kernel::Auto;
-  for (int level = 1; level <= kNumLadderLevels; ++level) {
-    const Kernel k = static_cast<Kernel>(level);
-    const std::string name = to_string(k);                  // e.g. "06-warp-tiled"
-    if (v == name || v == std::to_string(level) || v == name.substr(0, 2) || v == name.substr(3))
-      return k;
-  }
+  Kernel k;
+  if (parse_numbered(s, kNumLadderLevels, &k)) return k;
   bad_value(what, s, "auto, a level 1-6, or a name such as 06-warp-tiled");
+}
+
+std::string to_string(BsrKernel v) {
+  switch (v) {
+    case BsrKernel::Auto: return "auto";
+    case BsrKernel::Reduction: return "01-reduction";
+    case BsrKernel::SmallM: return "02-small-m";
+    case BsrKernel::Tiled: return "03-tiled";
+  }
+  return "bsr-kernel(" + std::to_string(static_cast<int>(v)) + ")";
+}
+
+BsrKernel parse_bsr_kernel(const std::string& s, const char* what) {
+  BsrKernel k;
+  if (parse_numbered(s, kNumBsrKernels, &k)) return k;
+  throw Error(ErrorCode::InvalidArgument, std::string(what) + ": unknown BSR kernel '" + s +
+                                              "' (expected auto, 1-3, or reduction, small-m, tiled)");
 }
 
 }  // namespace tilegemm

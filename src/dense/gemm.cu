@@ -21,13 +21,6 @@ namespace {
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 int clamp_ld(int64_t ld) { return ld > INT_MAX ? INT_MAX : static_cast<int>(ld); }
 
-int sm_count() {
-  int device = 0, count = 0;
-  TILEGEMM_CUDA_CHECK(cudaGetDevice(&device));
-  TILEGEMM_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
-  return count;
-}
-
 // Kernel::Auto: the one place that chooses. Heuristics from the measurements in docs/ladder.md until
 // the tuner's database exists (H200, ratios to cuBLAS):
 // - level 6 needs its large tiles to fill at least half the SMs; below that (1000^3: 32 tiles,
@@ -40,7 +33,7 @@ Kernel choose_kernel(const detail::CanonicalGemm& g) {
   if (g.trans_a && g.trans_b) return Kernel::Vectorized;
   if (!g.vec_a || !g.vec_b) return Kernel::Vectorized;
   const long long tiles = detail::warp_tiled_tiles(g);
-  return 2 * tiles >= sm_count() ? Kernel::WarpTiled : Kernel::Vectorized;
+  return 2 * tiles >= detail::current_sm_count() ? Kernel::WarpTiled : Kernel::Vectorized;
 }
 
 }  // namespace

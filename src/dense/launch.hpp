@@ -3,8 +3,8 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
-#include <type_traits>
 
+#include "core/with_bool.hpp"
 #include "dense/kernels/params.hpp"
 #include "tilegemm/types.hpp"
 
@@ -35,13 +35,6 @@ void launch_warp_tiled(const CanonicalGemm& g, cudaStream_t stream);
 long long warp_tiled_tiles(const CanonicalGemm& g);
 // C = beta * C (k == 0 or alpha == 0).
 void launch_scale(const kernels::GemmParams& p, cudaStream_t stream);
-
-// Calls f(std::bool_constant<v>{}) so a run-time flag becomes a template argument.
-template <class F>
-void with_bool(bool v, F&& f) {
-  if (v) f(std::true_type{});
-  else f(std::false_type{});
-}
 
 }  // namespace detail
 }  // namespace tilegemm

@@ -1,7 +1,5 @@
-// Device-free argument checks of the GPU products (bsr_gpu.hpp) and the BsrKernel names. Every
-// message starts with the function's name and names the argument and its value.
-#include <algorithm>
-#include <cctype>
+// Device-free argument checks of the GPU products (bsr_gpu.hpp). Every message starts with the
+// function's name and names the argument and its value.
 #include <climits>
 #include <cstdint>
 #include <string>
@@ -78,30 +76,6 @@ void check_bsr_wx_args(int64_t m, int64_t n, int64_t k, const BsrView& w, const 
     invalid(fn + "k = " + std::to_string(k) + " does not match w.cols = " + std::to_string(w.cols) +
             " (Y = W * X needs W m x k and X k x n)");
   check_operands(fn, m, n, x, k, n, ldx, w, y, ldy);
-}
-
-std::string to_string(BsrKernel v) {
-  switch (v) {
-    case BsrKernel::Auto: return "auto";
-    case BsrKernel::Reduction: return "01-reduction";
-    case BsrKernel::SmallM: return "02-small-m";
-    case BsrKernel::Tiled: return "03-tiled";
-  }
-  return "bsr-kernel(" + std::to_string(static_cast<int>(v)) + ")";
-}
-
-BsrKernel parse_bsr_kernel(const std::string& s, const char* what) {
-  std::string v = s;
-  std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (v == "auto" || v == "0") return BsrKernel::Auto;
-  for (int i = 1; i <= kNumBsrKernels; ++i) {
-    const BsrKernel k = static_cast<BsrKernel>(i);
-    const std::string name = to_string(k);  // e.g. "03-tiled"
-    if (v == name || v == std::to_string(i) || v == name.substr(0, 2) || v == name.substr(3))
-      return k;
-  }
-  invalid(std::string(what) + ": unknown BSR kernel '" + s +
-          "' (expected auto, 1-3, or reduction, small-m, tiled)");
 }
 
 }  // namespace tilegemm

@@ -1,6 +1,6 @@
 #include "core/cuda_check.hpp"
+#include "core/with_bool.hpp"
 #include "sparse/kernels/02_small_m.cuh"
-#include "dense/launch.hpp"  // with_bool
 #include "sparse/launch.hpp"
 
 namespace tilegemm {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/cuda_check.hpp"
+#include "core/device_checks.hpp"
 #include "sparse/kernels/03_tiled.cuh"
 #include "sparse/launch.hpp"
 
@@ -19,9 +20,7 @@ namespace detail {
 // the whole run is under 8 waves, where every row does and the order is simply row by row.
 inline long long heavy_rows(const BsrProblem& prob, int blocks_per_sm, long long ctas_per_row) {
   if (prob.row_lengths == nullptr || prob.row_lengths->empty()) return 0;
-  int device = 0, sms = 0;
-  TILEGEMM_CUDA_CHECK(cudaGetDevice(&device));
-  TILEGEMM_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const int sms = current_sm_count();
   const double share = static_cast<double>(prob.nnzb) * static_cast<double>(ctas_per_row) /
                        (static_cast<double>(sms) * blocks_per_sm);
   const std::vector<int32_t>& len = *prob.row_lengths;  // non-increasing

@@ -66,7 +66,7 @@ class DeviceBsrMatrix {
   int64_t nnzb() const { return nnzb_; }
   int64_t block_row_count() const { return rows_ / block_rows_; }
   // The most blocks any block row holds (0 when nnzb == 0).
-  int64_t max_row_blocks() const { return max_row_blocks_; }
+  int64_t max_row_blocks() const { return row_lengths_.empty() ? 0 : row_lengths_.front(); }
 
   // Device pointers (block_data, block_indices, index_pointer) and the shape.
   BsrView view() const;
@@ -81,7 +81,7 @@ class DeviceBsrMatrix {
   void release() noexcept;
   int64_t rows_ = 0, cols_ = 0;
   int block_rows_ = 1, block_cols_ = 1;
-  int64_t nnzb_ = 0, max_row_blocks_ = 0;
+  int64_t nnzb_ = 0;
   float* block_data_ = nullptr;
   int32_t* block_indices_ = nullptr;
   int32_t* index_pointer_ = nullptr;

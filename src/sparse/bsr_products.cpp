@@ -41,7 +41,7 @@ void run_product(const char* fn, bool xwt, int64_t rows_i, int64_t cols_j, int64
   if (kernel_value < 0 || kernel_value > kNumBsrKernels)
     bsr_detail::invalid(std::string(fn) + "options.kernel = " + std::to_string(kernel_value) +
                         " is not a BsrKernel value (0-" + std::to_string(kNumBsrKernels) + ")");
-  const int schedules = static_cast<int>(detail::bsr_tiled_schedule_names_impl().size());
+  const int schedules = detail::bsr_tiled_schedule_count();
   if (options.tiled_schedule < 0 || options.tiled_schedule > schedules)
     bsr_detail::invalid(std::string(fn) + "options.tiled_schedule = " +
                         std::to_string(options.tiled_schedule) + " is not 0 or a schedule 1-" +

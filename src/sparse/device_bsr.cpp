@@ -52,7 +52,6 @@ DeviceBsrMatrix::DeviceBsrMatrix(const BsrMatrix& host) {
   auto length = [&](int32_t r) { return host.index_pointer[r + 1] - host.index_pointer[r]; };
   std::stable_sort(order.begin(), order.end(),
                    [&](int32_t a, int32_t b) { return length(a) > length(b); });
-  max_row_blocks_ = brows > 0 ? length(order.front()) : 0;
   row_lengths_.reserve(order.size());
   for (const int32_t r : order) row_lengths_.push_back(length(r));
 
@@ -88,7 +87,6 @@ DeviceBsrMatrix& DeviceBsrMatrix::operator=(DeviceBsrMatrix&& other) noexcept {
   block_rows_ = std::exchange(other.block_rows_, 1);
   block_cols_ = std::exchange(other.block_cols_, 1);
   nnzb_ = std::exchange(other.nnzb_, 0);
-  max_row_blocks_ = std::exchange(other.max_row_blocks_, 0);
   block_data_ = std::exchange(other.block_data_, nullptr);
   block_indices_ = std::exchange(other.block_indices_, nullptr);
   index_pointer_ = std::exchange(other.index_pointer_, nullptr);

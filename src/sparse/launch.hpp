@@ -25,6 +25,7 @@ void launch_bsr_tiled(const BsrProblem& prob, cudaStream_t stream);
 // The schedule-th (1-based) entry of bsr_tiled_schedule_names() (tiled_candidates.cu).
 void launch_bsr_tiled_candidate(const BsrProblem& prob, int schedule, cudaStream_t stream);
 std::vector<std::string> bsr_tiled_schedule_names_impl();
+int bsr_tiled_schedule_count();
 
 }  // namespace detail
 }  // namespace tilegemm

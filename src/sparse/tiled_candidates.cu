@@ -47,6 +47,8 @@ std::vector<std::string> bsr_tiled_schedule_names_impl() {
   return names;
 }
 
+int bsr_tiled_schedule_count() { return static_cast<int>(candidates().size()); }
+
 void launch_bsr_tiled_candidate(const BsrProblem& prob, int schedule, cudaStream_t stream) {
   if (!prob.xwt || !prob.p.x_vec4 || !prob.p.w_vec4)
     throw Error(ErrorCode::InvalidArgument,

@@ -34,6 +34,8 @@ void run_check(const CheckArgs& args) {
     DeviceBuffer<float> a(p.size_a()), b(p.size_b()), c(p.size_c());
     fill_uniform(a.get(), p.size_a(), 7);
     fill_uniform(b.get(), p.size_b(), 8);
+    // The fills ran on the bench stream; download() copies on the legacy stream, not ordered after it.
+    TILEGEMM_CUDA_CHECK(cudaStreamSynchronize(bench_stream()));
     const bool cpu = p.flops() <= 2.0 * 1024 * 1024 * 1024;
     std::vector<float> expect(p.size_c(), 0.0f);
     if (cpu) {
@@ -43,10 +45,13 @@ void run_check(const CheckArgs& args) {
     } else {
       DeviceBuffer<float> c_ref(p.size_c());
       cublas.sgemm(p, 1.0f, a.get(), b.get(), 0.0f, c_ref.get());
+      TILEGEMM_CUDA_CHECK(cudaStreamSynchronize(bench_stream()));
       expect = c_ref.download();
     }
     DeviceBuffer<float> d_expect(p.size_c());
     d_expect.upload(expect);
+    // A pageable cudaMemcpy may return before its DMA is done; the comparisons run on the bench stream.
+    TILEGEMM_CUDA_CHECK(cudaDeviceSynchronize());
     const double tol = (cpu ? 1.0 : 2.0) * 4.0 * 1.2e-7 * static_cast<double>(p.k + 2);
     for (const Contender& ct : contenders) {
       if (ct.is_baseline) continue;

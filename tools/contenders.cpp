@@ -20,7 +20,8 @@ Contender library_contender(Kernel kernel, const Raster* raster) {
   Contender c;
   c.label = label;
   c.run = [opt](const Problem& p, const float* a, const float* b, float* cc) {
-    sgemm(p.layout, p.op_a, p.op_b, p.m, p.n, p.k, 1.0f, a, p.lda(), b, p.ldb(), 0.0f, cc, p.ldc(), nullptr, opt);
+    sgemm(p.layout, p.op_a, p.op_b, p.m, p.n, p.k, 1.0f, a, p.lda(), b, p.ldb(), 0.0f, cc, p.ldc(), bench_stream(),
+          opt);
   };
   return c;
 }
@@ -32,7 +33,7 @@ Contender candidate_contender(const detail::WarpTiledCandidate& cand, Raster ras
   c.run = [launch, raster](const Problem& p, const float* a, const float* b, float* cc) {
     const detail::CanonicalGemm g = detail::canonicalize(p.layout, p.op_a, p.op_b, p.m, p.n, p.k, 1.0f, a,
                                                           p.lda(), b, p.ldb(), 0.0f, cc, p.ldc(), raster);
-    launch(g, nullptr);
+    launch(g, bench_stream());
   };
   c.unsupported = [](const Problem& p) {
     const bool ok = p.layout == Layout::RowMajor && p.op_a == Op::N && p.op_b == Op::N && p.k > 0;

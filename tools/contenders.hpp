@@ -13,7 +13,8 @@ namespace tools {
 struct Contender {
   std::string label;
   bool is_baseline = false;
-  // Runs C = A*B (alpha 1, beta 0) for the problem on the default stream.
+  // Runs C = A*B (alpha 1, beta 0) for the problem on bench_stream(), asynchronously: launches only (no
+  // allocation, copy or synchronization), so --graph-batch can capture it into a CUDA graph.
   std::function<void(const Problem&, const float* a, const float* b, float* c)> run;
   // Empty when the contender supports the problem, else why not (shown instead of a time).
   std::function<std::string(const Problem&)> unsupported = [](const Problem&) { return std::string(); };

@@ -38,26 +38,40 @@ __global__ void compare_kernel(const float* x, const float* y, int64_t count, un
   }
 }
 
+cudaStream_t bench_stream() {
+  // Never destroyed: it lives as long as the process (destroying it from a static destructor could run
+  // after the CUDA runtime has shut down).
+  static const cudaStream_t stream = [] {
+    cudaStream_t s = nullptr;
+    TILEGEMM_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    return s;
+  }();
+  return stream;
+}
+
 void fill_uniform(float* d, int64_t count, uint64_t seed) {
   if (count <= 0) return;
-  fill_uniform_kernel<<<1024, 256>>>(d, count, seed);
+  fill_uniform_kernel<<<1024, 256, 0, bench_stream()>>>(d, count, seed);
   TILEGEMM_CHECK_LAUNCH();
 }
 void fill_value(float* d, int64_t count, float value) {
   if (count <= 0) return;
-  fill_value_kernel<<<1024, 256>>>(d, count, value);
+  fill_value_kernel<<<1024, 256, 0, bench_stream()>>>(d, count, value);
   TILEGEMM_CHECK_LAUNCH();
 }
 
 Diff compare(const float* x, const float* y, int64_t count) {
+  const cudaStream_t s = bench_stream();
   DeviceBuffer<unsigned> max_bits(1);
   DeviceBuffer<int> non_finite(1);
-  TILEGEMM_CUDA_CHECK(cudaMemset(max_bits.get(), 0, sizeof(unsigned)));
-  TILEGEMM_CUDA_CHECK(cudaMemset(non_finite.get(), 0, sizeof(int)));
+  TILEGEMM_CUDA_CHECK(cudaMemsetAsync(max_bits.get(), 0, sizeof(unsigned), s));
+  TILEGEMM_CUDA_CHECK(cudaMemsetAsync(non_finite.get(), 0, sizeof(int), s));
   if (count > 0) {
-    compare_kernel<<<1024, 256>>>(x, y, count, max_bits.get(), non_finite.get());
+    compare_kernel<<<1024, 256, 0, s>>>(x, y, count, max_bits.get(), non_finite.get());
     TILEGEMM_CHECK_LAUNCH();
   }
+  // download() copies on the legacy stream, which is not ordered after a non-blocking stream.
+  TILEGEMM_CUDA_CHECK(cudaStreamSynchronize(s));
   const unsigned bits = max_bits.download()[0];
   Diff diff;
   float f;
@@ -67,9 +81,26 @@ Diff compare(const float* x, const float* y, int64_t count) {
   return diff;
 }
 
-Cublas::Cublas() { TILEGEMM_CUBLAS_CHECK(cublasCreate(&handle_)); }
+Cublas::Cublas() {
+  TILEGEMM_CUBLAS_CHECK(cublasCreate(&handle_));
+  try {
+    TILEGEMM_CUBLAS_CHECK(cublasSetStream(handle_, bench_stream()));
+    // cublasSetStream puts the handle back on cuBLAS's default workspace pool: set ours after it.
+    int device = 0, major = 0;
+    TILEGEMM_CUDA_CHECK(cudaGetDevice(&device));
+    TILEGEMM_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    const size_t bytes = size_t(major >= 9 ? 32 : 4) << 20;
+    TILEGEMM_CUDA_CHECK(cudaMalloc(&workspace_, bytes));
+    TILEGEMM_CUBLAS_CHECK(cublasSetWorkspace(handle_, workspace_, bytes));
+  } catch (...) {
+    cublasDestroy(handle_);  // the destructor does not run for a constructor that throws
+    if (workspace_) cudaFree(workspace_);
+    throw;
+  }
+}
 Cublas::~Cublas() {
   if (handle_) cublasDestroy(handle_);
+  if (workspace_) cudaFree(workspace_);
 }
 
 void Cublas::sgemm(const Problem& p, float alpha, const float* a, const float* b, float beta, float* c) {
@@ -88,6 +119,7 @@ void Cublas::sgemm(const Problem& p, float alpha, const float* a, const float* b
 }
 
 Timing time_runs(const std::function<void()>& launch, double min_time_s, size_t flush_bytes) {
+  const cudaStream_t s = bench_stream();
   DeviceBuffer<char> flush(flush_bytes);
   cudaEvent_t start, stop;
   TILEGEMM_CUDA_CHECK(cudaEventCreate(&start));
@@ -97,10 +129,10 @@ Timing time_runs(const std::function<void()>& launch, double min_time_s, size_t 
   std::vector<double> samples;
   double total = 0.0;
   while ((samples.size() < size_t(kMinReps) || total < min_time_s * 1e3) && samples.size() < size_t(kMaxReps)) {
-    if (flush_bytes) TILEGEMM_CUDA_CHECK(cudaMemsetAsync(flush.get(), int(samples.size() & 0xff), flush_bytes));
-    TILEGEMM_CUDA_CHECK(cudaEventRecord(start));
+    if (flush_bytes) TILEGEMM_CUDA_CHECK(cudaMemsetAsync(flush.get(), int(samples.size() & 0xff), flush_bytes, s));
+    TILEGEMM_CUDA_CHECK(cudaEventRecord(start, s));
     launch();
-    TILEGEMM_CUDA_CHECK(cudaEventRecord(stop));
+    TILEGEMM_CUDA_CHECK(cudaEventRecord(stop, s));
     TILEGEMM_CUDA_CHECK(cudaEventSynchronize(stop));
     float ms = 0;
     TILEGEMM_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));

@@ -13,11 +13,24 @@
 namespace tilegemm {
 namespace tools {
 
+// The one stream the command works on: every contender (our kernels, cuBLAS, cuSPARSE), the helper
+// kernels below and the timing events. Created on first use (after the device checks) with
+// cudaStreamNonBlocking and kept for the life of the process: not the legacy default stream, which
+// cannot be captured into a CUDA graph (--graph-batch). A non-blocking stream is not ordered after
+// the legacy stream, so host code that copies with cudaMemcpy (DeviceBuffer::upload/download,
+// DeviceBsrMatrix) synchronizes the device before using the data on this stream, and this stream
+// before reading results back.
+cudaStream_t bench_stream();
+
 // Uniform [-1, 1) from a counter-based hash (deterministic per seed); fill(NaN) poisons outputs.
+// Both are enqueued on bench_stream().
 void fill_uniform(float* d, int64_t count, uint64_t seed);
 void fill_value(float* d, int64_t count, float value);
 
-// cuBLAS FP32 with CUBLAS_COMPUTE_32F_PEDANTIC (no TF32), mapped from our layout conventions.
+// cuBLAS FP32 with CUBLAS_COMPUTE_32F_PEDANTIC (no TF32), mapped from our layout conventions, on
+// bench_stream() with a workspace of its own (cublasSetWorkspace: 32 MiB on compute capability 9.x
+// and later, 4 MiB before, the sizes cuBLAS documents for its default pool), so a call can be
+// captured into a CUDA graph without cuBLAS allocating during the capture.
 class Cublas {
  public:
   Cublas();
@@ -28,9 +41,11 @@ class Cublas {
 
  private:
   cublasHandle_t handle_ = nullptr;
+  void* workspace_ = nullptr;
 };
 
-// max |x - y| over `count` elements and whether any x is non-finite (unwritten NaN poison).
+// max |x - y| over `count` elements and whether any x is non-finite (unwritten NaN poison). Waits
+// for bench_stream() (the work that wrote x and y) before reading the answer back.
 struct Diff {
   double max_abs = 0.0;
   bool non_finite = false;
@@ -39,7 +54,8 @@ Diff compare(const float* x, const float* y, int64_t count);
 
 // Runs `launch` kWarmupRuns times, then repeats it (at least kMinReps times, until `min_time_s` of
 // kernel time) timing each run with CUDA events. With `flush_bytes` > 0 a buffer that large is overwritten before
-// every run, outside the timed region, so each run starts with a cold L2.
+// every run, outside the timed region, so each run starts with a cold L2. `launch` must enqueue its
+// work on bench_stream() and nothing else; the events are recorded there.
 Timing time_runs(const std::function<void()>& launch, double min_time_s, size_t flush_bytes);
 
 }  // namespace tools

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/cuda_check.hpp"
+#include "harness.hpp"  // bench_stream()
 
 namespace tilegemm {
 namespace tools {
@@ -69,6 +70,12 @@ void clear_cusparse_log() { take_log(); }
 
 Cusparse::Cusparse() {
   TILEGEMM_CUSPARSE_CHECK(cusparseCreate(&handle_));
+  const cusparseStatus_t st = cusparseSetStream(handle_, bench_stream());
+  if (st != CUSPARSE_STATUS_SUCCESS) {
+    cusparseDestroy(handle_);  // the destructor does not run for a constructor that throws
+    handle_ = nullptr;
+    TILEGEMM_CUSPARSE_CHECK(st);
+  }
   // Error messages (level 1) go to the callback, which keeps the last one for the skip reasons, and
   // not to the log file (stdout by default: they would interleave with the tables). Someone who set
   // CUSPARSE_LOG_LEVEL wants cuSPARSE's own log: then the logger is left as they configured it. The
@@ -105,7 +112,6 @@ void CusparseBsrProduct::setup(SparseOp op, int64_t m, int64_t n, int64_t k, con
                "supported\"), not " + std::to_string(w.block_rows) + "x" + std::to_string(w.block_cols);
     return;
   }
-  const float one = 1.0f, zero = 0.0f;
   std::vector<std::string> reasons;
   for (const Formulation& f : formulations(op, m, n, k)) {
     clear_cusparse_log();
@@ -139,21 +145,21 @@ void CusparseBsrProduct::setup(SparseOp op, int64_t m, int64_t n, int64_t k, con
       continue;
     }
     size_t bytes = 0;
-    st = cusparseSpMM_bufferSize(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, f.op_b, &one, a_, b_, &zero, c_,
+    st = cusparseSpMM_bufferSize(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, f.op_b, &one_, a_, b_, &zero_, c_,
                                  CUDA_R_32F, CUSPARSE_SPMM_BSR_ALG1, &bytes);
     if (st != CUSPARSE_STATUS_SUCCESS) {
       rejected("cusparseSpMM_bufferSize", st);
       continue;
     }
     workspace_ = DeviceBuffer<char>(bytes);  // CUDA failures (out of memory) throw: not a rejection
-    st = cusparseSpMM_preprocess(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, f.op_b, &one, a_, b_, &zero, c_,
+    st = cusparseSpMM_preprocess(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, f.op_b, &one_, a_, b_, &zero_, c_,
                                  CUDA_R_32F, CUSPARSE_SPMM_BSR_ALG1, workspace_.get());
     if (st != CUSPARSE_STATUS_SUCCESS) {
       rejected("cusparseSpMM_preprocess", st);
       continue;
     }
     op_b_ = f.op_b;
-    st = cusparseSpMM(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, op_b_, &one, a_, b_, &zero, c_, CUDA_R_32F,
+    st = cusparseSpMM(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, op_b_, &one_, a_, b_, &zero_, c_, CUDA_R_32F,
                       CUSPARSE_SPMM_BSR_ALG1, workspace_.get());
     if (st != CUSPARSE_STATUS_SUCCESS) {
       rejected("cusparseSpMM", st);
@@ -181,8 +187,7 @@ void CusparseBsrProduct::release() noexcept {
 
 void CusparseBsrProduct::run() {
   if (!why_not_.empty() || !a_) throw Error(ErrorCode::Internal, "cuSPARSE product run without a formulation");
-  const float one = 1.0f, zero = 0.0f;
-  TILEGEMM_CUSPARSE_CHECK(cusparseSpMM(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, op_b_, &one, a_, b_, &zero, c_,
+  TILEGEMM_CUSPARSE_CHECK(cusparseSpMM(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, op_b_, &one_, a_, b_, &zero_, c_,
                                        CUDA_R_32F, CUSPARSE_SPMM_BSR_ALG1, workspace_.get()));
 }
 

@@ -42,7 +42,8 @@ std::string cusparse_status_text(cusparseStatus_t st);
 [[noreturn]] void throw_cusparse(cusparseStatus_t st, const char* expr, const char* file, int line);
 void clear_cusparse_log();
 
-// One cuSPARSE handle (default stream) with cuSPARSE's error log captured for the messages above.
+// One cuSPARSE handle on bench_stream() (harness.hpp) with cuSPARSE's error log captured for the
+// messages above.
 class Cusparse {
  public:
   Cusparse();
@@ -71,7 +72,9 @@ class CusparseBsrProduct {
   const std::string& unsupported() const { return why_not_; }  // empty when run() can be called
   const std::string& formulation() const { return formulation_; }
   size_t workspace_bytes() const { return workspace_.size(); }
-  // One product on the default stream (asynchronous); every status checked.
+  // One product on the handle's stream, bench_stream() (asynchronous); every status checked. It is the
+  // one cusparseSpMM call, with the workspace allocated and preprocessed at construction, so nothing in
+  // it allocates, copies or synchronizes (cuSPARSE documents SpMM as capturable into a CUDA graph).
   void run();
 
  private:
@@ -81,6 +84,9 @@ class CusparseBsrProduct {
   cusparseSpMatDescr_t a_ = nullptr;
   cusparseDnMatDescr_t b_ = nullptr, c_ = nullptr;
   cusparseOperation_t op_b_ = CUSPARSE_OPERATION_NON_TRANSPOSE;
+  // alpha and beta (host pointer mode), kept for the object's life rather than on run()'s stack: a
+  // call captured into a CUDA graph should not leave the graph holding an address that is gone.
+  const float one_ = 1.0f, zero_ = 0.0f;
   DeviceBuffer<char> workspace_;
   std::string why_not_, formulation_;
 };

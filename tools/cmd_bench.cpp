@@ -72,7 +72,7 @@ Row measure(const Contender& ct, const Problem& p, const BenchPlan& plan, const 
         return r;
       }
     }
-    r.t = time_runs([&] { ct.run(p, a, b, c); }, plan.min_time, flush_bytes);
+    r.t = time_runs([&] { ct.run(p, a, b, c); }, plan.min_time, flush_bytes, plan.graph_batch);
     r.status = "ok";
     r.tflops = p.flops() / (r.t.median_ms * 1e-3) / 1e12;
     if (ct.is_baseline) base_ms = r.t.median_ms;
@@ -99,16 +99,17 @@ void run_bench(const BenchArgs& args, const std::vector<std::string>& argv) {
                                    std::getenv("TILEGEMM_PLOT_SCRIPT"));
 
   // 2. The device.
-  RunInfo run = start_run(argv, plan.dtype.name, plan.warm, plan.min_time);
+  RunInfo run = start_run(argv, plan.dtype.name, plan.warm, plan.min_time, plan.graph_batch);
   const DeviceInfo& dev = run.device;
   const size_t flush_bytes = static_cast<size_t>(run.flush_bytes);
   check_fits(plan.problems, 2, run.flush_bytes, static_cast<double>(dev.global_mem_bytes), dev.name);
 
   Cublas cublas;
   const std::vector<Contender> contenders = make_contenders(plan.kernels, plan.rasters, plan.schedules, cublas);
-  std::printf("device: %s, %d SMs, FP32 peak %.1f TFLOP/s at max clock; %s, timing %s L2, min %.2f s per kernel\n",
+  std::printf("device: %s, %d SMs, FP32 peak %.1f TFLOP/s at max clock; %s, timing %s L2, min %.2f s per kernel; "
+              "timing: %s\n",
               dev.name.c_str(), dev.sm_count, dev.fp32_peak_tflops(), plan.dtype.name.c_str(),
-              plan.warm ? "warm" : "cold (flushed)", plan.min_time);
+              l2_text(plan.warm, plan.graph_batch), plan.min_time, timing_method_text(plan.graph_batch).c_str());
   std::signal(SIGINT, [](int) { g_interrupted = 1; });
 
   // 3. The sweep; files are rewritten after every shape, so an interrupted sweep keeps its rows.
@@ -164,6 +165,12 @@ void add_bench_command(CLI::App& app, const std::vector<std::string>& argv) {
       ->delimiter(',');
   cmd->add_flag("--schedules", args->schedules, "also time the extra level-6 schedules (row-major NN); with --sparse, the tiled BSR kernel's extra schedules (--op xwt)");
   cmd->add_option("--min-time", args->min_time, "seconds of kernel time per measurement")->capture_default_str();
+  cmd->add_option("--graph-batch", args->graph_batch,
+                  "time CUDA graphs of N back-to-back launches and report graph time / N (0 = events around "
+                  "each launch; at most " + std::to_string(kMaxGraphBatch) +
+                      "; warm L2 after each graph's first launch)")
+      ->type_name("N")
+      ->capture_default_str();
   CLI::Option* cold = cmd->add_flag("--cold", args->cold, "flush L2 before every timed run (the default)");
   CLI::Option* warm = cmd->add_flag("--warm", args->warm, "do not flush L2 between runs");
   warm->excludes(cold);

@@ -54,7 +54,7 @@ void measure(SparseRow& r, const std::function<void()>& run, bool verify, const 
         return;
       }
     }
-    r.t = time_runs(run, b.plan.min_time, b.flush_bytes);
+    r.t = time_runs(run, b.plan.min_time, b.flush_bytes, b.plan.graph_batch);
     r.status = "ok";
     r.tflops = b.flops / (r.t.median_ms * 1e-3) / 1e12;
     r.peak_pct = b.fp32_peak_tflops > 0 ? 100.0 * r.tflops / b.fp32_peak_tflops : 0;
@@ -212,7 +212,7 @@ void run_sparse_bench(const SparseBenchArgs& args, const std::vector<std::string
   const SparseBenchPlan plan = plan_sparse_bench(args);
 
   // 2. The device, and whether the largest problem fits before anything is allocated.
-  RunInfo run = start_run(argv, plan.dtype.name, plan.warm, plan.min_time);
+  RunInfo run = start_run(argv, plan.dtype.name, plan.warm, plan.min_time, plan.graph_batch);
   const DeviceInfo& dev = run.device;
   const size_t flush_bytes = static_cast<size_t>(run.flush_bytes);
   check_sparse_fits(plan.problems, run.flush_bytes, static_cast<double>(dev.global_mem_bytes), dev.name);
@@ -220,10 +220,10 @@ void run_sparse_bench(const SparseBenchArgs& args, const std::vector<std::string
   Cublas cublas;
   Cusparse cusparse;
   std::printf("device: %s, %d SMs, FP32 peak %.1f TFLOP/s at max clock; sparse %s, %zu problems, kernels %s + %s "
-              "+ %s; timing %s L2, min %.2f s per kernel\n",
+              "+ %s; timing %s L2, min %.2f s per kernel; timing: %s\n",
               dev.name.c_str(), dev.sm_count, dev.fp32_peak_tflops(), plan.dtype.name.c_str(), plan.problems.size(),
               kernel_list_text(plan.kernels).c_str(), kSparseBaselineLabel, kDenseBaselineLabel,
-              plan.warm ? "warm" : "cold (flushed)", plan.min_time);
+              l2_text(plan.warm, plan.graph_batch), plan.min_time, timing_method_text(plan.graph_batch).c_str());
   std::printf("TFLOP/s counts useful work only, 2*M*nnz (nnz = stored blocks x R x C; M = m for xwt, n for wx); "
               "vs = baseline median / this median\n");
   std::fflush(stdout);
@@ -288,6 +288,7 @@ SparseDispatch add_sparse_bench_options(CLI::App* cmd) {
     a.warm = shared.warm;
     a.cold = shared.cold;
     a.min_time = shared.min_time;
+    a.graph_batch = shared.graph_batch;
     a.csv = shared.csv;
     a.json = shared.json;
     a.schedules = shared.schedules;

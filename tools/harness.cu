@@ -118,36 +118,117 @@ void Cublas::sgemm(const Problem& p, float alpha, const float* a, const float* b
                                      CUBLAS_GEMM_DEFAULT));
 }
 
-Timing time_runs(const std::function<void()>& launch, double min_time_s, size_t flush_bytes) {
+namespace {
+
+// The timing events and the graph, released whatever path leaves time_runs.
+struct EventPair {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  void create() {
+    TILEGEMM_CUDA_CHECK(cudaEventCreate(&start));
+    TILEGEMM_CUDA_CHECK(cudaEventCreate(&stop));
+  }
+  ~EventPair() {
+    if (start) cudaEventDestroy(start);
+    if (stop) cudaEventDestroy(stop);
+  }
+};
+
+struct Graph {
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  ~Graph() {
+    if (exec) cudaGraphExecDestroy(exec);
+    if (graph) cudaGraphDestroy(graph);
+  }
+};
+
+// Graph-mode failures: the message names the mode; the error a failed capture leaves behind (it is
+// also returned by the next cudaGetLastError, e.g. a later launch check) is cleared first.
+[[noreturn]] void graph_fail(int n, const std::string& what) {
+  cudaGetLastError();
+  throw Error(ErrorCode::CudaError, "graph mode (--graph-batch " + std::to_string(n) + "): " + what);
+}
+void graph_check(cudaError_t e, int n, const std::string& call) {
+  if (e != cudaSuccess)
+    graph_fail(n, call + " failed: " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
+}
+
+// Captures n calls of `launch` on `s` into g.graph and instantiates it into g.exec. The capture is
+// always ended, whatever `launch` did, so the stream never stays in capture mode.
+void capture(const std::function<void()>& launch, int n, cudaStream_t s, Graph& g) {
+  graph_check(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), n, "cudaStreamBeginCapture");
+  std::string failure;
+  try {
+    for (int i = 0; i < n; ++i) launch();
+  } catch (const std::exception& e) {
+    failure = e.what();
+  } catch (...) {
+    failure = "unknown exception";
+  }
+  const cudaError_t end = cudaStreamEndCapture(s, &g.graph);
+  const std::string capturing = "capturing " + std::to_string(n) + " launches into a CUDA graph failed: ";
+  if (!failure.empty()) graph_fail(n, capturing + failure);
+  // No error inside the launches, but the capture was invalidated: a call not allowed while capturing
+  // (a synchronous copy, an allocation, a device synchronization) or work joined from another stream.
+  if (end != cudaSuccess)
+    graph_fail(n, capturing + "cudaStreamEndCapture: " + cudaGetErrorName(end) + " (" + cudaGetErrorString(end) +
+                      "): the launch makes a call that cannot be captured");
+  size_t nodes = 0;
+  graph_check(cudaGraphGetNodes(g.graph, nullptr, &nodes), n, "cudaGraphGetNodes");
+  // Every launch enqueues at least one kernel; fewer nodes means work went to another stream (then
+  // it ran once, eagerly, and the graph would time less than n launches).
+  if (nodes < static_cast<size_t>(n))
+    graph_fail(n, "the capture of " + std::to_string(n) + " launches holds " + std::to_string(nodes) +
+                      " graph nodes: not all of the work is enqueued on the bench stream");
+  graph_check(cudaGraphInstantiate(&g.exec, g.graph, 0), n, "cudaGraphInstantiate");
+}
+
+}  // namespace
+
+Timing time_runs(const std::function<void()>& launch, double min_time_s, size_t flush_bytes, int graph_batch) {
   const cudaStream_t s = bench_stream();
   DeviceBuffer<char> flush(flush_bytes);
-  cudaEvent_t start, stop;
-  TILEGEMM_CUDA_CHECK(cudaEventCreate(&start));
-  TILEGEMM_CUDA_CHECK(cudaEventCreate(&stop));
-  for (int i = 0; i < kWarmupRuns; ++i) launch();  // warm-up: module load, first-touch, clocks
+  EventPair ev;
+  ev.create();
+  // Warm-up: module load, first-touch, clocks; before a capture also every lazy one-time set-up of the
+  // launch (kernel attributes, cuBLAS's heuristics), so none of it happens while capturing.
+  for (int i = 0; i < kWarmupRuns; ++i) launch();
   TILEGEMM_CUDA_CHECK(cudaDeviceSynchronize());
+  Graph graph;
+  if (graph_batch > 0) {
+    capture(launch, graph_batch, s, graph);
+    for (int i = 0; i < kWarmupRuns; ++i)  // the graph's own warm-up (upload to the device)
+      graph_check(cudaGraphLaunch(graph.exec, s), graph_batch, "cudaGraphLaunch (warm-up)");
+    graph_check(cudaStreamSynchronize(s), graph_batch, "the warm-up graph launch");
+  }
   std::vector<double> samples;
   double total = 0.0;
   while ((samples.size() < size_t(kMinReps) || total < min_time_s * 1e3) && samples.size() < size_t(kMaxReps)) {
+    // Cold L2: flushed before each sample; in graph mode that is before each graph launch, so only the
+    // graph's first launch starts cold.
     if (flush_bytes) TILEGEMM_CUDA_CHECK(cudaMemsetAsync(flush.get(), int(samples.size() & 0xff), flush_bytes, s));
-    TILEGEMM_CUDA_CHECK(cudaEventRecord(start, s));
-    launch();
-    TILEGEMM_CUDA_CHECK(cudaEventRecord(stop, s));
-    TILEGEMM_CUDA_CHECK(cudaEventSynchronize(stop));
+    TILEGEMM_CUDA_CHECK(cudaEventRecord(ev.start, s));
+    if (graph_batch > 0)
+      graph_check(cudaGraphLaunch(graph.exec, s), graph_batch, "cudaGraphLaunch");
+    else
+      launch();
+    TILEGEMM_CUDA_CHECK(cudaEventRecord(ev.stop, s));
+    TILEGEMM_CUDA_CHECK(cudaEventSynchronize(ev.stop));
     float ms = 0;
-    TILEGEMM_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    TILEGEMM_CUDA_CHECK(cudaEventElapsedTime(&ms, ev.start, ev.stop));
     samples.push_back(ms);
     total += ms;
   }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
   std::sort(samples.begin(), samples.end());
+  const double per_launch = graph_batch > 0 ? 1.0 / graph_batch : 1.0;  // a sample's share of one launch
   Timing t;
   t.reps = static_cast<int>(samples.size());
-  t.min_ms = samples.front();
-  t.max_ms = samples.back();
-  t.median_ms = samples.size() % 2 ? samples[samples.size() / 2]
-                                   : 0.5 * (samples[samples.size() / 2 - 1] + samples[samples.size() / 2]);
+  t.graph_batch = graph_batch > 0 ? graph_batch : 0;
+  t.min_ms = samples.front() * per_launch;
+  t.max_ms = samples.back() * per_launch;
+  t.median_ms = (samples.size() % 2 ? samples[samples.size() / 2]
+                                    : 0.5 * (samples[samples.size() / 2 - 1] + samples[samples.size() / 2])) *
+                per_launch;
   return t;
 }
 

@@ -56,7 +56,17 @@ Diff compare(const float* x, const float* y, int64_t count);
 // kernel time) timing each run with CUDA events. With `flush_bytes` > 0 a buffer that large is overwritten before
 // every run, outside the timed region, so each run starts with a cold L2. `launch` must enqueue its
 // work on bench_stream() and nothing else; the events are recorded there.
-Timing time_runs(const std::function<void()>& launch, double min_time_s, size_t flush_bytes);
+//
+// With `graph_batch` N > 0 (--graph-batch): after kWarmupRuns plain calls, N consecutive calls of
+// `launch` are captured into one CUDA graph (cudaStreamCaptureModeThreadLocal on bench_stream()),
+// which is instantiated and launched kWarmupRuns times as warm-up; then each sample is one whole-graph
+// launch between two events (same min-time / kMinReps / kMaxReps loop), and median/min/max are the
+// graph's time / N: the per-launch time of back-to-back launches, without the ~5 us floor of an event
+// pair around each launch. The L2 flush happens once before each graph launch, so only the graph's
+// first launch starts cold: graph mode is in effect warm-L2. A capture that fails (a CUDA, cuBLAS or
+// cuSPARSE error, or a call not allowed while capturing) is ended cleanly, its sticky error cleared,
+// and reported as Error(CudaError) whose message starts "graph mode (--graph-batch N): ".
+Timing time_runs(const std::function<void()>& launch, double min_time_s, size_t flush_bytes, int graph_batch = 0);
 
 }  // namespace tools
 }  // namespace tilegemm

@@ -90,6 +90,23 @@ std::vector<Raster> parse_raster_list(const std::vector<std::string>& names, con
   return out;
 }
 
+int parse_graph_batch(const std::string& s, const char* what) {
+  const std::string expected = " (expected a whole number of launches per CUDA graph, 0 to " +
+                               std::to_string(kMaxGraphBatch) + "; 0 = events around each launch)";
+  const bool digits = !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits) {
+    // "-1": a number, but out of range; "abc", "1.5", "", " 3": not a count at all.
+    const bool negative = s.size() > 1 && s[0] == '-' && s.find_first_not_of("0123456789", 1) == std::string::npos;
+    invalid(std::string(what) + ": " + (negative ? "value '" + s + "' out of range" : "malformed value '" + s + "'") +
+            expected);
+  }
+  const size_t first = s.find_first_not_of('0');
+  const std::string v = first == std::string::npos ? "0" : s.substr(first);
+  if (v.size() > 6 || std::stoi(v) > kMaxGraphBatch)
+    invalid(std::string(what) + ": value '" + s + "' out of range" + expected);
+  return std::stoi(v);
+}
+
 void probe_writable(const std::string& path, const char* what) {
   if (path.empty()) invalid(std::string(what) + ": empty file name");
   std::error_code ec;
@@ -140,6 +157,7 @@ BenchPlan plan_bench(const BenchArgs& args) {
     invalid("--min-time: invalid value '" + v.str() + "' (expected seconds >= 0)");
   }
   plan.min_time = args.min_time;
+  plan.graph_batch = parse_graph_batch(args.graph_batch, "--graph-batch");
   if (!args.plot.empty()) check_plot_path(args.plot, "--plot");
   plan.plot = args.plot;
   plan.json = args.json;

@@ -24,6 +24,10 @@ DTypeChoice parse_dtype(const std::string& s, const char* what = "--dtype");
 std::vector<Kernel> parse_kernel_list(const std::string& s, const char* what = "--kernels");
 std::vector<Raster> parse_raster_list(const std::vector<std::string>& names, const char* what = "--rasters");
 
+// --graph-batch: a decimal count of launches per CUDA graph in [0, kMaxGraphBatch] (digits only; 0 =
+// events around each launch). Anything else throws naming `what`.
+int parse_graph_batch(const std::string& s, const char* what = "--graph-batch");
+
 // Throws unless `path` can be opened for writing. Leaves the file system as it found it: an existing
 // file is opened for appending (not truncated), a new one is created and removed again.
 void probe_writable(const std::string& path, const char* what);
@@ -38,6 +42,7 @@ struct BenchArgs {  // as typed
   std::vector<std::string> rasters;
   bool schedules = false, warm = false, cold = false;
   double min_time = 0.5;
+  std::string graph_batch = "0";  // --graph-batch, as typed (validated by parse_graph_batch)
   std::string csv, json, plot;
 };
 
@@ -49,6 +54,7 @@ struct BenchPlan {  // validated
   bool schedules = false;
   bool warm = false;  // false: flush L2 before every timed run (cold, the default)
   double min_time = 0.5;
+  int graph_batch = 0;  // > 0: time CUDA graphs of this many launches (time_runs, harness.hpp)
   std::string csv;   // --csv, or plot_csv_path(plot) when only --plot was given; empty: none
   std::string json;  // empty: none
   std::string plot;  // empty: none

@@ -24,5 +24,14 @@ std::string Problem::dims() const {
 }
 std::string Problem::str() const { return dims() + " " + to_string(layout) + " " + to_string(op_a) + to_string(op_b); }
 
+std::string timing_method_text(int graph_batch) {
+  if (graph_batch <= 0) return "events per launch";
+  return "CUDA graph of " + std::to_string(graph_batch) + " launches (per-launch time, warm L2 after the first)";
+}
+
+std::string timing_csv_text(int graph_batch) {
+  return graph_batch <= 0 ? "events" : "graph:" + std::to_string(graph_batch);
+}
+
 }  // namespace tools
 }  // namespace tilegemm

@@ -45,13 +45,18 @@ struct RunInfo {
   bool warm = false;
   double min_time_s = 0.5;
   double flush_bytes = 0;
+  int graph_batch = 0;  // --graph-batch: 0 = events around each launch, N = CUDA graphs of N launches
   bool interrupted = false;  // Ctrl-C: the rows are those measured before it
 };
 
 // The start of a measuring run (dense or sparse bench): date, device (throws unless it is supported),
 // build, command line and method. flush_bytes is 2 x L2 for cold runs, 0 for --warm.
 RunInfo start_run(const std::vector<std::string>& argv, const std::string& dtype, bool warm,
-                  double min_time_s);
+                  double min_time_s, int graph_batch = 0);
+
+// The L2 words of the run's header line: "warm", "cold (flushed)", or with graphs (--graph-batch)
+// "cold (flushed before each graph)": only a graph's first launch starts cold.
+const char* l2_text(bool warm, int graph_batch);
 
 // Writes `text` to `path` (truncating); `what` names the option in the error if it cannot.
 void write_text_file(const std::string& path, const std::string& text, const char* what);
@@ -66,7 +71,8 @@ std::string shell_join(const std::vector<std::string>& argv);
 // A CSV text field: always quoted, embedded quotes doubled.
 std::string csv_quoted(const std::string& s);
 
-// The CSV header row (column names, comma separated, no newline).
+// The CSV header row (column names, comma separated, no newline). The last column, `timing`, says how
+// an ok row was timed: timing_csv_text() ("events" or "graph:N").
 std::string csv_header();
 // Rewrites `path` with the header and every row. `what` names the option in errors.
 void write_csv(const std::string& path, const std::vector<Row>& rows, const std::string& device_name,

@@ -18,8 +18,8 @@ namespace tools {
 using SparseDispatch = std::function<bool(const BenchArgs& shared, const std::vector<std::string>& argv)>;
 
 // Adds --sparse and the sparse-only options (--block, --sparsity, --rows, --op, --seed) to `bench`.
-// --shape, --preset, --kernels, --dtype, --min-time, --warm/--cold, --csv and --json are shared with
-// the dense bench; the dense-only ones (--sizes, --layout, --trans, --rasters, --schedules, --plot) are
+// --shape, --preset, --kernels, --dtype, --min-time, --graph-batch, --warm/--cold, --csv and --json are
+// shared with the dense bench; the dense-only ones (--sizes, --layout, --trans, --rasters, --schedules, --plot) are
 // rejected with --sparse.
 SparseDispatch add_sparse_bench_options(CLI::App* bench);
 

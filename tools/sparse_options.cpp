@@ -310,6 +310,7 @@ SparseBenchPlan plan_sparse_bench(const SparseBenchArgs& args) {
   if (!std::isfinite(args.min_time) || args.min_time < 0)
     invalid("--min-time: invalid value '" + fmt(args.min_time) + "' (expected seconds >= 0)");
   plan.min_time = args.min_time;
+  plan.graph_batch = parse_graph_batch(args.graph_batch, "--graph-batch");
   plan.schedules = args.schedules;
   if (plan.schedules && op != SparseOp::Xwt)
     invalid("--schedules: the tiled kernel's extra schedules are compiled for --op xwt only");

@@ -91,6 +91,7 @@ struct SparseBenchArgs {  // as typed
   std::string seed = "1";
   bool warm = false, cold = false;
   double min_time = 0.5;
+  std::string graph_batch = "0";  // --graph-batch, as typed
   bool schedules = false;  // also the tiled kernel's extra schedules (xwt only)
   std::string csv, json;
   // Dense-only bench options that were given (e.g. "--layout"); each is rejected with --sparse.
@@ -104,6 +105,7 @@ struct SparseBenchPlan {  // validated
   uint64_t seed = 1;
   bool warm = false;  // false: flush L2 before every timed run (cold, the default)
   double min_time = 0.5;
+  int graph_batch = 0;     // > 0: time CUDA graphs of this many launches (time_runs, harness.hpp)
   bool schedules = false;  // also time each of bsr_tiled_schedule_names() (xwt only)
   std::string csv, json;  // empty: none
 };

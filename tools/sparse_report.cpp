@@ -84,7 +84,7 @@ std::string sparse_table(const std::vector<SparseRow>& rows) {
 std::string sparse_csv_header() {
   return "device,op,m,n,k,block_rows,block_cols,sparsity,achieved_sparsity,nnzb,max_row_blocks,rows,dtype,kernel,"
          "status,median_ms,min_ms,max_ms,reps,useful_tflops,speedup_vs_cusparse,speedup_vs_cublas,pct_fp32_peak,"
-         "max_abs_err,tolerance,note";
+         "max_abs_err,tolerance,note,timing";
 }
 
 void write_sparse_csv(const std::string& path, const std::vector<SparseRow>& rows, const std::string& device_name,
@@ -113,7 +113,7 @@ void write_sparse_csv(const std::string& path, const std::vector<SparseRow>& row
     cell(r.ok(), r.peak_pct);
     cell(r.max_err.has_value(), r.max_err.value_or(0));
     cell(true, r.tol);
-    f << ',' << csv_quoted(r.note) << '\n';
+    f << ',' << csv_quoted(r.note) << ',' << (r.ok() ? timing_csv_text(r.t.graph_batch) : std::string()) << '\n';
   }
   write_text_file(path, f.str(), what);
 }

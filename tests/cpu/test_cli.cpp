@@ -256,6 +256,34 @@ TEST(CliRasters, Lists) {
 
 // --- bench / check argument validation -------------------------------------------------------------
 
+TEST(CliGraphBatch, ParsesCountsAndRejectsTheRest) {
+  EXPECT_EQ(parse_graph_batch("0"), 0);
+  EXPECT_EQ(parse_graph_batch("1"), 1);
+  EXPECT_EQ(parse_graph_batch("100"), 100);
+  EXPECT_EQ(parse_graph_batch("007"), 7);
+  EXPECT_EQ(parse_graph_batch("000"), 0);
+  EXPECT_EQ(parse_graph_batch(std::to_string(kMaxGraphBatch)), kMaxGraphBatch);
+  for (const char* bad : {"-1", "-100"})
+    expect_invalid([&] { parse_graph_batch(bad); }, std::string("--graph-batch: value '") + bad + "' out of range",
+                   "0 to 10000");
+  for (const char* big : {"10001", "1000000", "99999999999999999999999"})
+    expect_invalid([&] { parse_graph_batch(big); }, std::string("--graph-batch: value '") + big + "' out of range");
+  for (const char* bad : {"abc", "", "1.5", "+3", " 3", "3 ", "1e3", "0x10", "-", "--1", "-1a"})
+    expect_invalid([&] { parse_graph_batch(bad); }, std::string("--graph-batch: malformed value '") + bad + "'");
+  expect_invalid([] { parse_graph_batch("x", "--other"); }, "--other: malformed value 'x'");
+}
+
+TEST(CliGraphBatch, TimingMethodTexts) {
+  EXPECT_EQ(timing_method_text(0), "events per launch");
+  EXPECT_EQ(timing_method_text(100), "CUDA graph of 100 launches (per-launch time, warm L2 after the first)");
+  EXPECT_EQ(timing_csv_text(0), "events");
+  EXPECT_EQ(timing_csv_text(100), "graph:100");
+  EXPECT_STREQ(l2_text(false, 0), "cold (flushed)");
+  EXPECT_STREQ(l2_text(true, 0), "warm");
+  EXPECT_STREQ(l2_text(false, 10), "cold (flushed before each graph)");
+  EXPECT_STREQ(l2_text(true, 10), "warm");
+}
+
 TEST(CliPlanBench, Defaults) {
   const BenchPlan plan = plan_bench(BenchArgs{});
   std::vector<std::string> dims;
@@ -266,6 +294,7 @@ TEST(CliPlanBench, Defaults) {
   EXPECT_EQ(plan.kernels.size(), 6u);
   EXPECT_FALSE(plan.warm);  // cold is the default
   EXPECT_DOUBLE_EQ(plan.min_time, 0.5);
+  EXPECT_EQ(plan.graph_batch, 0);  // events around each launch is the default
   EXPECT_TRUE(plan.csv.empty());
   EXPECT_TRUE(plan.json.empty());
   EXPECT_TRUE(plan.plot.empty());
@@ -279,12 +308,14 @@ TEST(CliPlanBench, PresetThenShapesThenSizesWithLayout) {
   a.layout = "col";
   a.trans = "TN";
   a.warm = true;
+  a.graph_batch = "0100";
   const BenchPlan plan = plan_bench(a);
   std::vector<std::string> dims;
   for (const Problem& p : plan.problems) dims.push_back(p.str());
   EXPECT_EQ(dims, (std::vector<std::string>{"1024x512x2048 col TN", "7x8x9 col TN", "1x2x3 col TN", "64x64x64 col TN",
                                             "128x128x128 col TN"}));
   EXPECT_TRUE(plan.warm);
+  EXPECT_EQ(plan.graph_batch, 100);
 }
 
 TEST(CliPlanBench, RejectsEachBadArgument) {
@@ -304,6 +335,10 @@ TEST(CliPlanBench, RejectsEachBadArgument) {
   expect_invalid(with([](BenchArgs& a) { a.warm = a.cold = true; }), "--warm: cannot be combined with --cold");
   expect_invalid(with([](BenchArgs& a) { a.min_time = -1; }), "--min-time: invalid value '-1'");
   expect_invalid(with([](BenchArgs& a) { a.min_time = std::numeric_limits<double>::quiet_NaN(); }), "--min-time: invalid value");
+  expect_invalid(with([](BenchArgs& a) { a.graph_batch = "-1"; }), "--graph-batch: value '-1' out of range",
+                 "0 to 10000");
+  expect_invalid(with([](BenchArgs& a) { a.graph_batch = "abc"; }), "--graph-batch: malformed value 'abc'");
+  expect_invalid(with([](BenchArgs& a) { a.graph_batch = "10001"; }), "--graph-batch: value '10001' out of range");
   expect_invalid(with([](BenchArgs& a) { a.plot = "out.gif"; }), "--plot: unsupported file type 'out.gif'",
                  ".png or .svg");
   expect_invalid(with([](BenchArgs& a) { a.plot = "png"; }), "--plot: unsupported file type 'png'");
@@ -321,6 +356,9 @@ TEST(CliPlanBench, ArgumentsAreCheckedBeforeFiles) {
   a.shapes = {"1x2x"};
   expect_invalid([&] { plan_bench(a); }, "--shape:");
   a.shapes.clear();
+  a.graph_batch = "x";
+  expect_invalid([&] { plan_bench(a); }, "--graph-batch: malformed value 'x'");
+  a.graph_batch = "0";
   a.plot = "x.gif";
   expect_invalid([&] { plan_bench(a); }, "--plot: unsupported file type");
 }
@@ -447,6 +485,10 @@ std::vector<Row> sample_rows() {
   skipped.t = {};
   skipped.ratio.reset();
   rows.push_back(skipped);
+  Row graph = k;  // timed with --graph-batch 100
+  graph.kernel = "04-register-tiled";
+  graph.t = {0.005, 0.004, 0.006, 40, 100};
+  rows.push_back(graph);
   return rows;
 }
 
@@ -454,10 +496,10 @@ TEST_F(CliFiles, CsvWriterRoundTrip) {
   const std::string f = path("bench.csv");
   write_csv(f, sample_rows(), "NVIDIA H100 80GB HBM3");
   const std::vector<std::string> lines = lines_of(read_file(f));
-  ASSERT_EQ(lines.size(), 5u);
+  ASSERT_EQ(lines.size(), 6u);
   EXPECT_EQ(lines[0], csv_header());
   const std::vector<std::string> head = split_csv_line(lines[0]);
-  ASSERT_EQ(head.size(), 18u);
+  ASSERT_EQ(head.size(), 19u);
   EXPECT_EQ(head[0], "device");
   auto col = [&](const std::vector<std::string>& cells, const std::string& name) {
     for (size_t i = 0; i < head.size(); ++i)
@@ -466,8 +508,9 @@ TEST_F(CliFiles, CsvWriterRoundTrip) {
     return std::string();
   };
   const std::vector<std::string> r0 = split_csv_line(lines[1]), r1 = split_csv_line(lines[2]),
-                                   r2 = split_csv_line(lines[3]), r3 = split_csv_line(lines[4]);
-  for (const auto& r : {r0, r1, r2, r3}) ASSERT_EQ(r.size(), head.size());
+                                   r2 = split_csv_line(lines[3]), r3 = split_csv_line(lines[4]),
+                                   r4 = split_csv_line(lines[5]);
+  for (const auto& r : {r0, r1, r2, r3, r4}) ASSERT_EQ(r.size(), head.size());
   EXPECT_EQ(col(r0, "device"), "NVIDIA H100 80GB HBM3");
   EXPECT_EQ(col(r0, "m"), "4096");
   EXPECT_EQ(col(r0, "layout"), "row");
@@ -489,6 +532,14 @@ TEST_F(CliFiles, CsvWriterRoundTrip) {
   EXPECT_EQ(col(r3, "kernel"), "06:128x256@hilbert");
   EXPECT_EQ(col(r3, "ratio_vs_cublas"), "");
   EXPECT_DOUBLE_EQ(std::stod(col(r3, "tolerance")), 0.0039);
+  // How each ok row was timed; no time, no method.
+  EXPECT_EQ(head.back(), "timing");
+  EXPECT_EQ(col(r0, "timing"), "events");
+  EXPECT_EQ(col(r2, "timing"), "");
+  EXPECT_EQ(col(r3, "timing"), "");
+  EXPECT_EQ(col(r4, "timing"), "graph:100");
+  EXPECT_DOUBLE_EQ(std::stod(col(r4, "median_ms")), 0.005);
+  EXPECT_EQ(col(r4, "reps"), "40");
 
   // Rewritten, not appended, as the bench does after every shape.
   write_csv(f, {sample_rows()[0]}, "GPU");
@@ -535,10 +586,14 @@ TEST_F(CliFiles, JsonWriterRoundTrip) {
   EXPECT_DOUBLE_EQ(m.at("min_time_s").get<double>(), 0.25);
   EXPECT_DOUBLE_EQ(m.at("l2_flush_bytes").get<double>(), 100.0 * 1048576);
   EXPECT_EQ(m.at("min_reps"), kMinReps);
+  EXPECT_EQ(m.at("timing"), "events per launch");
+  EXPECT_EQ(m.at("graph_batch"), 0);
+  EXPECT_EQ(m.at("statistic"), "median of per-run CUDA event times");
+  EXPECT_FALSE(m.contains("l2_note"));
   EXPECT_EQ(h.at("interrupted"), false);
 
   const nlohmann::json& rows = j.at("rows");
-  ASSERT_EQ(rows.size(), 4u);
+  ASSERT_EQ(rows.size(), 5u);
   EXPECT_EQ(rows[0].at("kernel"), "cublas");
   EXPECT_EQ(rows[0].at("baseline"), true);
   EXPECT_EQ(rows[0].at("m"), 4096);
@@ -566,6 +621,18 @@ TEST_F(CliFiles, JsonWriterRoundTrip) {
   EXPECT_TRUE(j2.at("rows").is_array());
   EXPECT_TRUE(j2.at("rows").empty());
   expect_invalid([&] { write_json(path("no/such/dir.json"), run, {}); }, "--json: cannot write");
+
+  // --graph-batch: the method says so, and that the L2 is warm after each graph's first launch.
+  run.warm = false;
+  run.graph_batch = 100;
+  const nlohmann::json j3 = bench_json(run, {});
+  const nlohmann::json& g = j3.at("header").at("method");
+  EXPECT_EQ(g.at("timing"), "CUDA graph of 100 launches (per-launch time, warm L2 after the first)");
+  EXPECT_EQ(g.at("graph_batch"), 100);
+  EXPECT_EQ(g.at("l2"), "cold");
+  EXPECT_NE(g.at("statistic").get<std::string>().find("divided by 100"), std::string::npos) << g.at("statistic");
+  EXPECT_NE(g.at("l2_note").get<std::string>().find("only the first launch can start cold"), std::string::npos)
+      << g.at("l2_note");
 }
 
 TEST(CliReport, TimeAndCommandLine) {
@@ -869,6 +936,7 @@ TEST(CliPlanSparse, Defaults) {
   EXPECT_EQ(plan.dtype.name, "fp32");
   EXPECT_FALSE(plan.warm);
   EXPECT_DOUBLE_EQ(plan.min_time, 0.5);
+  EXPECT_EQ(plan.graph_batch, 0);
   EXPECT_TRUE(plan.csv.empty());
   EXPECT_TRUE(plan.json.empty());
 }
@@ -884,6 +952,7 @@ TEST(CliPlanSparse, PresetThenTheShapeGrid) {
   a.kernels = "all";
   a.seed = "42";
   a.warm = true;
+  a.graph_batch = "100";
   const SparseBenchPlan plan = plan_sparse_bench(a);
   ASSERT_EQ(plan.problems.size(), 36u + 2u * 2u * 2u * 2u);
   EXPECT_EQ(plan.problems[0].op, SparseOp::Wx);
@@ -897,6 +966,7 @@ TEST(CliPlanSparse, PresetThenTheShapeGrid) {
   EXPECT_EQ(plan.kernels.size(), 3u);
   EXPECT_EQ(plan.seed, 42u);
   EXPECT_TRUE(plan.warm);
+  EXPECT_EQ(plan.graph_batch, 100);
 }
 
 TEST(CliPlanSparse, RejectsEachBadArgument) {
@@ -921,6 +991,11 @@ TEST(CliPlanSparse, RejectsEachBadArgument) {
   expect_invalid(with([](SparseBenchArgs& a) { a.seed = "-3"; }), "--seed: malformed value '-3'");
   expect_invalid(with([](SparseBenchArgs& a) { a.warm = a.cold = true; }), "--warm: cannot be combined with --cold");
   expect_invalid(with([](SparseBenchArgs& a) { a.min_time = -1; }), "--min-time: invalid value '-1'");
+  expect_invalid(with([](SparseBenchArgs& a) { a.graph_batch = "-1"; }), "--graph-batch: value '-1' out of range",
+                 "0 to 10000");
+  expect_invalid(with([](SparseBenchArgs& a) { a.graph_batch = "abc"; }), "--graph-batch: malformed value 'abc'");
+  expect_invalid(with([](SparseBenchArgs& a) { a.graph_batch = "10001"; }),
+                 "--graph-batch: value '10001' out of range");
   expect_invalid(with([](SparseBenchArgs& a) { a.csv = "/nonexistent-dir/x.csv"; }),
                  "--csv: cannot write '/nonexistent-dir/x.csv'");
   expect_invalid(with([](SparseBenchArgs& a) { a.json = "/nonexistent-dir/x.json"; }),
@@ -965,6 +1040,9 @@ TEST(CliPlanSparse, ArgumentsAreCheckedBeforeFiles) {
   a.csv = "/nonexistent-dir/x.csv";
   a.kernels = "9";
   expect_invalid([&] { plan_sparse_bench(a); }, "--kernels:");
+  a.kernels = "";
+  a.graph_batch = "-5";
+  expect_invalid([&] { plan_sparse_bench(a); }, "--graph-batch: value '-5' out of range");
 }
 
 TEST(CliSparseFits, RejectsProblemsLargerThanTheDevice) {
@@ -1015,7 +1093,7 @@ std::vector<SparseRow> sample_sparse_rows() {
   SparseRow ours = base;
   ours.kernel = "03-tiled";
   ours.status = "ok";
-  ours.t = {0.01, 0.009, 0.012, 300};
+  ours.t = {0.01, 0.009, 0.012, 300, 100};  // timed with --graph-batch 100
   ours.max_err = 2e-6;
   rows.push_back(ours);
   SparseRow skipped = base;
@@ -1086,6 +1164,10 @@ TEST_F(CliFiles, SparseCsvWriterRoundTrip) {
   EXPECT_EQ(col(r[3], "median_ms"), "");
   EXPECT_EQ(col(r[3], "speedup_vs_cublas"), "");
   EXPECT_DOUBLE_EQ(std::stod(col(r[3], "tolerance")), 1.2e-4);
+  EXPECT_EQ(head.back(), "timing");
+  EXPECT_EQ(col(r[0], "timing"), "events");
+  EXPECT_EQ(col(r[2], "timing"), "graph:100");
+  EXPECT_EQ(col(r[3], "timing"), "");  // skipped: not timed
   expect_invalid([&] { write_sparse_csv(path("no/such/dir.csv"), {}, "GPU", "--csv"); }, "--csv: cannot write");
 }
 
@@ -1107,6 +1189,10 @@ TEST_F(CliFiles, SparseJsonWriterRoundTrip) {
   EXPECT_NE(m.at("baseline").at("sparse").get<std::string>().find("CUSPARSE_SPMM_BSR_ALG1"), std::string::npos);
   EXPECT_NE(m.at("baseline").at("dense").get<std::string>().find("CUBLAS_COMPUTE_32F_PEDANTIC"), std::string::npos);
   EXPECT_DOUBLE_EQ(m.at("reduction_max_flops").get<double>(), kReductionMaxFlops);
+  EXPECT_EQ(m.at("timing"), "events per launch");
+  run.graph_batch = 50;
+  EXPECT_EQ(sparse_bench_json(run, {}).at("header").at("method").at("timing"),
+            "CUDA graph of 50 launches (per-launch time, warm L2 after the first)");
   const nlohmann::json& rows = j.at("rows");
   ASSERT_EQ(rows.size(), 4u);
   EXPECT_EQ(rows[0].at("baseline"), "dense");

@@ -22,16 +22,14 @@ bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 
 int clamp_ld(int64_t ld) { return ld > INT_MAX ? INT_MAX : static_cast<int>(ld); }
 
 // Kernel::Auto: the one place that chooses. Heuristics from the measurements in docs/ladder.md until
-// the tuner's database exists (H200, ratios to cuBLAS):
+// the tuner's database exists (ratios to cuBLAS):
 // - level 6 needs its large tiles to fill at least half the SMs; below that (1000^3: 32 tiles,
 //   skinny shapes) level 5's 128x128 tiles are faster (1000^3: 0.54x vs 0.30x). At 2048^3 (128
 //   tiles, one wave) level 6 wins: 0.868x vs 0.808x (H200), 0.889x vs 0.804x (H100);
-// - with both operands transposed (canonical TT) level 6 measured 0.72x against level 5's 0.85x;
-// - when an operand is not 16-byte aligned (4095x4097x4093) level 5 measured 0.87-0.88x against
-//   level 6's 0.85x.
+// - since level 6 transposes k-contiguous operands in its copies (perf note #16) it also wins with
+//   unaligned operands (4095x4097x4093: 0.891x vs level 5's 0.869x) and for every op combination,
+//   which used to go to level 5.
 Kernel choose_kernel(const detail::CanonicalGemm& g) {
-  if (g.trans_a && g.trans_b) return Kernel::Vectorized;
-  if (!g.vec_a || !g.vec_b) return Kernel::Vectorized;
   const long long tiles = detail::warp_tiled_tiles(g);
   return 2 * tiles >= detail::current_sm_count() ? Kernel::WarpTiled : Kernel::Vectorized;
 }

@@ -5,21 +5,42 @@
 namespace tilegemm {
 namespace detail {
 
+namespace {
+
+static_assert(WarpTiledAligned::kTransposeK && WarpTiledUnaligned::kTransposeK,
+              "the launcher assumes operands contiguous along k are transposed (copy width unused)");
+
+// Operands contiguous along k go through the transposing 4-byte copy; only the others (A^T, B) can
+// use 16-byte copies.
+bool copies_as_is_aligned(const CanonicalGemm& g) {
+  return (!g.trans_a || g.vec_a) && (g.trans_b || g.vec_b);
+}
+
+}  // namespace
+
 long long warp_tiled_tiles(const CanonicalGemm& g) {
-  return g.vec_a && g.vec_b ? warp_tiled_grid<WarpTiledAligned>(g.p)
-                             : warp_tiled_grid<WarpTiledUnaligned>(g.p);
+  return copies_as_is_aligned(g) ? warp_tiled_grid<WarpTiledAligned>(g.p)
+                                 : warp_tiled_grid<WarpTiledUnaligned>(g.p);
 }
 
 void launch_warp_tiled(const CanonicalGemm& g, cudaStream_t stream) {
   with_bool(g.trans_a, [&](auto ta) {
     with_bool(g.trans_b, [&](auto tb) {
       constexpr bool kTA = decltype(ta)::value, kTB = decltype(tb)::value;
-      using A = WarpTiledAligned;
-      using U = WarpTiledUnaligned;  // mixed alignment keeps 16-byte copies for the aligned operand
-      if (g.vec_a && g.vec_b) launch_warp_tiled_kernel<A, kTA, kTB, true, true>(g.p, stream);
-      else if (g.vec_a) launch_warp_tiled_kernel<U, kTA, kTB, true, false>(g.p, stream);
-      else if (g.vec_b) launch_warp_tiled_kernel<U, kTA, kTB, false, true>(g.p, stream);
-      else launch_warp_tiled_kernel<U, kTA, kTB, false, false>(g.p, stream);
+      // The copy-width flag of a transposed operand is unused: fixed to false (one instantiation).
+      constexpr bool kAsIsA = kTA, kAsIsB = !kTB;
+      if (copies_as_is_aligned(g)) {
+        launch_warp_tiled_kernel<WarpTiledAligned, kTA, kTB, kAsIsA, kAsIsB>(g.p, stream);
+        return;
+      }
+      // Mixed alignment keeps 16-byte copies for an aligned as-is operand.
+      with_bool(kAsIsA && g.vec_a, [&](auto va) {
+        with_bool(kAsIsB && g.vec_b, [&](auto vb) {
+          constexpr bool kVA = decltype(va)::value, kVB = decltype(vb)::value;
+          if constexpr ((kAsIsA || !kVA) && (kAsIsB || !kVB))
+            launch_warp_tiled_kernel<WarpTiledUnaligned, kTA, kTB, kVA, kVB>(g.p, stream);
+        });
+      });
     });
   });
 }

@@ -19,13 +19,14 @@ void launch_nn(const CanonicalGemm& g, cudaStream_t stream) {
   });
 }
 
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int ST, int MB = 1, int ORDER = 2>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int ST, int MB = 1, int ORDER = 2,
+          bool TRANSPOSE_K = false>
 WarpTiledCandidate make() {
-  using S = kernels::WarpTiledSchedule<BM, BN, BK, WM, WN, TM, TN, ST, MB, ORDER>;
+  using S = kernels::WarpTiledSchedule<BM, BN, BK, WM, WN, TM, TN, ST, MB, ORDER, TRANSPOSE_K>;
   const std::string name = std::to_string(BM) + "x" + std::to_string(BN) + "x" + std::to_string(BK) +
                            "_w" + std::to_string(WM) + "x" + std::to_string(WN) + "_t" +
                            std::to_string(TM) + "x" + std::to_string(TN) + "_s" + std::to_string(ST) + "_b" + std::to_string(MB) +
-                           "_o" + std::to_string(ORDER);
+                           "_o" + std::to_string(ORDER) + (TRANSPOSE_K ? "_T" : "");
   return {name, S::kThreads, S::kSmemBytes, &launch_nn<S>};
 }
 
@@ -57,15 +58,23 @@ WarpTiledCandidate make_vectorized() {
 
 const std::vector<WarpTiledCandidate>& warp_tiled_candidates() {
   static const std::vector<WarpTiledCandidate> list = {
-      make<256, 128, 8, 64, 64, 8, 16, 4, 1, 0>(),   // seed 004's schedule
-      make<128, 256, 32, 64, 64, 16, 8, 3, 1, 3>(),  // the library's aligned choice (2-row snake)
-      make<128, 256, 32, 64, 64, 16, 8, 3, 1, 2>(),  // ... with the zig-zag order
-      make<128, 256, 32, 64, 64, 16, 8, 3, 1, 0>(),  // ... with row-by-row FMAs
-      make<128, 256, 32, 64, 64, 16, 8, 3, 1, 4>(),  // ... 4-row snake bands
-      make<256, 128, 16, 64, 64, 16, 8, 4>(),        // the library's unaligned choice
-      make<256, 128, 32, 64, 64, 16, 8, 3>(),
-      make<128, 128, 16, 64, 32, 8, 8, 3, 2>(),      // 2 blocks of 8 warps per SM
-      make_vectorized<128, 128, 8, 8, 8>(),          // level 5's default
+      make<256, 128, 8, 64, 64, 8, 16, 4, 1, 0>(),            // seed 004's schedule
+      // The library's choices (k-contiguous operands transposed into [k][col] tiles), then the former
+      // defaults that kept them as [col][k] tiles (perf note #16).
+      make<128, 256, 32, 64, 64, 16, 8, 4, 1, 3, true>(),     // aligned
+      make<256, 128, 16, 64, 64, 16, 8, 4, 1, 3, true>(),     // unaligned
+      make<128, 256, 32, 64, 64, 16, 8, 3, 1, 3>(),
+      make<256, 128, 16, 64, 64, 16, 8, 4, 1, 2>(),
+      // Around the transposing defaults: FMA order, stages, K-tile, 2 blocks per SM.
+      make<128, 256, 32, 64, 64, 16, 8, 4, 1, 2, true>(),
+      make<128, 256, 32, 64, 64, 16, 8, 4, 1, 0, true>(),
+      make<128, 256, 32, 64, 64, 16, 8, 4, 1, 4, true>(),
+      make<128, 256, 32, 64, 64, 16, 8, 3, 1, 3, true>(),
+      make<128, 256, 16, 64, 64, 16, 8, 6, 1, 3, true>(),
+      make<256, 128, 16, 64, 64, 16, 8, 6, 1, 3, true>(),
+      make<256, 128, 32, 64, 64, 16, 8, 4, 1, 3, true>(),
+      make<128, 128, 16, 64, 32, 8, 8, 4, 2, 3, true>(),
+      make_vectorized<128, 128, 8, 8, 8>(),                   // level 5's default
       make_vectorized<128, 256, 8, 8, 16>(),
   };
   return list;

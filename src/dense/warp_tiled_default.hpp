@@ -5,13 +5,16 @@
 namespace tilegemm {
 namespace detail {
 
-// Both operands 16-byte aligned: 0.88x cuBLAS at 4096^3, 0.89x at 8192^3 (H200 and H100). FMA order
-// 3 (2-row snake bands): 0.879x / 0.886x on the H100 against 0.872x / 0.886x for the zig-zag order 2.
-//                                                  BM   BN  BK  WM  WN  TM  TN  stages blocks order
-using WarpTiledAligned = kernels::WarpTiledSchedule<128, 256, 32, 64, 64, 16, 8, 3, 1, 3>;
-// Any other alignment (4-byte copies): 0.88x cuBLAS at 4095x4097x4093, where the aligned schedule
-// reaches only 0.71x.
-using WarpTiledUnaligned = kernels::WarpTiledSchedule<256, 128, 16, 64, 64, 16, 8, 4>;
+// Both schedules transpose operands contiguous along k into [k][col] tiles with 4-byte copies
+// (perf note #16: the [col][k] fragments cost 4 * TM registers and left the kernel at 255).
+//
+// Every operand copied as-is (contiguous along m or n) 16-byte aligned: H100, 4096^3 0.938x cuBLAS,
+// 8192^3 0.943x (the same schedule without the transposing copy: 0.879x / 0.884x).
+//                                                  BM   BN  BK  WM  WN  TM  TN  stages blocks order transpose
+using WarpTiledAligned = kernels::WarpTiledSchedule<128, 256, 32, 64, 64, 16, 8, 4, 1, 3, true>;
+// Otherwise (4-byte copies everywhere): 0.891x at 4095x4097x4093, where the aligned schedule reaches
+// only 0.71x.
+using WarpTiledUnaligned = kernels::WarpTiledSchedule<256, 128, 16, 64, 64, 16, 8, 4, 1, 3, true>;
 
 }  // namespace detail
 }  // namespace tilegemm

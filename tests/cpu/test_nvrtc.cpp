@@ -134,7 +134,12 @@ std::vector<KernelCase> all_cases() {
   const Vec vec[] = {
       {"L05_gemm_vectorized_default", "dense/kernels/05_vectorized.cuh", "gemm_vectorized",
        "VectorizedDefault"},
-      // The library's two level-6 schedules (src/dense/warp_tiled_default.hpp) and a 2-block one.
+      // The library's two level-6 schedules (src/dense/warp_tiled_default.hpp, transposing copies),
+      // the former defaults without them ([col][k] tiles), and a 2-block one.
+      {"L06_gemm_warp_tiled_128x256x32_w64x64_t16x8_s4_T", "dense/kernels/06_warp_tiled.cuh",
+       "gemm_warp_tiled", "WarpTiledSchedule<128, 256, 32, 64, 64, 16, 8, 4, 1, 3, true>"},
+      {"L06_gemm_warp_tiled_256x128x16_w64x64_t16x8_s4_T", "dense/kernels/06_warp_tiled.cuh",
+       "gemm_warp_tiled", "WarpTiledSchedule<256, 128, 16, 64, 64, 16, 8, 4, 1, 3, true>"},
       {"L06_gemm_warp_tiled_128x256x32_w64x64_t16x8_s3", "dense/kernels/06_warp_tiled.cuh",
        "gemm_warp_tiled", "WarpTiledSchedule<128, 256, 32, 64, 64, 16, 8, 3, 1, 3>"},
       {"L06_gemm_warp_tiled_256x128x16_w64x64_t16x8_s4", "dense/kernels/06_warp_tiled.cuh",

@@ -6,18 +6,22 @@
 // - K advances BK at a time through a STAGES-deep ring of shared buffers filled with cp.async; one
 //   __syncthreads per K-tile. Out-of-range elements are zero-filled by the copy itself (src-size 0),
 //   so there is no separate edge path and every M, N, K works.
-// - Each operand keeps in shared memory the orientation it has in global memory, so every copy is a
-//   plain (16-byte when aligned, else 4-byte) cp.async with coalesced reads and no transposition:
-//     contiguous along m/n (A^T, B): tile [k][col]; a lane's columns are 4-wide chunks kLanes*4 apart,
-//       read with one 128-bit load per chunk and k;
-//     contiguous along k (A, B^T):   tile [col][k] with rows padded to BK+4 floats; a lane's columns are
-//       kLanes apart, and one 128-bit load gives 4 consecutive k of one column. The padding makes the 8
-//       consecutive columns a warp reads land in 8 different 16-byte bank groups.
-//   (The first version transposed k-contiguous operands with 4-byte copies into [k][col]: 0.72x cuBLAS
-//   at 4096^3, 0.63x when nothing was 16-byte aligned; see docs/perf-notes.md.)
+// - Shared-memory tiles, by the operand's global orientation:
+//     contiguous along m/n (A^T, B): tile [k][col], filled by plain (16-byte when aligned, else 4-byte)
+//       cp.async copies; a lane's columns are 4-wide chunks kLanes*4 apart, read with one 128-bit load
+//       per chunk and k;
+//     contiguous along k (A, B^T), schedules with kTransposeK (the library's defaults): transposed
+//       into a [k][col] tile (rows padded by kKColPad) by 4-byte copies, then read like the above.
+//       Both fragments cost TM + TN registers, which freed ~60 registers (255 -> ~195) and gave
+//       0.88x -> 0.94x cuBLAS at 4096^3 (perf note #16);
+//     contiguous along k without kTransposeK: tile [col][k] with rows padded to BK+4 floats; one
+//       128-bit load gives 4 consecutive k of one column (4*TM fragment registers for A). The padding
+//       makes the 8 consecutive columns a warp reads land in 8 different 16-byte bank groups.
+//   (The very first version transposed with 4-byte copies too, but every copy held its own 64-bit
+//   address and spilled: 0.72x; TileCopier's one-offset-and-strides addressing fixed that later.)
 // - Blocks visit output tiles in the order given by p.raster (row-major, grouped or Hilbert).
-// Measured (H200, row-major NN 4096^3, 2026-11-22): 45.09 TFLOP/s, 0.881x cuBLAS (aligned schedule);
-// 8192^3: 0.893x; 4095x4097x4093: 0.876x; table in docs/ladder.md.
+// Measured (H100, row-major NN, 2026-11-22, session 3): 4096^3 48.5 TFLOP/s, 0.938x cuBLAS; 8192^3
+// 0.943x; 4095x4097x4093 0.891x; table in docs/ladder.md.
 // Build and run: bash scripts/build.sh && build/tilegemm bench --shape 4096x4096x4096 --kernels 6
 #pragma once
 #include "common.cuh"
@@ -27,9 +31,12 @@ namespace kernels {
 
 // Floats added to each row of a [col][k] tile (keeps rows 16-byte aligned, spreads banks).
 constexpr int kColKPad = 4;
+// Floats added to each row of a [k][col] tile that a transposing copy fills (16-byte aligned rows; the
+// 8 k x 4 columns a warp writes land in 32 different banks).
+constexpr int kKColPad = 4;
 
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int MIN_BLOCKS = 1,
-          int FMA_ORDER = 2>
+          int FMA_ORDER = 2, bool TRANSPOSE_K = false>
 struct WarpTiledSchedule {
   static constexpr int kBlockM = BM, kBlockN = BN, kBlockK = BK;
   static constexpr int kWarpM = WM, kWarpN = WN, kThreadM = TM, kThreadN = TN;
@@ -42,6 +49,9 @@ struct WarpTiledSchedule {
   // allocation ptxas finds, which is what limits this kernel: 2 measured +1 to +3 % over 0 and 1 was
   // 15 % slower (docs/perf-notes.md).
   static constexpr int kFmaOrder = FMA_ORDER;
+  // true: operands contiguous along k are transposed into [k][col] tiles by 4-byte copies, so both
+  // fragments are read one k at a time (TM + TN registers instead of 4 * TM for a [col][k] A).
+  static constexpr bool kTransposeK = TRANSPOSE_K;
   static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
   static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
   static constexpr int kLanesM = WM / TM, kLanesN = WN / TN;  // lane grid inside a warp
@@ -59,13 +69,17 @@ struct WarpTiledSchedule {
   static_assert(kThreads <= 1024 && STAGES >= 2, "at most 1024 threads, at least 2 stages");
   static_assert(FMA_ORDER >= 0 && FMA_ORDER <= 4, "FMA order is 0-4");
   static_assert(FMA_ORDER < 3 || TM % (FMA_ORDER == 3 ? 2 : 4) == 0, "bands must divide TM");
+  static_assert(!TRANSPOSE_K || (BK % 8 == 0 && kThreads % 8 == 0 && (BM * 8) % kThreads == 0 &&
+                                 (BN * 8) % kThreads == 0 && BM % 32 == 0 && BN % 32 == 0),
+                "transposing copies move 8 k x (threads / 8) columns per pass");
   static_assert(kSmemBytes <= 227 * 1024, "shared memory per block is at most 227 KB on sm_90");
 };
 
-// Floats in one stage of an operand's tile, for either orientation.
-template <int BK, int kCols, bool kContigK>
+// Floats in one stage of an operand's tile: [col][k] (kColK), [k][col] filled by a transposing copy
+// (kTransposed, padded rows) or plain [k][col].
+template <int BK, int kCols, bool kColK, bool kTransposed>
 __host__ __device__ constexpr int tile_floats() {
-  return kContigK ? kCols * (BK + kColKPad) : BK * kCols;
+  return kColK ? kCols * (BK + kColKPad) : BK * (kCols + (kTransposed ? kKColPad : 0));
 }
 
 // Copies the BK x kCols slice [k0, k0+BK) x [c0, c0+kCols) of an operand into shared memory, keeping
@@ -116,6 +130,44 @@ struct TileCopier {
   }
 };
 
+// Copies the BK x kCols slice of an operand contiguous along k (element (k, col) at src[col*ld + k])
+// into a [k][col] tile with rows of kCols + kKColPad floats, one float per cp.async. A warp copies
+// 8 consecutive k of 4 columns per instruction: 4 full 32-byte sectors read, and the 32 shared
+// addresses k*(kCols+4) + col fall in 32 different banks. Each thread owns k = tid % 8 (+ 8 per k
+// pass) of columns tid / 8 + kColStep * r: one base offset and two strides, like TileCopier.
+template <int BK, int kCols, int kThreads>
+struct TransposingCopier {
+  static constexpr int kLd = kCols + kKColPad;
+  static constexpr int kColStep = kThreads / 8;
+  static constexpr int kColCopies = kCols / kColStep;
+  static constexpr int kKCopies = BK / 8;
+  static_assert(kCols % kColStep == 0 && BK % 8 == 0, "copies must split evenly over the threads");
+
+  int k_in, col_in;
+  __device__ __forceinline__ explicit TransposingCopier(int tid) : k_in(tid % 8), col_in(tid / 8) {}
+
+  __device__ __forceinline__ void issue(float* tile, const float* src, int ld, int k0, int c0,
+                                        int k_size, int col_size) const {
+    const int g_k = k0 + k_in, g_col = c0 + col_in;
+    const int k_left = k_size - g_k, col_left = col_size - g_col;
+    const float* base = src + (k_left > 0 && col_left > 0 ? g_col * ld + g_k : 0);
+    float* to = tile + k_in * kLd + col_in;
+#pragma unroll
+    for (int r = 0; r < kColCopies; ++r) {
+#pragma unroll
+      for (int kc = 0; kc < kKCopies; ++kc) {
+        const bool ok = r * kColStep < col_left && kc * 8 < k_left;
+        const float* from = ok ? base + r * kColStep * ld + kc * 8 : src;
+        cp_async_4(to + kc * 8 * kLd + r * kColStep, from, ok);
+      }
+    }
+  }
+};
+
+// std::conditional without <type_traits> (the header must compile with NVRTC alone).
+template <bool kFirst, class T, class F> struct PickType { using type = T; };
+template <class T, class F> struct PickType<false, T, F> { using type = F; };
+
 // Position inside the warp tile of a lane's i-th row (or column) for each tile orientation (see top).
 template <bool kContigK, int kLanes>
 __device__ __forceinline__ int lane_offset(int i, int lane_idx) {
@@ -135,14 +187,15 @@ __device__ __forceinline__ void load_columns_k4(float (&frag)[kCount][4], const 
   }
 }
 
-// [k][col] tile: the lane's kCount columns at one k, one 128-bit load per 4 columns.
-template <int kCols, int kLanes, int kCount>
+// [k][col] tile with rows of kLd floats: the lane's kCount columns at one k, one 128-bit load per 4
+// columns.
+template <int kLd, int kLanes, int kCount>
 __device__ __forceinline__ void load_row(float (&frag)[kCount], const float* tile, int w0,
                                          int lane_idx, int k) {
 #pragma unroll
   for (int c = 0; c < kCount; c += 4) {
     const float4 v = *reinterpret_cast<const float4*>(
-        tile + k * kCols + w0 + lane_offset<false, kLanes>(c, lane_idx));
+        tile + k * kLd + w0 + lane_offset<false, kLanes>(c, lane_idx));
     frag[c] = v.x; frag[c + 1] = v.y; frag[c + 2] = v.z; frag[c + 3] = v.w;
   }
 }
@@ -151,8 +204,14 @@ template <class S, bool kTransA, bool kTransB, bool kVecA, bool kVecB>
 __global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSm) gemm_warp_tiled(GemmParams p) {
   constexpr int BM = S::kBlockM, BN = S::kBlockN, BK = S::kBlockK, STAGES = S::kStages;
   constexpr int TM = S::kThreadM, TN = S::kThreadN;
-  constexpr bool kAContigK = !kTransA, kBContigK = kTransB;  // which operands are [col][k] tiles
-  constexpr int kTileA = tile_floats<BK, BM, kAContigK>(), kTileB = tile_floats<BK, BN, kBContigK>();
+  // Which operands are contiguous along k in global memory, and which of those stay [col][k] tiles
+  // (the others become [k][col] tiles through a transposing copy).
+  constexpr bool kAGlobalK = !kTransA, kBGlobalK = kTransB;
+  constexpr bool kAContigK = kAGlobalK && !S::kTransposeK, kBContigK = kBGlobalK && !S::kTransposeK;
+  constexpr bool kATransposed = kAGlobalK && S::kTransposeK, kBTransposed = kBGlobalK && S::kTransposeK;
+  constexpr int kTileA = tile_floats<BK, BM, kAContigK, kATransposed>();
+  constexpr int kTileB = tile_floats<BK, BN, kBContigK, kBTransposed>();
+  constexpr int kLdA = BM + (kATransposed ? kKColPad : 0), kLdB = BN + (kBTransposed ? kKColPad : 0);
   extern __shared__ float4 smem_raw[];
   float* a_smem = reinterpret_cast<float*>(smem_raw);  // STAGES x kTileA
   float* b_smem = a_smem + STAGES * kTileA;            // STAGES x kTileB
@@ -164,8 +223,12 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSm) gemm_warp_til
   const int wm0 = (warp / S::kWarpsN) * S::kWarpM, wn0 = (warp % S::kWarpsN) * S::kWarpN;
   const int lane_m = lane / S::kLanesN, lane_n = lane % S::kLanesN;
 
-  const TileCopier<BK, BM, S::kThreads, kAContigK, kVecA> copy_a(tid);
-  const TileCopier<BK, BN, S::kThreads, kBContigK, kVecB> copy_b(tid);
+  using CopierA = typename PickType<kATransposed, TransposingCopier<BK, BM, S::kThreads>,
+                                     TileCopier<BK, BM, S::kThreads, kAContigK, kVecA>>::type;
+  using CopierB = typename PickType<kBTransposed, TransposingCopier<BK, BN, S::kThreads>,
+                                     TileCopier<BK, BN, S::kThreads, kBContigK, kVecB>>::type;
+  const CopierA copy_a(tid);
+  const CopierB copy_b(tid);
   auto load_stage = [&](int stage, int k0) {
     copy_a.issue(a_smem + stage * kTileA, p.a, p.lda, k0, m0, p.k, p.m);
     copy_b.issue(b_smem + stage * kTileB, p.b, p.ldb, k0, n0, p.k, p.n);
@@ -202,13 +265,13 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSm) gemm_warp_til
 #pragma unroll
           for (int i = 0; i < TM; ++i) a_reg[i] = a4[i][q];
         } else {
-          load_row<BM, S::kLanesM, TM>(a_reg, a_tile, wm0, lane_m, kk4 + q);
+          load_row<kLdA, S::kLanesM, TM>(a_reg, a_tile, wm0, lane_m, kk4 + q);
         }
         if constexpr (kBContigK) {
 #pragma unroll
           for (int j = 0; j < TN; ++j) b_reg[j] = b4[j][q];
         } else {
-          load_row<BN, S::kLanesN, TN>(b_reg, b_tile, wn0, lane_n, kk4 + q);
+          load_row<kLdB, S::kLanesN, TN>(b_reg, b_tile, wn0, lane_n, kk4 + q);
         }
         if constexpr (S::kFmaOrder == 1) {
 #pragma unroll

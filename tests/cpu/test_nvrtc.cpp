@@ -138,8 +138,8 @@ std::vector<KernelCase> all_cases() {
       // the former defaults without them ([col][k] tiles), and a 2-block one.
       {"L06_gemm_warp_tiled_128x256x32_w64x64_t16x8_s4_T", "dense/kernels/06_warp_tiled.cuh",
        "gemm_warp_tiled", "WarpTiledSchedule<128, 256, 32, 64, 64, 16, 8, 4, 1, 3, true>"},
-      {"L06_gemm_warp_tiled_256x128x16_w64x64_t16x8_s4_T", "dense/kernels/06_warp_tiled.cuh",
-       "gemm_warp_tiled", "WarpTiledSchedule<256, 128, 16, 64, 64, 16, 8, 4, 1, 3, true>"},
+      {"L06_gemm_warp_tiled_128x128x16_w64x32_t8x8_s4_b2_T", "dense/kernels/06_warp_tiled.cuh",
+       "gemm_warp_tiled", "WarpTiledSchedule<128, 128, 16, 64, 32, 8, 8, 4, 2, 3, true>"},
       {"L06_gemm_warp_tiled_128x256x32_w64x64_t16x8_s3", "dense/kernels/06_warp_tiled.cuh",
        "gemm_warp_tiled", "WarpTiledSchedule<128, 256, 32, 64, 64, 16, 8, 3, 1, 3>"},
       {"L06_gemm_warp_tiled_256x128x16_w64x64_t16x8_s4", "dense/kernels/06_warp_tiled.cuh",

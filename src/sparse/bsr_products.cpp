@@ -18,16 +18,12 @@ bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 
 
 // Kernel::Auto. Kernel 02 when the dense batch is small (J <= 16: it reads W once, the tiled kernel
 // would leave most of its 128-256 columns empty) or the blocks are tiny (R * C < 16, e.g. 1 x 1:
-// tiles would be mostly padding); kernel 03 otherwise. Exception for xwt: with 4-16 batch columns
-// and W rows of at most 64 stored elements (2 per lane), kernel 01's warp per output element has
-// more warps in flight for these latency-bound sizes (H100: 5.0-5.5 us against 6.0-6.3 us at
-// m = 8, k = 128, n = 768, docs/sparse.md); for wx its lanes read X with a stride.
+// tiles would be mostly padding); kernel 03 otherwise. (Until session 3 xwt with 4-16 batch columns
+// and short W rows went to kernel 01, measured faster with per-launch event timing; graph-batched
+// timing shows kernel 02 faster on 17 of those 18 seed cells, e.g. 2.6 us against 4.0 us at
+// m = 8, k = n = 1024, sparsity 0.95: perf note B8.)
 BsrKernel choose_kernel(const detail::BsrProblem& prob) {
   const kernels::BsrParams& p = prob.p;
-  const double stored_per_row = static_cast<double>(prob.nnzb) * p.block_c /
-                                (p.block_row_count > 0 ? p.block_row_count : 1);
-  if (prob.xwt && p.cols_j >= 4 && p.cols_j <= 16 && stored_per_row <= 64)
-    return BsrKernel::Reduction;
   if (p.cols_j <= 16 || p.block_r * p.block_c < 16) return BsrKernel::SmallM;
   return BsrKernel::Tiled;
 }

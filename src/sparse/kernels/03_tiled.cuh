@@ -51,57 +51,86 @@ struct BsrTiledSchedule {
   static_assert(kStages >= 2, "pipeline needs two stages");
 };
 
-template <class S, bool kXwt, bool kVec>
-struct BsrTiledCopier {
-  // Stage the K-chunk [c0, c0 + kKC) of block b (rows r0 .. r0 + kTileI of the block) and the D
-  // slice for global columns k = kbase .. kbase + kKC, output columns j0 .. j0 + kTileJ.
-  __device__ static void load(const BsrParams& p, float* ws, float* ds, int b, int r0, int c0,
-                              int kbase, int j0) {
-    const int tid = threadIdx.x;
-    const int c_left = p.block_c - c0;  // columns of this block from c0 on (chunk tail if < kKC)
-    const int r_left = p.block_r - r0;
-    if (kVec) {
-      constexpr int kQuads = S::kKC / 4;
-      for (int idx = tid; idx < S::kTileI * kQuads; idx += S::kThreads) {
-        const int ii = idx / kQuads, kk = idx % kQuads * 4;
-        const int valid = ii < r_left ? clamp4(c_left - kk) : 0;
-        cp_async_16(ws + ii * S::kRowStride + kk, valid ? block_elem(p, b, r0 + ii, c0 + kk) : p.w,
-                    valid);
-      }
-      if (kXwt) {
-        for (int idx = tid; idx < S::kTileJ * kQuads; idx += S::kThreads) {
-          const int jj = idx / kQuads, kk = idx % kQuads * 4;
-          const int valid = j0 + jj < p.cols_j ? clamp4(c_left - kk) : 0;
-          cp_async_16(ds + jj * S::kRowStride + kk,
-                      valid ? dense_ptr<true>(p, kbase + kk, j0 + jj) : p.x, valid);
-        }
-      } else {
-        constexpr int kJQuads = S::kTileJ / 4;
-        for (int idx = tid; idx < S::kKC * kJQuads; idx += S::kThreads) {
-          const int kk = idx / kJQuads, jj = idx % kJQuads * 4;
-          const int valid = kk < c_left ? clamp4(p.cols_j - j0 - jj) : 0;
-          cp_async_16(ds + kk * S::kTileJ + jj,
-                      valid ? dense_ptr<false>(p, kbase + kk, j0 + jj) : p.x, valid);
-        }
-      }
-    } else {
-      for (int idx = tid; idx < S::kTileI * S::kKC; idx += S::kThreads) {
-        const int ii = idx / S::kKC, kk = idx % S::kKC;
-        const bool valid = ii < r_left && kk < c_left;
-        cp_async_4(ws + ii * S::kRowStride + kk, valid ? block_elem(p, b, r0 + ii, c0 + kk) : p.w,
-                   valid);
-      }
-      for (int idx = tid; idx < S::kTileJ * S::kKC; idx += S::kThreads) {
-        // Consecutive threads take consecutive addresses in global memory: along k for xwt.
-        const int jj = kXwt ? idx / S::kKC : idx % S::kTileJ;
-        const int kk = kXwt ? idx % S::kKC : idx / S::kTileJ;
-        const bool valid = j0 + jj < p.cols_j && kk < c_left;
-        float* dst = kXwt ? ds + jj * S::kRowStride + kk : ds + kk * S::kTileJ + jj;
-        cp_async_4(dst, valid ? dense_ptr<kXwt>(p, kbase + kk, j0 + jj) : p.x, valid);
+// std::conditional without <type_traits> (NVRTC compiles this header alone).
+template <bool kFirst, class T, class F> struct PickCopier { using type = T; };
+template <class T, class F> struct PickCopier<false, T, F> { using type = F; };
+
+// Copies a tile of kRows rows x kInner floats (kInner along the contiguous direction of global
+// memory, rows `ld` floats apart) into shared memory rows of kSmemLd floats, kWidth floats per
+// cp.async. Each thread owns one inner position of the rows kRowStep apart, so its whole share is one
+// precomputed offset and stride (per-copy index math made the first version ~40 % non-FMA
+// instructions: perf note B7). Elements past rows_left / inner_left are zero-filled.
+template <int kRows, int kInner, int kSmemLd, int kThreads, int kWidth>
+struct BsrRowCopier {
+  static constexpr int kPerRow = kInner / kWidth;  // copies per row
+  // Rows wider than the block (4-byte copies of a wx D slice) take several inner positions each.
+  static constexpr int kThreadsPerRow = kPerRow < kThreads ? kPerRow : kThreads;
+  static constexpr int kInnerCopies = kPerRow / kThreadsPerRow;
+  static_assert(kInner % kWidth == 0 && kThreads % kThreadsPerRow == 0 &&
+                    kPerRow % kThreadsPerRow == 0,
+                "each thread must own whole inner positions of whole rows");
+  static constexpr int kRowStep = kThreads / kThreadsPerRow;
+  static constexpr int kCopies = (kRows + kRowStep - 1) / kRowStep;
+  static constexpr int kInnerStep = kThreadsPerRow * kWidth;  // floats between a thread's positions
+
+  int inner, row;        // this thread's first element inside the tile
+  long long g_offset;    // row * ld + inner
+  long long g_step;      // kRowStep * ld
+  int s_offset;          // row * kSmemLd + inner
+
+  __device__ __forceinline__ BsrRowCopier(int tid, int ld)
+      : inner(tid % kThreadsPerRow * kWidth), row(tid / kThreadsPerRow),
+        g_offset(static_cast<long long>(row) * ld + inner),
+        g_step(static_cast<long long>(kRowStep) * ld), s_offset(row * kSmemLd + inner) {}
+
+  // src points at element (row 0, inner 0) of the tile in global memory; `fallback` is any valid
+  // address (zero-filling copies read nothing).
+  __device__ __forceinline__ void issue(float* tile, const float* src, int rows_left, int inner_left,
+                                        const float* fallback) const {
+    const float* from = src + g_offset;
+#pragma unroll
+    for (int q = 0; q < kInnerCopies; ++q) {
+      const int left = inner_left - inner - q * kInnerStep;
+      const int valid = left <= 0 ? 0 : (left >= kWidth ? kWidth : left);
+#pragma unroll
+      for (int r = 0; r < kCopies; ++r) {
+        const int rr = row + r * kRowStep;
+        if (kRows % kRowStep != 0 && rr >= kRows) break;
+        const int n = rr < rows_left ? valid : 0;
+        float* to = tile + s_offset + r * kRowStep * kSmemLd + q * kInnerStep;
+        const float* at = n > 0 ? from + r * g_step + q * kInnerStep : fallback;
+        if (kWidth == 4) cp_async_16(to, at, n);
+        else cp_async_4(to, at, n > 0);
       }
     }
   }
-  __device__ static int clamp4(int n) { return n < 0 ? 0 : (n > 4 ? 4 : n); }
+};
+
+// Stages the K-chunk [c0, c0 + kKC) of a stored block (rows r0 .. r0 + kTileI of the block) and the
+// matching D slice (global k = kbase .., output columns j0 .. j0 + kTileJ). With 4-byte copies (kVec
+// false) the wx D slice is copied along j by whole warps of consecutive columns.
+template <class S, bool kXwt, bool kVec>
+struct BsrTiledCopier {
+  static constexpr int kWidth = kVec ? 4 : 1;
+  using WCopier = BsrRowCopier<S::kTileI, S::kKC, S::kRowStride, S::kThreads, kWidth>;
+  // xwt: D rows are output columns j (k-contiguous); wx: D rows are k (j-contiguous).
+  using DCopier = typename PickCopier<kXwt,
+      BsrRowCopier<S::kTileJ, S::kKC, S::kRowStride, S::kThreads, kWidth>,
+      BsrRowCopier<S::kKC, S::kTileJ, S::kTileJ, S::kThreads, kWidth>>::type;
+  WCopier w;
+  DCopier d;
+
+  __device__ __forceinline__ BsrTiledCopier(const BsrParams& p, int tid)
+      : w(tid, p.block_c), d(tid, p.ldx) {}
+
+  // w_src: element (r0, c0) of the block; c_left: columns of the block from c0 on; r_left: rows of
+  // the block from r0 on; j_left: output columns from j0 on.
+  __device__ __forceinline__ void load(const BsrParams& p, float* ws, float* ds, const float* w_src,
+                                       int r_left, int c_left, int kbase, int j0, int j_left) const {
+    w.issue(ws, w_src, r_left, c_left, p.w);
+    if (kXwt) d.issue(ds, dense_ptr<true>(p, kbase, j0), j_left, c_left, p.x);
+    else d.issue(ds, dense_ptr<false>(p, kbase, j0), c_left, j_left, p.x);
+  }
 };
 
 template <class S, bool kXwt, bool kVec>
@@ -131,17 +160,32 @@ __global__ void __launch_bounds__(S::kThreads, 1) bsr_tiled(BsrParams p) {
   const int r0 = slot % subtiles * S::kTileI;  // first row of the tile inside the block row
   const int j0 = j_tile * S::kTileJ;
 
-  const int first = p.w_rowptr[block_row];
+  const int first = p.w_rowptr[block_row], end = p.w_rowptr[block_row + 1];
   const int chunks_per_block = (p.block_c + S::kKC - 1) / S::kKC;
-  const int chunks = (p.w_rowptr[block_row + 1] - first) * chunks_per_block;
+  const int chunks = (end - first) * chunks_per_block;
 
-  auto load_chunk = [&](int t) {
-    const int b = first + t / chunks_per_block;
-    const int c0 = t % chunks_per_block * S::kKC;
-    const int stage = t % S::kStages;
-    BsrTiledCopier<S, kXwt, kVec>::load(p, w_stages + stage * S::kWFloats,
-                                        d_stages + stage * S::template d_floats<kXwt>(), b, r0,
-                                        c0, p.w_cols[b] * p.block_c + c0, j0);
+  // The next chunk to stage, advanced one chunk per call (chunks are staged in order): block b,
+  // columns c0.. of it; the block column of b + 1 is loaded one block ahead so the copies never wait
+  // for it.
+  const BsrTiledCopier<S, kXwt, kVec> copier(p, threadIdx.x);
+  const int r_left = p.block_r - r0, j_left = p.cols_j - j0;
+  const long long block_floats = static_cast<long long>(p.block_r) * p.block_c;
+  int next_b = first, next_c0 = 0, next_stage = 0;
+  int col_k = first < end ? p.w_cols[first] * p.block_c : 0;
+  int col_k_after = first + 1 < end ? p.w_cols[first + 1] * p.block_c : 0;
+  auto load_next_chunk = [&]() {
+    const float* w_src = p.w + next_b * block_floats + static_cast<long long>(r0) * p.block_c + next_c0;
+    copier.load(p, w_stages + next_stage * S::kWFloats,
+                d_stages + next_stage * S::template d_floats<kXwt>(), w_src, r_left,
+                p.block_c - next_c0, col_k + next_c0, j0, j_left);
+    next_stage = next_stage + 1 == S::kStages ? 0 : next_stage + 1;
+    next_c0 += S::kKC;
+    if (next_c0 >= p.block_c) {
+      next_c0 = 0;
+      ++next_b;
+      col_k = col_k_after;
+      col_k_after = next_b + 1 < end ? p.w_cols[next_b + 1] * p.block_c : 0;
+    }
   };
 
   // Thread position: warps tile the block as kWarpsI x kWarpsJ, lanes as 4 (i) x 8 (j).
@@ -164,13 +208,13 @@ __global__ void __launch_bounds__(S::kThreads, 1) bsr_tiled(BsrParams p) {
 
 #pragma unroll
   for (int s = 0; s < S::kStages - 1; ++s) {
-    if (s < chunks) load_chunk(s);
+    if (s < chunks) load_next_chunk();
     cp_async_commit();
   }
   for (int t = 0; t < chunks; ++t) {
     cp_async_wait<S::kStages - 2>();
     __syncthreads();  // chunk t has landed for everyone; everyone is done with chunk t - 1's stage
-    if (t + S::kStages - 1 < chunks) load_chunk(t + S::kStages - 1);
+    if (t + S::kStages - 1 < chunks) load_next_chunk();
     cp_async_commit();
 
     const float* ws = w_stages + (t % S::kStages) * S::kWFloats;
@@ -210,7 +254,7 @@ __global__ void __launch_bounds__(S::kThreads, 1) bsr_tiled(BsrParams p) {
 
   // Epilogue. Rows past the block row's end (R not a multiple of kTileI) and columns past J are
   // not written.
-  const int r_left = p.block_r - r0 - i_base;  // valid rows among this thread's kTI
+  const int rows_valid = r_left - i_base;  // valid rows among this thread's kTI
   const int i0 = block_row * p.block_r + r0 + i_base;
 #pragma unroll
   for (int q = 0; q < S::kTJ; ++q) {
@@ -219,7 +263,7 @@ __global__ void __launch_bounds__(S::kThreads, 1) bsr_tiled(BsrParams p) {
       if (j >= p.cols_j) continue;
       float* out = out_ptr<true>(p, i0, j);
       if constexpr (S::kTI == 4) {
-        if (p.y_vec4 && r_left >= 4) {  // y_vec4 includes R % 4 == 0, so i0 is a multiple of 4
+        if (p.y_vec4 && rows_valid >= 4) {  // y_vec4 includes R % 4 == 0, so i0 is a multiple of 4
           float4 v = make_float4(p.alpha * acc[0][q], p.alpha * acc[1][q], p.alpha * acc[2][q],
                                  p.alpha * acc[3][q]);
           if (p.beta != 0.0f) {
@@ -233,11 +277,11 @@ __global__ void __launch_bounds__(S::kThreads, 1) bsr_tiled(BsrParams p) {
       }
 #pragma unroll
       for (int a = 0; a < S::kTI; ++a)
-        if (a < r_left) store_out(p, out + a, acc[a][q]);
+        if (a < rows_valid) store_out(p, out + a, acc[a][q]);
     } else if (q % 4 == 0) {  // wx: the group of 4 consecutive columns j .. j + 3
 #pragma unroll
       for (int a = 0; a < S::kTI; ++a) {
-        if (a >= r_left) break;
+        if (a >= rows_valid) break;
         float* out = out_ptr<false>(p, i0 + a, j);
         if (p.y_vec4 && j + 3 < p.cols_j) {
           float4 v = make_float4(p.alpha * acc[a][q], p.alpha * acc[a][q + 1],

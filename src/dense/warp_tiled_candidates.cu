@@ -74,7 +74,7 @@ const std::vector<WarpTiledCandidate>& warp_tiled_candidates() {
       // them as [col][k] tiles (perf note #16).
       make<128, 256, 32, 64, 64, 16, 8, 4, 1, 3, true, true>(),     // Large
       make<128, 128, 16, 64, 32, 8, 8, 4, 2, 3, true, true>(),      // Small (2 blocks per SM)
-      make<256, 128, 16, 64, 64, 16, 8, 4, 1, 3, true, true>(),     // session 3's first unaligned pick
+      make<256, 128, 16, 64, 64, 16, 8, 4, 1, 3, true>(),           // session 3's first unaligned pick
       make<128, 256, 32, 64, 64, 16, 8, 3, 1, 3>(),
       make<256, 128, 16, 64, 64, 16, 8, 4, 1, 2>(),
       // Around the transposing schedules.

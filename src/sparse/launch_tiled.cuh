@@ -6,27 +6,55 @@
 
 #include "core/cuda_check.hpp"
 #include "core/device_checks.hpp"
+#include "core/stream_workspace.hpp"
 #include "sparse/kernels/03_tiled.cuh"
 #include "sparse/launch.hpp"
 
 namespace tilegemm {
 namespace detail {
 
+// A resident slot's share of the whole run, in stored blocks walked: W = nnzb * ctas_per_row /
+// (SMs * blocks_per_sm).
+inline double slot_share(const BsrProblem& prob, int blocks_per_sm, long long ctas_per_row) {
+  return static_cast<double>(prob.nnzb) * static_cast<double>(ctas_per_row) /
+         (static_cast<double>(current_sm_count()) * blocks_per_sm);
+}
+
 // Block rows (a prefix of row_order) whose thread blocks are launched first, all column tiles at
-// once. A thread block's work is its row's block count; a resident slot's share of the whole run is
-// W = nnzb * ctas_per_row / (SMs * blocks_per_sm). A thread block longer than W / 8 started in the
-// last wave would stretch the run by up to that much (skewed rows: the longest row of a Zipf
+// once. A thread block's work is its row's block count. A thread block longer than W / 8 started in
+// the last wave would stretch the run by up to that much (skewed rows: the longest row of a Zipf
 // matrix can hold 40x the mean), so those rows go first. With uniform rows none qualifies unless
 // the whole run is under 8 waves, where every row does and the order is simply row by row.
-inline long long heavy_rows(const BsrProblem& prob, int blocks_per_sm, long long ctas_per_row) {
-  if (prob.row_lengths == nullptr || prob.row_lengths->empty()) return 0;
-  const int sms = current_sm_count();
-  const double share = static_cast<double>(prob.nnzb) * static_cast<double>(ctas_per_row) /
-                       (static_cast<double>(sms) * blocks_per_sm);
+inline long long heavy_rows(const BsrProblem& prob, double share) {
+  if (prob.row_lengths == nullptr) return 0;
   const std::vector<int32_t>& len = *prob.row_lengths;  // non-increasing
   long long heavy = 0;
   while (heavy < static_cast<long long>(len.size()) && len[heavy] > share / 8) ++heavy;
   return heavy;
+}
+
+// Split-K for rows that even launched first would be the critical path: longer than W / 2 and at
+// least two pieces long. Pieces hold max(kMinPiece, W / 4) blocks (a row's last piece may be
+// shorter); at most kernels::kMaxSplitSlots slots are split (the longest ones).
+struct SplitPlan {
+  long long rows = 0;
+  int piece_blocks = 1;
+  long long pieces = 0;  // over all split rows
+};
+inline SplitPlan split_rows(const BsrProblem& prob, double share, long long subtiles) {
+  constexpr int kMinPiece = 4;
+  SplitPlan plan;
+  if (prob.row_lengths == nullptr) return plan;
+  const std::vector<int32_t>& len = *prob.row_lengths;  // non-increasing
+  const double piece = share / 4 > kMinPiece ? share / 4 : kMinPiece;
+  plan.piece_blocks = static_cast<int>(piece);
+  const long long max_rows = kernels::kMaxSplitSlots / subtiles;
+  while (plan.rows < static_cast<long long>(len.size()) && plan.rows < max_rows &&
+         len[plan.rows] > share / 2 && len[plan.rows] >= 2 * plan.piece_blocks) {
+    plan.pieces += (len[plan.rows] + plan.piece_blocks - 1) / plan.piece_blocks;
+    ++plan.rows;
+  }
+  return plan;
 }
 
 template <class S, bool kXwt, bool kVec>
@@ -47,9 +75,29 @@ void launch_bsr_tiled_kernel(const BsrProblem& prob, cudaStream_t stream) {
   }();
   const long long subtiles = (p.block_r + S::kTileI - 1) / S::kTileI;
   const long long j_tiles = (p.cols_j + S::kTileJ - 1) / S::kTileJ;
-  const unsigned grid = static_cast<unsigned>(j_tiles * p.block_row_count * subtiles);
+  const double share = slot_share(prob, blocks_per_sm, subtiles * j_tiles);
+  const SplitPlan split = split_rows(prob, share, subtiles);
   kernels::BsrParams q = p;
-  q.heavy_slots = static_cast<int>(heavy_rows(prob, blocks_per_sm, subtiles * j_tiles) * subtiles);
+  q.heavy_slots = static_cast<int>(heavy_rows(prob, share) * subtiles);
+  const size_t partial_bytes = static_cast<size_t>(split.pieces * subtiles * j_tiles) * S::kTileI *
+                               S::kTileJ * sizeof(float);
+  constexpr size_t kMaxPartialBytes = size_t(256) << 20;  // a few MB on the skewed transformer shapes
+  if (split.rows > 0 && partial_bytes <= kMaxPartialBytes) {
+    q.split_slots = static_cast<int>(split.rows * subtiles);
+    q.split_piece_blocks = split.piece_blocks;
+    const long long split_tiles = split.pieces * subtiles * j_tiles;  // partial tiles = thread blocks
+    q.split_ctas = static_cast<int>(split_tiles);
+    if (q.heavy_slots < q.split_slots) q.heavy_slots = q.split_slots;
+    // Counters first (kept zero between calls), then the partial tiles.
+    const size_t counters = static_cast<size_t>(q.split_slots) * static_cast<size_t>(j_tiles);
+    const size_t counter_bytes = (counters * sizeof(int) + 255) / 256 * 256;
+    char* ws = static_cast<char*>(stream_workspace(stream, counter_bytes + partial_bytes, counter_bytes));
+    q.split_counters = reinterpret_cast<int*>(ws);
+    q.split_partials = reinterpret_cast<float*>(ws + counter_bytes);
+  }
+  // Split slots launch split_ctas thread blocks instead of j_tiles each.
+  const unsigned grid = static_cast<unsigned>(
+      j_tiles * (p.block_row_count * subtiles - q.split_slots) + q.split_ctas);
   kernel<<<grid, S::kThreads, kSmem, stream>>>(q);
   TILEGEMM_CHECK_LAUNCH();
 }

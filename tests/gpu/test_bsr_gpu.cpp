@@ -604,6 +604,57 @@ TEST(BsrProductsSpecial, Small_EmptyOutputIsANoOp) {
   EXPECT_TRUE(bitwise_equal(dy, sentinel));
 }
 
+// A block row far longer than the rest is split over several thread blocks (split-K in the tiled
+// kernel) whose partial tiles are summed in piece order: repeated calls, on one stream and on
+// another (each stream has its own workspace), give bitwise the same Y, which matches the reference.
+TEST(BsrProductsSpecial, Small_SplitLongRowIsDeterministic) {
+  constexpr int64_t kR = 16, kBrows = 6, kBcols = 120, kBatch = 300;
+  BsrMatrix w;
+  w.rows = kR * kBrows;
+  w.cols = kR * kBcols;
+  w.block_rows = w.block_cols = kR;
+  std::mt19937_64 rng(31);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  w.index_pointer.assign(1, 0);  // then one end offset per block row
+  for (int64_t i = 0; i < kBrows; ++i) {
+    for (int64_t j = 0; j < kBcols; ++j) {
+      if (i != 2 && j != i) continue;  // block row 2 full, the others one block
+      w.block_indices.push_back(static_cast<int32_t>(j));
+      for (int64_t e = 0; e < kR * kR; ++e) w.block_data.push_back(dist(rng));
+    }
+    w.index_pointer.push_back(static_cast<int32_t>(w.block_indices.size()));
+  }
+  const DeviceBsrMatrix dw(w);
+  HostDense x = make_dense(kBatch, w.cols, Memory::Tight);
+  x.fill_random(rng);
+  std::vector<float> want(static_cast<size_t>(kBatch * w.rows));
+  ref::bsr_xwt(kBatch, w.rows, w.cols, 1.0f, x.data(), x.ld, w, 0.0f, want.data(), w.rows);
+  DeviceBuffer<float> dx(x.storage.size()), dy(want.size());
+  dx.upload(x.storage);
+  BsrOptions opt;
+  opt.kernel = BsrKernel::Tiled;
+  cudaStream_t other = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking), cudaSuccess);
+  std::vector<float> first;
+  for (cudaStream_t stream : {cudaStream_t{nullptr}, cudaStream_t{nullptr}, other, other}) {
+    dy.upload(std::vector<float>(want.size(), kNaN));
+    bsr_xwt(kBatch, w.rows, w.cols, 1.0f, dx.get(), x.ld, dw, 0.0f, dy.get(), w.rows, stream, opt);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    if (first.empty()) {
+      first = dy.download();
+      const double tol = 4.0 * 1.2e-7 * static_cast<double>(w.cols + 2);
+      int64_t bad = 0;
+      for (size_t i = 0; i < first.size(); ++i)
+        if (!(std::fabs(double(first[i]) - double(want[i])) <= tol) && bad++ < 5)
+          ADD_FAILURE() << "element " << i << " = " << first[i] << ", expected " << want[i];
+      EXPECT_EQ(bad, 0);
+    } else {
+      EXPECT_TRUE(bitwise_equal(dy, first));
+    }
+  }
+  ASSERT_EQ(cudaStreamDestroy(other), cudaSuccess);
+}
+
 // The products run on the stream they are given (a non-blocking stream, synchronized alone).
 TEST(BsrProductsSpecial, Small_RunsOnTheGivenStream) {
   const BsrMatrix w = generate_bsr(64, 96, 16, 16, 0.5, RowDistribution::Skewed, 8);

@@ -16,7 +16,9 @@
 // few rows long enough to stretch the run if started late (p.heavy_slots, set by the launcher) go
 // first with all their column tiles; the rest go column tile by column tile with the block-row
 // index varying fastest, so a wave of thread blocks shares one D slice (kTileJ x K) in L2 and each
-// column tile starts with its heaviest rows. Empty block rows still write beta * out. Out-of-range rows, columns and chunk tails are zero-filled by the copies.
+// column tile starts with its heaviest rows. Rows far longer than a slot's share of the run are
+// also split over several thread blocks (split-K, p.split_slots): each piece writes a partial tile
+// and the last piece to finish sums them in order. Empty block rows still write beta * out. Out-of-range rows, columns and chunk tails are zero-filled by the copies.
 #pragma once
 #include "common.cuh"
 #include "core/cp_async.cuh"
@@ -133,6 +135,58 @@ struct BsrTiledCopier {
   }
 };
 
+// Which split piece a thread block of the split section computes. The section holds, slot after
+// slot, j_tiles x pieces(slot) thread blocks (pieces of one column tile adjacent), pieces(slot) =
+// ceil(len / split_piece_blocks). Every thread block recomputes the layout: lane l of warp 0 reads
+// the lengths of slots 4l .. 4l + 3 (kMaxSplitSlots = 128) and a warp scan finds the slot.
+struct SplitPiece {
+  int slot, j_tile, piece, pieces;
+  long long piece_base;
+};
+__device__ __forceinline__ SplitPiece find_split_piece(const BsrParams& p, int subtiles, int j_tiles) {
+  __shared__ SplitPiece found;
+  if (threadIdx.x < 32) {
+    const int lane = threadIdx.x;
+    int pieces[4];
+    int mine = 0;
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int s = lane * 4 + e;
+      pieces[e] = 0;
+      if (s < p.split_slots) {
+        const int row = p.row_order[s / subtiles];
+        const int len = p.w_rowptr[row + 1] - p.w_rowptr[row];
+        pieces[e] = (len + p.split_piece_blocks - 1) / p.split_piece_blocks;
+      }
+      mine += pieces[e];
+    }
+    int incl = mine;  // inclusive scan of the per-lane piece counts
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2) {
+      const int v = __shfl_up_sync(0xffffffffu, incl, d);
+      if (lane >= d) incl += v;
+    }
+    // Thread blocks before this lane's slots: (incl - mine) * j_tiles.
+    const long long id = blockIdx.x;
+    long long before = static_cast<long long>(incl - mine) * j_tiles;
+    if (id >= before && id < static_cast<long long>(incl) * j_tiles) {
+      long long base = incl - mine;
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const long long count = static_cast<long long>(pieces[e]) * j_tiles;
+        if (id >= before && id < before + count) {
+          const int within = static_cast<int>(id - before);
+          found = SplitPiece{lane * 4 + e, within / pieces[e], within % pieces[e], pieces[e], base};
+        }
+        before += count;
+        base += pieces[e];
+      }
+    }
+  }
+  __syncthreads();
+  return found;
+}
+
 template <class S, bool kXwt, bool kVec>
 __global__ void __launch_bounds__(S::kThreads, 1) bsr_tiled(BsrParams p) {
   extern __shared__ float4 smem_f4[];
@@ -140,27 +194,41 @@ __global__ void __launch_bounds__(S::kThreads, 1) bsr_tiled(BsrParams p) {
   float* const w_stages = smem;                               // kStages x kWFloats
   float* const d_stages = smem + S::kStages * S::kWFloats;    // kStages x d_floats
 
-  // Which tile. A slot is a (block row in row_order, row sub-tile) pair. The first p.heavy_slots
-  // slots (the longest rows) are launched first, all their column tiles one after the other; the
-  // other slots follow column tile by column tile, slot fastest.
+  // Which tile. A slot is a (block row in row_order, row sub-tile) pair. The first p.split_slots
+  // slots (the longest rows, see the launcher) come first, split into pieces of p.split_piece_blocks
+  // blocks (find_split_piece); then the other heavy slots (the next
+  // longest, up to p.heavy_slots) with all their column tiles one after the other; the remaining
+  // slots follow column tile by column tile, slot fastest.
   const int subtiles = (p.block_r + S::kTileI - 1) / S::kTileI;
   const int j_tiles = (p.cols_j + S::kTileJ - 1) / S::kTileJ;
-  const int heavy_ctas = p.heavy_slots * j_tiles;
-  int slot, j_tile;
-  if (static_cast<int>(blockIdx.x) < heavy_ctas) {
-    slot = blockIdx.x / j_tiles;
-    j_tile = blockIdx.x % j_tiles;
+  int slot, j_tile, piece = -1, pieces = 0;
+  long long piece_base = 0;  // pieces of all split slots before this one (partial-tile index)
+  if (static_cast<int>(blockIdx.x) < p.split_ctas) {
+    const SplitPiece sp = find_split_piece(p, subtiles, j_tiles);
+    slot = sp.slot, j_tile = sp.j_tile, piece = sp.piece, pieces = sp.pieces;
+    piece_base = sp.piece_base;
   } else {
-    const int id = blockIdx.x - heavy_ctas;
-    const int light = p.block_row_count * subtiles - p.heavy_slots;
-    slot = p.heavy_slots + id % light;
-    j_tile = id / light;
+    const int id = blockIdx.x - p.split_ctas;
+    const int heavy_ctas = (p.heavy_slots - p.split_slots) * j_tiles;
+    if (id < heavy_ctas) {
+      slot = p.split_slots + id / j_tiles;
+      j_tile = id % j_tiles;
+    } else {
+      const int light = p.block_row_count * subtiles - p.heavy_slots;
+      slot = p.heavy_slots + (id - heavy_ctas) % light;
+      j_tile = (id - heavy_ctas) / light;
+    }
   }
   const int block_row = p.row_order[slot / subtiles];
   const int r0 = slot % subtiles * S::kTileI;  // first row of the tile inside the block row
   const int j0 = j_tile * S::kTileJ;
 
-  const int first = p.w_rowptr[block_row], end = p.w_rowptr[block_row + 1];
+  int first = p.w_rowptr[block_row], end = p.w_rowptr[block_row + 1];
+  if (piece >= 0) {  // blocks [first + piece * B, first + (piece + 1) * B), B = split_piece_blocks
+    const int row_end = end;
+    first += piece * p.split_piece_blocks;
+    end = first + p.split_piece_blocks < row_end ? first + p.split_piece_blocks : row_end;
+  }
   const int chunks_per_block = (p.block_c + S::kKC - 1) / S::kKC;
   const int chunks = (end - first) * chunks_per_block;
 
@@ -250,6 +318,42 @@ __global__ void __launch_bounds__(S::kThreads, 1) bsr_tiled(BsrParams p) {
 #pragma unroll
           for (int q = 0; q < S::kTJ; ++q) acc[a][q] += wf[a][e] * df[q][e];
     }
+  }
+
+  if (piece >= 0) {
+    // Split row: store this piece's partial tile (element-major, so the stores coalesce), count the
+    // finished pieces, and let the last one sum all pieces in piece order (deterministic) and run
+    // the epilogue; it also resets the counter for the next call.
+    constexpr int kTileFloats = S::kTI * S::kTJ * S::kThreads;
+    const long long tile_id = static_cast<long long>(slot) * j_tiles + j_tile;
+    float* const tile_partials =
+        p.split_partials + (piece_base * j_tiles + static_cast<long long>(j_tile) * pieces) * kTileFloats;
+    float* const mine = tile_partials + static_cast<long long>(piece) * kTileFloats;
+#pragma unroll
+    for (int a = 0; a < S::kTI; ++a)
+#pragma unroll
+      for (int q = 0; q < S::kTJ; ++q) mine[(a * S::kTJ + q) * S::kThreads + threadIdx.x] = acc[a][q];
+    __threadfence();  // the partial is visible device-wide before the count says so
+    __syncthreads();
+    __shared__ int is_last;
+    if (threadIdx.x == 0) is_last = atomicAdd(p.split_counters + tile_id, 1) == pieces - 1;
+    __syncthreads();
+    if (!is_last) return;
+    __threadfence();
+    // Pieces outer, elements inner: each step issues kTI * kTJ independent loads (an element-outer
+    // loop serialized one L2 round trip per load: 80 us at 8 pieces).
+#pragma unroll
+    for (int a = 0; a < S::kTI; ++a)
+#pragma unroll
+      for (int q = 0; q < S::kTJ; ++q) acc[a][q] = 0.0f;
+    for (int pc = 0; pc < pieces; ++pc) {
+      const float* part = tile_partials + static_cast<long long>(pc) * kTileFloats + threadIdx.x;
+#pragma unroll
+      for (int a = 0; a < S::kTI; ++a)
+#pragma unroll
+        for (int q = 0; q < S::kTJ; ++q) acc[a][q] += __ldcg(part + (a * S::kTJ + q) * S::kThreads);
+    }
+    if (threadIdx.x == 0) p.split_counters[tile_id] = 0;
   }
 
   // Epilogue. Rows past the block row's end (R not a multiple of kTileI) and columns past J are

@@ -16,6 +16,8 @@
 namespace tilegemm {
 namespace kernels {
 
+constexpr int kMaxSplitSlots = 128;
+
 struct BsrParams {
   int rows_i = 0, cols_j = 0, depth_k = 0;  // I, J, K
   int block_r = 1, block_c = 1;             // R x C
@@ -25,6 +27,14 @@ struct BsrParams {
   const int* w_rowptr = nullptr;            // blocks of block row r: [w_rowptr[r], w_rowptr[r + 1])
   const int* row_order = nullptr;           // block rows, longest first (DeviceBsrMatrix)
   int heavy_slots = 0;  // tiled kernel: (block row, row sub-tile) slots launched first (03_tiled.cuh)
+  // Tiled kernel split-K: the first split_slots slots (a prefix of the heavy ones, at most
+  // kMaxSplitSlots) are cut into pieces of split_piece_blocks stored blocks (the last piece of a row
+  // may be shorter); split_ctas thread blocks in all. Each piece writes a partial tile to
+  // split_partials and the last piece of a tile to finish (split_counters, left zero again) sums
+  // them in order.
+  int split_slots = 0, split_piece_blocks = 1, split_ctas = 0;
+  float* split_partials = nullptr;
+  int* split_counters = nullptr;
   const float* x = nullptr;
   int ldx = 0;
   float* y = nullptr;

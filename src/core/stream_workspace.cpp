@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "core/cuda_check.hpp"
+#include "tilegemm/error.hpp"
 
 namespace tilegemm {
 namespace detail {
@@ -32,6 +33,17 @@ void* stream_workspace(cudaStream_t stream, size_t bytes, size_t zeroed_bytes) {
   TILEGEMM_CUDA_CHECK(cudaGetDevice(&device));
   std::lock_guard<std::mutex> lock(g_mutex);
   Buffer& b = buffers()[{device, stream}];
+  if (b.bytes < bytes || zeroed_bytes > b.clean) {
+    // Inside a capture the allocation (or memset) would become a graph node that the graph owns,
+    // and this cache would keep a pointer it does not own.
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    TILEGEMM_CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
+    if (capture != cudaStreamCaptureStatusNone)
+      throw Error(ErrorCode::InvalidArgument,
+                  "stream is being captured into a CUDA graph and this product needs a larger "
+                  "workspace on it (split long block rows): make one call of the same size on the "
+                  "stream before capturing");
+  }
   if (b.bytes < bytes) {
     if (b.ptr != nullptr) {
       TILEGEMM_CUDA_CHECK(cudaFreeAsync(b.ptr, stream));

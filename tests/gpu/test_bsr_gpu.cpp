@@ -607,23 +607,31 @@ TEST(BsrProductsSpecial, Small_EmptyOutputIsANoOp) {
 // A block row far longer than the rest is split over several thread blocks (split-K in the tiled
 // kernel) whose partial tiles are summed in piece order: repeated calls, on one stream and on
 // another (each stream has its own workspace), give bitwise the same Y, which matches the reference.
-TEST(BsrProductsSpecial, Small_SplitLongRowIsDeterministic) {
-  constexpr int64_t kR = 16, kBrows = 6, kBcols = 120, kBatch = 300;
+// 16 x 16 blocks, 6 block rows: block row 2 holds all 120 blocks, the others one each (the tiled
+// kernel splits row 2 over several thread blocks).
+BsrMatrix long_row_matrix(std::mt19937_64& rng) {
+  constexpr int64_t kR = 16, kBrows = 6, kBcols = 120;
   BsrMatrix w;
   w.rows = kR * kBrows;
   w.cols = kR * kBcols;
   w.block_rows = w.block_cols = kR;
-  std::mt19937_64 rng(31);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   w.index_pointer.assign(1, 0);  // then one end offset per block row
   for (int64_t i = 0; i < kBrows; ++i) {
     for (int64_t j = 0; j < kBcols; ++j) {
-      if (i != 2 && j != i) continue;  // block row 2 full, the others one block
+      if (i != 2 && j != i) continue;
       w.block_indices.push_back(static_cast<int32_t>(j));
       for (int64_t e = 0; e < kR * kR; ++e) w.block_data.push_back(dist(rng));
     }
     w.index_pointer.push_back(static_cast<int32_t>(w.block_indices.size()));
   }
+  return w;
+}
+
+TEST(BsrProductsSpecial, Small_SplitLongRowIsDeterministic) {
+  constexpr int64_t kBatch = 300;
+  std::mt19937_64 rng(31);
+  const BsrMatrix w = long_row_matrix(rng);
   const DeviceBsrMatrix dw(w);
   HostDense x = make_dense(kBatch, w.cols, Memory::Tight);
   x.fill_random(rng);
@@ -653,6 +661,61 @@ TEST(BsrProductsSpecial, Small_SplitLongRowIsDeterministic) {
     }
   }
   ASSERT_EQ(cudaStreamDestroy(other), cudaSuccess);
+}
+
+// The split-K workspace cannot be allocated inside a graph capture: the first call on a fresh
+// stream being captured is refused with a clear error (nothing enqueued, the capture stays valid);
+// after one call outside the capture the same product captures and replays correctly.
+TEST(BsrProductsSpecial, Small_SplitWorkspaceAndGraphCapture) {
+  constexpr int64_t kBatch = 300;
+  std::mt19937_64 rng(32);
+  const BsrMatrix w = long_row_matrix(rng);
+  const DeviceBsrMatrix dw(w);
+  HostDense x = make_dense(kBatch, w.cols, Memory::Tight);
+  x.fill_random(rng);
+  std::vector<float> want(static_cast<size_t>(kBatch * w.rows));
+  ref::bsr_xwt(kBatch, w.rows, w.cols, 1.0f, x.data(), x.ld, w, 0.0f, want.data(), w.rows);
+  DeviceBuffer<float> dx(x.storage.size()), dy(want.size());
+  dx.upload(x.storage);
+  BsrOptions opt;
+  opt.kernel = BsrKernel::Tiled;
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  auto product = [&] {
+    bsr_xwt(kBatch, w.rows, w.cols, 1.0f, dx.get(), x.ld, dw, 0.0f, dy.get(), w.rows, stream, opt);
+  };
+  cudaGraph_t graph = nullptr;
+  ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+  try {
+    product();
+    ADD_FAILURE() << "expected tilegemm::Error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("before capturing"), std::string::npos) << e.what();
+  }
+  ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+  if (graph != nullptr) ASSERT_EQ(cudaGraphDestroy(graph), cudaSuccess);
+
+  product();  // allocates the workspace outside the capture
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  dy.upload(std::vector<float>(want.size(), kNaN));
+  ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+  product();
+  ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+  cudaGraphExec_t exec = nullptr;
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  for (int rep = 0; rep < 2; ++rep) ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  const std::vector<float> got = dy.download();
+  const double tol = 4.0 * 1.2e-7 * static_cast<double>(w.cols + 2);
+  int64_t bad = 0;
+  for (size_t i = 0; i < got.size(); ++i)
+    if (!(std::fabs(double(got[i]) - double(want[i])) <= tol) && bad++ < 5)
+      ADD_FAILURE() << "element " << i << " = " << got[i] << ", expected " << want[i];
+  EXPECT_EQ(bad, 0);
+  ASSERT_EQ(cudaGraphExecDestroy(exec), cudaSuccess);
+  ASSERT_EQ(cudaGraphDestroy(graph), cudaSuccess);
+  ASSERT_EQ(cudaStreamDestroy(stream), cudaSuccess);
 }
 
 // The products run on the stream they are given (a non-blocking stream, synchronized alone).

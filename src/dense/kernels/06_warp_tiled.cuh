@@ -25,6 +25,7 @@
 // Build and run: bash scripts/build.sh && build/tilegemm bench --shape 4096x4096x4096 --kernels 6
 #pragma once
 #include "common.cuh"
+#include "core/pick_type.hpp"
 
 namespace tilegemm {
 namespace kernels {
@@ -163,10 +164,6 @@ struct TransposingCopier {
     }
   }
 };
-
-// std::conditional without <type_traits> (the header must compile with NVRTC alone).
-template <bool kFirst, class T, class F> struct PickType { using type = T; };
-template <class T, class F> struct PickType<false, T, F> { using type = F; };
 
 // Position inside the warp tile of a lane's i-th row (or column) for each tile orientation (see top).
 template <bool kContigK, int kLanes>

@@ -22,6 +22,7 @@
 #pragma once
 #include "common.cuh"
 #include "core/cp_async.cuh"
+#include "core/pick_type.hpp"
 
 namespace tilegemm {
 namespace kernels {
@@ -52,10 +53,6 @@ struct BsrTiledSchedule {
   static_assert(kTJ % 4 == 0 && kKC % 4 == 0, "128-bit groups along j and k");
   static_assert(kStages >= 2, "pipeline needs two stages");
 };
-
-// std::conditional without <type_traits> (NVRTC compiles this header alone).
-template <bool kFirst, class T, class F> struct PickCopier { using type = T; };
-template <class T, class F> struct PickCopier<false, T, F> { using type = F; };
 
 // Copies a tile of kRows rows x kInner floats (kInner along the contiguous direction of global
 // memory, rows `ld` floats apart) into shared memory rows of kSmemLd floats, kWidth floats per
@@ -116,7 +113,7 @@ struct BsrTiledCopier {
   static constexpr int kWidth = kVec ? 4 : 1;
   using WCopier = BsrRowCopier<S::kTileI, S::kKC, S::kRowStride, S::kThreads, kWidth>;
   // xwt: D rows are output columns j (k-contiguous); wx: D rows are k (j-contiguous).
-  using DCopier = typename PickCopier<kXwt,
+  using DCopier = typename PickType<kXwt,
       BsrRowCopier<S::kTileJ, S::kKC, S::kRowStride, S::kThreads, kWidth>,
       BsrRowCopier<S::kKC, S::kTileJ, S::kTileJ, S::kThreads, kWidth>>::type;
   WCopier w;

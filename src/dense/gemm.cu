@@ -29,9 +29,8 @@ int clamp_ld(int64_t ld) { return ld > INT_MAX ? INT_MAX : static_cast<int>(ld);
 // - since level 6 transposes k-contiguous operands in its copies (perf note #16) it also wins with
 //   unaligned operands (4095x4097x4093: 0.891x vs level 5's 0.869x) and for every op combination,
 //   which used to go to level 5.
-Kernel choose_kernel(const detail::CanonicalGemm& g) {
-  const long long tiles = detail::warp_tiled_tiles(g);
-  return 2 * tiles >= detail::current_sm_count() ? Kernel::WarpTiled : Kernel::Vectorized;
+Kernel choose_kernel(const detail::WarpTiledPlan& level6, int sms) {
+  return 2 * level6.tiles >= sms ? Kernel::WarpTiled : Kernel::Vectorized;
 }
 
 }  // namespace
@@ -95,11 +94,17 @@ void sgemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, flo
     detail::launch_scale(p, s);
     return;
   }
-  const Kernel kernel = options.kernel == Kernel::Auto ? choose_kernel(g) : options.kernel;
-  if (kernel == Kernel::WarpTiled)
-    detail::launch_warp_tiled(g, s);
-  else
-    detail::launch_ladder(kernel, g, s);
+  Kernel kernel = options.kernel;
+  if (kernel == Kernel::Auto || kernel == Kernel::WarpTiled) {
+    const int sms = detail::current_sm_count();  // once per call: the plan and Auto both need it
+    const detail::WarpTiledPlan level6 = detail::plan_warp_tiled(g, sms);
+    if (kernel == Kernel::Auto) kernel = choose_kernel(level6, sms);
+    if (kernel == Kernel::WarpTiled) {
+      detail::launch_warp_tiled(g, level6, s);
+      return;
+    }
+  }
+  detail::launch_ladder(kernel, g, s);
 }
 
 }  // namespace tilegemm

@@ -29,10 +29,15 @@ CanonicalGemm canonicalize(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n
 
 // Levels 1-5 (tiled levels use p.raster).
 void launch_ladder(Kernel level, const CanonicalGemm& g, cudaStream_t stream);
-// Level 6, with the schedule its launcher picks for the problem's alignment.
-void launch_warp_tiled(const CanonicalGemm& g, cudaStream_t stream);
-// Output tiles (thread blocks) level 6 would launch for the problem.
-long long warp_tiled_tiles(const CanonicalGemm& g);
+// Level 6's schedule for the problem (by alignment and wave efficiency on `sms` SMs) and the output
+// tiles (thread blocks) it launches.
+struct WarpTiledPlan {
+  bool large = true;  // WarpTiledLarge, else WarpTiledSmall (src/dense/warp_tiled_default.hpp)
+  long long tiles = 0;
+};
+WarpTiledPlan plan_warp_tiled(const CanonicalGemm& g, int sms);
+// Level 6 with the planned schedule.
+void launch_warp_tiled(const CanonicalGemm& g, const WarpTiledPlan& plan, cudaStream_t stream);
 // C = beta * C (k == 0 or alpha == 0).
 void launch_scale(const kernels::GemmParams& p, cudaStream_t stream);
 

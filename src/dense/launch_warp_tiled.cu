@@ -1,5 +1,4 @@
 // Level 6: picks the schedule by operand alignment and wave quantization (docs/perf-notes.md #17).
-#include "core/device_checks.hpp"
 #include "dense/launch_warp_tiled.cuh"
 #include "dense/warp_tiled_default.hpp"
 
@@ -19,18 +18,10 @@ bool copies_as_is_aligned(const CanonicalGemm& g) {
 
 // Fraction of the launched block slots doing work: tiles / (waves * slots per wave).
 template <class S>
-double wave_efficiency(const CanonicalGemm& g, int sms) {
-  const long long tiles = warp_tiled_grid<S>(g.p);
+double wave_efficiency(long long tiles, int sms) {
   const long long slots = static_cast<long long>(sms) * S::kMinBlocksPerSm;
   const long long waves = (tiles + slots - 1) / slots;
   return waves > 0 ? static_cast<double>(tiles) / static_cast<double>(waves * slots) : 1.0;
-}
-
-bool use_large(const CanonicalGemm& g) {
-  const int sms = current_sm_count();
-  const double large = (copies_as_is_aligned(g) ? kLargeAlignedRate : kLargeUnalignedRate) *
-                       wave_efficiency<WarpTiledLarge>(g, sms);
-  return large >= kSmallRate * wave_efficiency<WarpTiledSmall>(g, sms);
 }
 
 template <class S>
@@ -54,12 +45,20 @@ void launch_schedule(const CanonicalGemm& g, cudaStream_t stream) {
 
 }  // namespace
 
-long long warp_tiled_tiles(const CanonicalGemm& g) {
-  return use_large(g) ? warp_tiled_grid<WarpTiledLarge>(g.p) : warp_tiled_grid<WarpTiledSmall>(g.p);
+WarpTiledPlan plan_warp_tiled(const CanonicalGemm& g, int sms) {
+  const long long large_tiles = warp_tiled_grid<WarpTiledLarge>(g.p);
+  const long long small_tiles = warp_tiled_grid<WarpTiledSmall>(g.p);
+  const double large = (copies_as_is_aligned(g) ? kLargeAlignedRate : kLargeUnalignedRate) *
+                       wave_efficiency<WarpTiledLarge>(large_tiles, sms);
+  const double small = kSmallRate * wave_efficiency<WarpTiledSmall>(small_tiles, sms);
+  WarpTiledPlan plan;
+  plan.large = large >= small;
+  plan.tiles = plan.large ? large_tiles : small_tiles;
+  return plan;
 }
 
-void launch_warp_tiled(const CanonicalGemm& g, cudaStream_t stream) {
-  if (use_large(g)) launch_schedule<WarpTiledLarge>(g, stream);
+void launch_warp_tiled(const CanonicalGemm& g, const WarpTiledPlan& plan, cudaStream_t stream) {
+  if (plan.large) launch_schedule<WarpTiledLarge>(g, stream);
   else launch_schedule<WarpTiledSmall>(g, stream);
 }
 

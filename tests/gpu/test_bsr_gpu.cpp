@@ -604,60 +604,76 @@ TEST(BsrProductsSpecial, Small_EmptyOutputIsANoOp) {
   EXPECT_TRUE(bitwise_equal(dy, sentinel));
 }
 
+// Every element of `got` within `tol` of `want` (the first 5 misses reported).
+void expect_all_near(const std::vector<float>& got, const std::vector<float>& want, double tol) {
+  ASSERT_EQ(got.size(), want.size());
+  int64_t bad = 0;
+  for (size_t i = 0; i < got.size(); ++i)
+    if (!(std::fabs(double(got[i]) - double(want[i])) <= tol) && bad++ < 5)
+      ADD_FAILURE() << "element " << i << " = " << got[i] << ", expected " << want[i];
+  EXPECT_EQ(bad, 0);
+}
+
+// Y = X W^T with 16 x 16 blocks and 6 block rows: block row 2 holds all 120 blocks, the others one
+// each, so the tiled kernel splits row 2 over several thread blocks (split-K); batch 300.
+struct LongRowProduct {
+  static constexpr int64_t kR = 16, kBrows = 6, kBcols = 120, kBatch = 300;
+  BsrMatrix w;
+  HostDense x;
+  std::vector<float> want;  // the CPU reference's Y
+  DeviceBuffer<float> dx, dy;
+
+  explicit LongRowProduct(uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    w.rows = kR * kBrows;
+    w.cols = kR * kBcols;
+    w.block_rows = w.block_cols = kR;
+    w.index_pointer.assign(1, 0);  // then one end offset per block row
+    for (int64_t i = 0; i < kBrows; ++i) {
+      for (int64_t j = 0; j < kBcols; ++j) {
+        if (i != 2 && j != i) continue;
+        w.block_indices.push_back(static_cast<int32_t>(j));
+        for (int64_t e = 0; e < kR * kR; ++e) w.block_data.push_back(dist(rng));
+      }
+      w.index_pointer.push_back(static_cast<int32_t>(w.block_indices.size()));
+    }
+    x = make_dense(kBatch, w.cols, Memory::Tight);
+    x.fill_random(rng);
+    want.resize(static_cast<size_t>(kBatch * w.rows));
+    ref::bsr_xwt(kBatch, w.rows, w.cols, 1.0f, x.data(), x.ld, w, 0.0f, want.data(), w.rows);
+    dx = DeviceBuffer<float>(x.storage.size());
+    dx.upload(x.storage);
+    dy = DeviceBuffer<float>(want.size());
+  }
+  void poison_y() { dy.upload(std::vector<float>(want.size(), kNaN)); }
+  // The tiled kernel's product into dy on `stream` (asynchronous).
+  void run(const DeviceBsrMatrix& dw, cudaStream_t stream) {
+    BsrOptions opt;
+    opt.kernel = BsrKernel::Tiled;
+    bsr_xwt(kBatch, w.rows, w.cols, 1.0f, dx.get(), x.ld, dw, 0.0f, dy.get(), w.rows, stream, opt);
+  }
+  double tolerance() const { return 4.0 * 1.2e-7 * static_cast<double>(w.cols + 2); }
+};
+
 // A block row far longer than the rest is split over several thread blocks (split-K in the tiled
 // kernel) whose partial tiles are summed in piece order: repeated calls, on one stream and on
 // another (each stream has its own workspace), give bitwise the same Y, which matches the reference.
-// 16 x 16 blocks, 6 block rows: block row 2 holds all 120 blocks, the others one each (the tiled
-// kernel splits row 2 over several thread blocks).
-BsrMatrix long_row_matrix(std::mt19937_64& rng) {
-  constexpr int64_t kR = 16, kBrows = 6, kBcols = 120;
-  BsrMatrix w;
-  w.rows = kR * kBrows;
-  w.cols = kR * kBcols;
-  w.block_rows = w.block_cols = kR;
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  w.index_pointer.assign(1, 0);  // then one end offset per block row
-  for (int64_t i = 0; i < kBrows; ++i) {
-    for (int64_t j = 0; j < kBcols; ++j) {
-      if (i != 2 && j != i) continue;
-      w.block_indices.push_back(static_cast<int32_t>(j));
-      for (int64_t e = 0; e < kR * kR; ++e) w.block_data.push_back(dist(rng));
-    }
-    w.index_pointer.push_back(static_cast<int32_t>(w.block_indices.size()));
-  }
-  return w;
-}
-
 TEST(BsrProductsSpecial, Small_SplitLongRowIsDeterministic) {
-  constexpr int64_t kBatch = 300;
-  std::mt19937_64 rng(31);
-  const BsrMatrix w = long_row_matrix(rng);
-  const DeviceBsrMatrix dw(w);
-  HostDense x = make_dense(kBatch, w.cols, Memory::Tight);
-  x.fill_random(rng);
-  std::vector<float> want(static_cast<size_t>(kBatch * w.rows));
-  ref::bsr_xwt(kBatch, w.rows, w.cols, 1.0f, x.data(), x.ld, w, 0.0f, want.data(), w.rows);
-  DeviceBuffer<float> dx(x.storage.size()), dy(want.size());
-  dx.upload(x.storage);
-  BsrOptions opt;
-  opt.kernel = BsrKernel::Tiled;
+  LongRowProduct pr(31);
+  const DeviceBsrMatrix dw(pr.w);
   cudaStream_t other = nullptr;
   ASSERT_EQ(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking), cudaSuccess);
   std::vector<float> first;
   for (cudaStream_t stream : {cudaStream_t{nullptr}, cudaStream_t{nullptr}, other, other}) {
-    dy.upload(std::vector<float>(want.size(), kNaN));
-    bsr_xwt(kBatch, w.rows, w.cols, 1.0f, dx.get(), x.ld, dw, 0.0f, dy.get(), w.rows, stream, opt);
+    pr.poison_y();
+    pr.run(dw, stream);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     if (first.empty()) {
-      first = dy.download();
-      const double tol = 4.0 * 1.2e-7 * static_cast<double>(w.cols + 2);
-      int64_t bad = 0;
-      for (size_t i = 0; i < first.size(); ++i)
-        if (!(std::fabs(double(first[i]) - double(want[i])) <= tol) && bad++ < 5)
-          ADD_FAILURE() << "element " << i << " = " << first[i] << ", expected " << want[i];
-      EXPECT_EQ(bad, 0);
+      first = pr.dy.download();
+      expect_all_near(first, pr.want, pr.tolerance());
     } else {
-      EXPECT_TRUE(bitwise_equal(dy, first));
+      EXPECT_TRUE(bitwise_equal(pr.dy, first));
     }
   }
   ASSERT_EQ(cudaStreamDestroy(other), cudaSuccess);
@@ -667,27 +683,14 @@ TEST(BsrProductsSpecial, Small_SplitLongRowIsDeterministic) {
 // stream being captured is refused with a clear error (nothing enqueued, the capture stays valid);
 // after one call outside the capture the same product captures and replays correctly.
 TEST(BsrProductsSpecial, Small_SplitWorkspaceAndGraphCapture) {
-  constexpr int64_t kBatch = 300;
-  std::mt19937_64 rng(32);
-  const BsrMatrix w = long_row_matrix(rng);
-  const DeviceBsrMatrix dw(w);
-  HostDense x = make_dense(kBatch, w.cols, Memory::Tight);
-  x.fill_random(rng);
-  std::vector<float> want(static_cast<size_t>(kBatch * w.rows));
-  ref::bsr_xwt(kBatch, w.rows, w.cols, 1.0f, x.data(), x.ld, w, 0.0f, want.data(), w.rows);
-  DeviceBuffer<float> dx(x.storage.size()), dy(want.size());
-  dx.upload(x.storage);
-  BsrOptions opt;
-  opt.kernel = BsrKernel::Tiled;
+  LongRowProduct pr(32);
+  const DeviceBsrMatrix dw(pr.w);
   cudaStream_t stream = nullptr;
   ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
-  auto product = [&] {
-    bsr_xwt(kBatch, w.rows, w.cols, 1.0f, dx.get(), x.ld, dw, 0.0f, dy.get(), w.rows, stream, opt);
-  };
   cudaGraph_t graph = nullptr;
   ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), cudaSuccess);
   try {
-    product();
+    pr.run(dw, stream);
     ADD_FAILURE() << "expected tilegemm::Error";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
@@ -696,23 +699,17 @@ TEST(BsrProductsSpecial, Small_SplitWorkspaceAndGraphCapture) {
   ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
   if (graph != nullptr) ASSERT_EQ(cudaGraphDestroy(graph), cudaSuccess);
 
-  product();  // allocates the workspace outside the capture
+  pr.run(dw, stream);  // allocates the workspace outside the capture
   ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
-  dy.upload(std::vector<float>(want.size(), kNaN));
+  pr.poison_y();
   ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), cudaSuccess);
-  product();
+  pr.run(dw, stream);
   ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
   cudaGraphExec_t exec = nullptr;
   ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
   for (int rep = 0; rep < 2; ++rep) ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
   ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
-  const std::vector<float> got = dy.download();
-  const double tol = 4.0 * 1.2e-7 * static_cast<double>(w.cols + 2);
-  int64_t bad = 0;
-  for (size_t i = 0; i < got.size(); ++i)
-    if (!(std::fabs(double(got[i]) - double(want[i])) <= tol) && bad++ < 5)
-      ADD_FAILURE() << "element " << i << " = " << got[i] << ", expected " << want[i];
-  EXPECT_EQ(bad, 0);
+  expect_all_near(pr.dy.download(), pr.want, pr.tolerance());
   ASSERT_EQ(cudaGraphExecDestroy(exec), cudaSuccess);
   ASSERT_EQ(cudaGraphDestroy(graph), cudaSuccess);
   ASSERT_EQ(cudaStreamDestroy(stream), cudaSuccess);
@@ -753,12 +750,7 @@ TEST(BsrProductsSpecial, Small_RunsOnTheGivenStream) {
                                 cudaMemcpyDeviceToHost, stream),
                 cudaSuccess);
       ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
-      const double tol = 4.0 * 1.2e-7 * static_cast<double>(k + 2);
-      int64_t bad = 0;
-      for (size_t i = 0; i < got.size(); ++i)
-        if (!(std::fabs(double(got[i]) - double(want[i])) <= tol) && bad++ < 5)
-          ADD_FAILURE() << "element " << i << " = " << got[i] << ", expected " << want[i];
-      EXPECT_EQ(bad, 0);
+      expect_all_near(got, want, 4.0 * 1.2e-7 * static_cast<double>(k + 2));
     }
   }
   ASSERT_EQ(cudaStreamDestroy(stream), cudaSuccess);

@@ -181,7 +181,7 @@ std::vector<SparseRow> bench_problem(const SparseProblem& p, size_t index, const
   const std::vector<std::string> schedules = plan.schedules ? bsr_tiled_schedule_names() : std::vector<std::string>{};
   for (size_t i = 0; i < schedules.size() && !g_sparse_interrupted; ++i) {
     SparseRow r = base;
-    r.kernel = "03-tiled:" + schedules[i];
+    r.kernel = "tiled:" + schedules[i];
     if (p.block_cols % 4 != 0 || p.k % 4 != 0) {
       r.status = "skipped: schedule candidates need block_cols % 4 == 0 and k % 4 == 0";
       rows.push_back(r);
@@ -256,7 +256,7 @@ SparseDispatch add_sparse_bench_options(CLI::App* cmd) {
                 "block-sparse bench: BSR kernels vs cuSPARSE BSR_ALG1 and dense cuBLAS (--preset " +
                     join_alternatives(sparse_preset_names()) +
                     ", or --shape with --block/--sparsity/--rows; --kernels: auto, all, reduction, small-m, "
-                    "tiled; default " + kDefaultSparseKernels + ")");
+                    "tiled, tiled-tf32x3; default " + kDefaultSparseKernels + ")");
   cmd->add_option("--block", cli->blocks, "with --sparse and --shape: W's blocks R or RxC, comma list (default 32)")
       ->delimiter(',');
   cmd->add_option("--sparsity", cli->sparsities,

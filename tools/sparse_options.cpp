@@ -182,7 +182,7 @@ std::vector<BsrKernel> parse_bsr_kernel_list(const std::string& s, const char* w
       add(parse_bsr_kernel(item, what));
     } catch (const Error&) {
       invalid(std::string(what) + ": unknown value '" + item +
-              "' (expected all, auto, 1-3 or reduction, small-m, tiled, comma separated)");
+              "' (expected all, auto, 1-4 or reduction, small-m, tiled, tiled-tf32x3, comma separated)");
     }
   }
   if (out.empty())

@@ -35,10 +35,10 @@ double parse_sparsity(const std::string& s, const char* what = "--sparsity");
 // A decimal seed in [0, 2^64 - 1].
 uint64_t parse_seed(const std::string& s, const char* what = "--seed");
 
-// "all" (01, 02, 03) | "auto" | kernel numbers or names (tilegemm::parse_bsr_kernel: 1-3, reduction,
-// small-m, tiled, 03-tiled, ...), comma separated; duplicates dropped.
+// "all" (01 .. 04) | "auto" | kernel numbers or names (tilegemm::parse_bsr_kernel: 1-4, reduction,
+// small-m, tiled, 03-tiled, tiled-tf32x3, ...), comma separated; duplicates dropped.
 std::vector<BsrKernel> parse_bsr_kernel_list(const std::string& s, const char* what = "--kernels");
-inline constexpr const char* kDefaultSparseKernels = "auto,tiled";
+inline constexpr const char* kDefaultSparseKernels = "auto,tiled,tiled-tf32x3";
 
 struct SparseProblem {
   SparseOp op = SparseOp::Xwt;

@@ -24,8 +24,11 @@ enum class BsrKernel : int {
   SmallM = 2,     // 02: one warp per W row computes all (up to 16) dense rows: W streamed once
   Tiled = 3,      // 03: output tiles over one block row, cp.async pipeline, register tiling,
                   //     block rows launched longest first (load balance for skewed rows)
+  TiledTf32x3 = 4,  // 04: kernel 03's tiles on tensor cores, FP32 accuracy by 3xTF32 split-precision
+                    //     products (each operand split into a TF32 part and its rest; error per
+                    //     product about 2^-21 relative, tested to the FP32 kernels' tolerance)
 };
-inline constexpr int kNumBsrKernels = 3;
+inline constexpr int kNumBsrKernels = 4;
 
 std::string to_string(BsrKernel v);
 // Accepts the names printed by to_string (case-insensitive) and the kernel number; throws
@@ -34,7 +37,9 @@ BsrKernel parse_bsr_kernel(const std::string& s, const char* what = "kernel");
 
 struct BsrOptions {
   BsrKernel kernel = BsrKernel::Auto;
-  // Experiment knob for the tiled kernel (what `tilegemm bench --sparse --schedules` measures):
+  // Experiment knob for the tiled kernels (what `tilegemm bench --sparse --schedules` measures),
+  // used when the kernel is Tiled or TiledTf32x3 (or Auto picks one of them); the candidate's name
+  // says which kernel it runs ("tf32x3_..." = 04, the others 03):
   // 0 = the schedule dispatch picks by block height; i >= 1 = the i-th of
   // bsr_tiled_schedule_names(), compiled only for bsr_xwt with 16-byte aligned X (ldx % 4 == 0)
   // and block_cols % 4 == 0 (anything else throws InvalidArgument).

@@ -107,6 +107,7 @@ std::string to_string(BsrKernel v) {
     case BsrKernel::Reduction: return "01-reduction";
     case BsrKernel::SmallM: return "02-small-m";
     case BsrKernel::Tiled: return "03-tiled";
+    case BsrKernel::TiledTf32x3: return "04-tiled-tf32x3";
   }
   return "bsr-kernel(" + std::to_string(static_cast<int>(v)) + ")";
 }
@@ -115,7 +116,7 @@ BsrKernel parse_bsr_kernel(const std::string& s, const char* what) {
   BsrKernel k;
   if (parse_numbered(s, kNumBsrKernels, &k)) return k;
   throw Error(ErrorCode::InvalidArgument, std::string(what) + ": unknown BSR kernel '" + s +
-                                              "' (expected auto, 1-3, or reduction, small-m, tiled)");
+                                              "' (expected auto, 1-4, or reduction, small-m, tiled, tiled-tf32x3)");
 }
 
 }  // namespace tilegemm

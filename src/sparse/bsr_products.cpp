@@ -22,10 +22,21 @@ bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 
 // and short W rows went to kernel 01, measured faster with per-launch event timing; graph-batched
 // timing shows kernel 02 faster on 17 of those 18 seed cells, e.g. 2.6 us against 4.0 us at
 // m = 8, k = n = 1024, sparsity 0.95: perf note B8.)
+//
+// Among the tiled kernels, 04 (tensor cores, 3xTF32 at FP32 accuracy) where it measured faster than
+// 03 on the 144 transformer cells (perf note B10, by block height R and the stored columns per block
+// row): xwt with R >= 64 (1.03-1.19x), or R >= 16 and rows of >= 64 columns (1.0-1.18x; 0.91-1.05x
+// below); wx with R >= 64 and rows of >= 64 columns, or R >= 32 and >= 128 (1.01-1.13x; shorter rows
+// 0.82-0.99x). wx with 16 x 16 blocks stays on 03: L2-bound either way, 04 at 0.83-1.09x. R < 16
+// would leave most of 04's 16-row MMA tiles empty.
 BsrKernel choose_kernel(const detail::BsrProblem& prob) {
   const kernels::BsrParams& p = prob.p;
   if (p.cols_j <= 16 || p.block_r * p.block_c < 16) return BsrKernel::SmallM;
-  return BsrKernel::Tiled;
+  const double row_cols = static_cast<double>(prob.nnzb) * p.block_c / p.block_row_count;
+  const int r = p.block_r;
+  const bool tensor = prob.xwt ? r >= 64 || (r >= 16 && row_cols >= 64)
+                               : (r >= 64 && row_cols >= 64) || (r >= 32 && row_cols >= 128);
+  return tensor ? BsrKernel::TiledTf32x3 : BsrKernel::Tiled;
 }
 
 // Everything after the device-free checks, shared by both products. i runs over W's rows, j over
@@ -94,15 +105,16 @@ void run_product(const char* fn, bool xwt, int64_t rows_i, int64_t cols_j, int64
   p.y_vec4 = aligned16(y) && ldy % 4 == 0 && (!xwt || p.block_r % 4 == 0);
 
   const BsrKernel kernel = options.kernel == BsrKernel::Auto ? choose_kernel(prob) : options.kernel;
+  const bool tiled = kernel == BsrKernel::Tiled || kernel == BsrKernel::TiledTf32x3;
+  if (tiled && options.tiled_schedule > 0) {  // a candidate names its own kernel (03 or 04)
+    detail::launch_bsr_tiled_candidate(prob, options.tiled_schedule, s);
+    return;
+  }
   switch (kernel) {
     case BsrKernel::Reduction: detail::launch_bsr_reduction(prob, s); break;
     case BsrKernel::SmallM: detail::launch_bsr_small_m(prob, s); break;
-    default:
-      if (options.tiled_schedule > 0)
-        detail::launch_bsr_tiled_candidate(prob, options.tiled_schedule, s);
-      else
-        detail::launch_bsr_tiled(prob, s);
-      break;
+    case BsrKernel::TiledTf32x3: detail::launch_bsr_tiled_tf32x3(prob, s); break;
+    default: detail::launch_bsr_tiled(prob, s); break;
   }
 }
 

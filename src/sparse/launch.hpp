@@ -22,6 +22,7 @@ struct BsrProblem {
 void launch_bsr_reduction(const BsrProblem& prob, cudaStream_t stream);
 void launch_bsr_small_m(const BsrProblem& prob, cudaStream_t stream);
 void launch_bsr_tiled(const BsrProblem& prob, cudaStream_t stream);
+void launch_bsr_tiled_tf32x3(const BsrProblem& prob, cudaStream_t stream);
 // The schedule-th (1-based) entry of bsr_tiled_schedule_names() (tiled_candidates.cu).
 void launch_bsr_tiled_candidate(const BsrProblem& prob, int schedule, cudaStream_t stream);
 std::vector<std::string> bsr_tiled_schedule_names_impl();

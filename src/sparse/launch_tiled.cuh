@@ -1,5 +1,6 @@
-// Launches one instantiation of the tiled BSR kernel (shared by the library's launcher and the
-// schedule candidates the bench measures).
+// Launches one instantiation of a tiled BSR kernel: 03 (CUDA cores, BsrTiledSchedule) or 04
+// (tensor cores, BsrMmaSchedule), which share the tile order, load balance and split-K. Shared by
+// the library's launchers and the schedule candidates the bench measures.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -8,6 +9,7 @@
 #include "core/device_checks.hpp"
 #include "core/stream_workspace.hpp"
 #include "sparse/kernels/03_tiled.cuh"
+#include "sparse/kernels/04_tiled_tf32x3.cuh"
 #include "sparse/launch.hpp"
 
 namespace tilegemm {
@@ -57,11 +59,22 @@ inline SplitPlan split_rows(const BsrProblem& prob, double share, long long subt
   return plan;
 }
 
+// The kernel a schedule type belongs to.
+template <class S, bool kXwt, bool kVec>
+struct TiledKernelOf {
+  static constexpr auto value = kernels::bsr_tiled<S, kXwt, kVec>;
+};
+template <int kTI, int kTJ, int kWI, int kWJ, int kKC, int kStages, bool kXwt, bool kVec>
+struct TiledKernelOf<kernels::BsrMmaSchedule<kTI, kTJ, kWI, kWJ, kKC, kStages>, kXwt, kVec> {
+  static constexpr auto value =
+      kernels::bsr_tiled_tf32x3<kernels::BsrMmaSchedule<kTI, kTJ, kWI, kWJ, kKC, kStages>, kXwt, kVec>;
+};
+
 template <class S, bool kXwt, bool kVec>
 void launch_bsr_tiled_kernel(const BsrProblem& prob, cudaStream_t stream) {
   const kernels::BsrParams& p = prob.p;
   constexpr int kSmem = S::template smem_bytes<kXwt>();
-  auto kernel = kernels::bsr_tiled<S, kXwt, kVec>;
+  auto kernel = TiledKernelOf<S, kXwt, kVec>::value;
   static const bool configured = [&] {  // above 48 KB needs an opt-in, once per kernel
     TILEGEMM_CUDA_CHECK(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
@@ -100,6 +113,19 @@ void launch_bsr_tiled_kernel(const BsrProblem& prob, cudaStream_t stream) {
       j_tiles * (p.block_row_count * subtiles - q.split_slots) + q.split_ctas);
   kernel<<<grid, S::kThreads, kSmem, stream>>>(q);
   TILEGEMM_CHECK_LAUNCH();
+}
+
+// 16-byte copies need both operands' rows 16-byte aligned: W rows when C % 4 == 0, X rows when
+// x and ldx are; otherwise every element is copied with 4-byte copies.
+template <class S>
+void launch_tiled_schedule(const BsrProblem& prob, cudaStream_t stream) {
+  const bool vec = prob.p.w_vec4 && prob.p.x_vec4;
+  if (prob.xwt)
+    vec ? launch_bsr_tiled_kernel<S, true, true>(prob, stream)
+        : launch_bsr_tiled_kernel<S, true, false>(prob, stream);
+  else
+    vec ? launch_bsr_tiled_kernel<S, false, true>(prob, stream)
+        : launch_bsr_tiled_kernel<S, false, false>(prob, stream);
 }
 
 }  // namespace detail

@@ -1,4 +1,4 @@
-// Extra schedules of the tiled BSR kernel, measured side by side by `tilegemm bench --sparse
+// Extra schedules of the tiled BSR kernels (03 and, named "tf32x3_...", 04), measured side by side by `tilegemm bench --sparse
 // --schedules` (BsrOptions::tiled_schedule). Compiled for the bench's main case only (xwt, 16-byte
 // aligned X, C % 4 == 0) to keep the build short; the tuner will make this list a search space.
 #include <string>
@@ -25,6 +25,13 @@ Candidate make() {
               std::to_string(ti) + "x" + std::to_string(tj) + "_s" + std::to_string(stages),
           &launch_bsr_tiled_kernel<S, true, true>};
 }
+template <int TI_, int TJ_, int wi, int wj, int kc, int stages>
+Candidate make_tf32x3() {
+  using S = kernels::BsrMmaSchedule<TI_, TJ_, wi, wj, kc, stages>;
+  return {"tf32x3_" + std::to_string(TI_) + "x" + std::to_string(TJ_) + "x" + std::to_string(kc) +
+              "_w" + std::to_string(wi) + "x" + std::to_string(wj) + "_s" + std::to_string(stages),
+          &launch_bsr_tiled_kernel<S, true, true>};
+}
 
 const std::vector<Candidate>& candidates() {
   static const std::vector<Candidate> list = {
@@ -38,6 +45,14 @@ const std::vector<Candidate>& candidates() {
       // Larger thread tiles (64 accumulators): +5 % only at 8192^3 64x64 s = 0.8, slower on the
       // smaller shapes (perf note B7); kept as the one to retry.
       make<64, 128, 8, 8, 32, 3>(),
+      // Kernel 04 (3xTF32 tensor cores); its defaults are BsrMma16/32/64 in 04_tiled_tf32x3.cuh.
+      // Session 4 sweep (perf note B10): R = 16 3 stages (+5-10 % over 4), R = 32 K-chunks of 32
+      // (+10-15 %), R = 64 as is; these were slower.
+      make_tf32x3<16, 256, 1, 4, 16, 4>(),  // first R = 16 default: 2 blocks per SM
+      make_tf32x3<16, 128, 1, 2, 16, 4>(),  // 64 threads
+      make_tf32x3<16, 256, 1, 8, 16, 4>(),  // 8 warps of 16 x 32
+      make_tf32x3<32, 256, 2, 4, 16, 3>(),
+      make_tf32x3<64, 256, 4, 4, 16, 3>(),
   };
   return list;
 }

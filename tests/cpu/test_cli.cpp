@@ -803,12 +803,15 @@ TEST(CliSparseParse, OpRowsSeed) {
 
 TEST(CliSparseParse, KernelLists) {
   EXPECT_EQ(parse_bsr_kernel_list("all"),
-            (std::vector<BsrKernel>{BsrKernel::Reduction, BsrKernel::SmallM, BsrKernel::Tiled}));
-  EXPECT_EQ(parse_bsr_kernel_list(kDefaultSparseKernels), (std::vector<BsrKernel>{BsrKernel::Auto, BsrKernel::Tiled}));
+            (std::vector<BsrKernel>{BsrKernel::Reduction, BsrKernel::SmallM, BsrKernel::Tiled,
+                                    BsrKernel::TiledTf32x3}));
+  EXPECT_EQ(parse_bsr_kernel_list(kDefaultSparseKernels),
+            (std::vector<BsrKernel>{BsrKernel::Auto, BsrKernel::Tiled, BsrKernel::TiledTf32x3}));
+  EXPECT_EQ(parse_bsr_kernel_list("4,04-tiled-tf32x3,tiled-tf32x3,04"), (std::vector<BsrKernel>{BsrKernel::TiledTf32x3}));
   EXPECT_EQ(parse_bsr_kernel_list("tiled,3,03-tiled,small-m,1"),
             (std::vector<BsrKernel>{BsrKernel::Tiled, BsrKernel::SmallM, BsrKernel::Reduction}));
-  EXPECT_EQ(parse_bsr_kernel_list("auto,all").size(), 4u);
-  for (const char* bad : {"6", "naive", "4", "tiled,x"}) {
+  EXPECT_EQ(parse_bsr_kernel_list("auto,all").size(), 5u);
+  for (const char* bad : {"6", "naive", "5", "tiled,x", "tf32"}) {
     SCOPED_TRACE(bad);
     expect_invalid([&] { parse_bsr_kernel_list(bad); }, "--kernels: unknown value", "reduction, small-m, tiled");
   }
@@ -931,7 +934,7 @@ TEST(CliSparseProblem, ReductionIsSkippedOnBigProblems) {
 TEST(CliPlanSparse, Defaults) {
   const SparseBenchPlan plan = plan_sparse_bench(SparseBenchArgs{});
   EXPECT_EQ(plan.problems.size(), sparse_preset_problems("seed-sparse").size());
-  EXPECT_EQ(plan.kernels, (std::vector<BsrKernel>{BsrKernel::Auto, BsrKernel::Tiled}));
+  EXPECT_EQ(plan.kernels, (std::vector<BsrKernel>{BsrKernel::Auto, BsrKernel::Tiled, BsrKernel::TiledTf32x3}));
   EXPECT_EQ(plan.seed, 1u);
   EXPECT_EQ(plan.dtype.name, "fp32");
   EXPECT_FALSE(plan.warm);
@@ -963,7 +966,7 @@ TEST(CliPlanSparse, PresetThenTheShapeGrid) {
   EXPECT_EQ(grid[2], "wx m=64 k=128 n=32 block 16x16 sparsity 0.9 uniform");
   EXPECT_EQ(grid[4], "wx m=64 k=128 n=32 block 16x32 sparsity 0.5 uniform");
   EXPECT_EQ(grid[8], "wx m=32 k=64 n=16 block 16x16 sparsity 0.5 uniform");
-  EXPECT_EQ(plan.kernels.size(), 3u);
+  EXPECT_EQ(plan.kernels.size(), 4u);
   EXPECT_EQ(plan.seed, 42u);
   EXPECT_TRUE(plan.warm);
   EXPECT_EQ(plan.graph_batch, 100);

@@ -86,7 +86,8 @@ TEST(BsrErrorsGpu, Small_XwtRejectsBadArgumentsAndLeavesYUntouched) {
     bsr_xwt(mm, nn, kk, 1.0f, xx, ldx, w, 0.0f, yy, ldy, nullptr, opt);
   };
   for (const BsrKernel kernel :
-       {BsrKernel::Auto, BsrKernel::Reduction, BsrKernel::SmallM, BsrKernel::Tiled}) {
+       {BsrKernel::Auto, BsrKernel::Reduction, BsrKernel::SmallM, BsrKernel::Tiled,
+        BsrKernel::TiledTf32x3}) {
     SCOPED_TRACE("kernel " + to_string(kernel));
     expect_invalid([&] { call(m, n, k, f.host.data(), k, y, n, kernel); }, "x is a host pointer");
     std::vector<float> host_y(static_cast<size_t>(m * n), 7.0f);
@@ -111,7 +112,7 @@ TEST(BsrErrorsGpu, Small_XwtRejectsBadArgumentsAndLeavesYUntouched) {
   }
   // Kernel values outside the enum, also when there is nothing to compute.
   expect_invalid([&] { call(m, n, k, x, k, y, n, static_cast<BsrKernel>(kNumBsrKernels + 1)); },
-                 "bsr_xwt: options.kernel = 4");
+                 "bsr_xwt: options.kernel = 5 is not a BsrKernel value (0-4)");
   expect_invalid([&] { call(m, n, k, x, k, y, n, static_cast<BsrKernel>(-1)); },
                  "bsr_xwt: options.kernel = -1");
   expect_invalid([&] { call(0, n, k, x, k, y, n, static_cast<BsrKernel>(99)); },
@@ -132,7 +133,8 @@ TEST(BsrErrorsGpu, Small_WxRejectsBadArgumentsAndLeavesYUntouched) {
     bsr_wx(mm, nn, kk, 1.0f, w, xx, ldx, 0.0f, yy, ldy, nullptr, opt);
   };
   for (const BsrKernel kernel :
-       {BsrKernel::Auto, BsrKernel::Reduction, BsrKernel::SmallM, BsrKernel::Tiled}) {
+       {BsrKernel::Auto, BsrKernel::Reduction, BsrKernel::SmallM, BsrKernel::Tiled,
+        BsrKernel::TiledTf32x3}) {
     SCOPED_TRACE("kernel " + to_string(kernel));
     expect_invalid([&] { call(m, n, k, f.host.data(), n, y, n, kernel); }, "x is a host pointer");
     std::vector<float> host_y(static_cast<size_t>(m * n), 7.0f);
@@ -151,7 +153,7 @@ TEST(BsrErrorsGpu, Small_WxRejectsBadArgumentsAndLeavesYUntouched) {
     expect_invalid([&] { call(m, n, k, nullptr, n, y, n, kernel); }, "bsr_wx: x is a null pointer");
   }
   expect_invalid([&] { call(m, n, k, x, n, y, n, static_cast<BsrKernel>(kNumBsrKernels + 1)); },
-                 "bsr_wx: options.kernel = 4");
+                 "bsr_wx: options.kernel = 5 is not a BsrKernel value (0-4)");
   expect_invalid([&] { call(m, 0, k, x, 1, y, 1, static_cast<BsrKernel>(-3)); },
                  "bsr_wx: options.kernel = -3");
   f.expect_untouched();

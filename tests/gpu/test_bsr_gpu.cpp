@@ -1,5 +1,5 @@
 // BSR x dense products on the GPU (tilegemm/bsr_gpu.hpp): every kernel (Auto, 01 reduction,
-// 02 small-M, 03 tiled) x both products (Y = X W^T, Y = W X) x block shapes {1x1, 3x5, 8x8, 16x16,
+// 02 small-M, 03 tiled, 04 tiled 3xTF32, held to the same FP32 tolerance) x both products (Y = X W^T, Y = W X) x block shapes {1x1, 3x5, 8x8, 16x16,
 // 32x32, 64x64, 80x8, 16x32, 32x8} x batch sizes {1, 8, 13, 16, 17, 100, 300} (W's dims are odd
 // block counts, so nothing is a multiple of a tile) x sparsity {0, 0.7, 0.95} x uniform / skewed
 // block rows, in memory that is tight, offset by one element with leading dimensions padded by 3,
@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -37,7 +38,7 @@ const float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kPad = -777.0f;  // memory outside the dense matrices; must survive every call
 
 const BsrKernel kAllKernels[] = {BsrKernel::Auto, BsrKernel::Reduction, BsrKernel::SmallM,
-                                 BsrKernel::Tiled};
+                                 BsrKernel::Tiled, BsrKernel::TiledTf32x3};
 
 enum class Product { XWt, WX };
 // Tight: ld = row length, pointer as allocated (16-byte aligned). OffsetPadded: pointers offset by
@@ -647,33 +648,37 @@ struct LongRowProduct {
     dy = DeviceBuffer<float>(want.size());
   }
   void poison_y() { dy.upload(std::vector<float>(want.size(), kNaN)); }
-  // The tiled kernel's product into dy on `stream` (asynchronous).
-  void run(const DeviceBsrMatrix& dw, cudaStream_t stream) {
+  // A tiled kernel's product into dy on `stream` (asynchronous).
+  void run(const DeviceBsrMatrix& dw, cudaStream_t stream, BsrKernel kernel = BsrKernel::Tiled) {
     BsrOptions opt;
-    opt.kernel = BsrKernel::Tiled;
+    opt.kernel = kernel;
     bsr_xwt(kBatch, w.rows, w.cols, 1.0f, dx.get(), x.ld, dw, 0.0f, dy.get(), w.rows, stream, opt);
   }
   double tolerance() const { return 4.0 * 1.2e-7 * static_cast<double>(w.cols + 2); }
 };
 
 // A block row far longer than the rest is split over several thread blocks (split-K in the tiled
-// kernel) whose partial tiles are summed in piece order: repeated calls, on one stream and on
-// another (each stream has its own workspace), give bitwise the same Y, which matches the reference.
+// kernels 03 and 04) whose partial tiles are summed in piece order: repeated calls, on one stream
+// and on another (each stream has its own workspace), give bitwise the same Y, which matches the
+// reference.
 TEST(BsrProductsSpecial, Small_SplitLongRowIsDeterministic) {
   LongRowProduct pr(31);
   const DeviceBsrMatrix dw(pr.w);
   cudaStream_t other = nullptr;
   ASSERT_EQ(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking), cudaSuccess);
-  std::vector<float> first;
-  for (cudaStream_t stream : {cudaStream_t{nullptr}, cudaStream_t{nullptr}, other, other}) {
-    pr.poison_y();
-    pr.run(dw, stream);
-    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    if (first.empty()) {
-      first = pr.dy.download();
-      expect_all_near(first, pr.want, pr.tolerance());
-    } else {
-      EXPECT_TRUE(bitwise_equal(pr.dy, first));
+  for (const BsrKernel kernel : {BsrKernel::Tiled, BsrKernel::TiledTf32x3}) {
+    SCOPED_TRACE("kernel " + to_string(kernel));
+    std::vector<float> first;
+    for (cudaStream_t stream : {cudaStream_t{nullptr}, cudaStream_t{nullptr}, other, other}) {
+      pr.poison_y();
+      pr.run(dw, stream, kernel);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      if (first.empty()) {
+        first = pr.dy.download();
+        expect_all_near(first, pr.want, pr.tolerance());
+      } else {
+        EXPECT_TRUE(bitwise_equal(pr.dy, first));
+      }
     }
   }
   ASSERT_EQ(cudaStreamDestroy(other), cudaSuccess);
@@ -715,6 +720,71 @@ TEST(BsrProductsSpecial, Small_SplitWorkspaceAndGraphCapture) {
   ASSERT_EQ(cudaStreamDestroy(stream), cudaSuccess);
 }
 
+// One product with tight dense operands (X random in [-1, 1]), its CPU reference and device buffers;
+// run() computes it with one kernel into dy.
+struct TightProduct {
+  bool xwt;
+  int64_t m, n, k;
+  HostDense x;
+  std::vector<float> want;
+  DeviceBuffer<float> dx, dy;
+
+  TightProduct(const BsrMatrix& w, Product prod, int64_t batch, std::mt19937_64& rng)
+      : xwt(prod == Product::XWt), m(xwt ? batch : w.rows), n(xwt ? w.rows : batch), k(w.cols),
+        x(xwt ? make_dense(m, k, Memory::Tight) : make_dense(k, n, Memory::Tight)),
+        want(static_cast<size_t>(m * n)) {
+    x.fill_random(rng);
+    if (xwt)
+      ref::bsr_xwt(m, n, k, 1.0f, x.data(), x.ld, w, 0.0f, want.data(), n);
+    else
+      ref::bsr_wx(m, n, k, 1.0f, w, x.data(), x.ld, 0.0f, want.data(), n);
+    dx = DeviceBuffer<float>(x.storage.size());
+    dx.upload(x.storage);
+    dy = DeviceBuffer<float>(want.size());
+  }
+  void run(const DeviceBsrMatrix& dw, BsrKernel kernel, cudaStream_t stream) {
+    BsrOptions opt;
+    opt.kernel = kernel;
+    if (xwt)
+      bsr_xwt(m, n, k, 1.0f, dx.get(), x.ld, dw, 0.0f, dy.get(), n, stream, opt);
+    else
+      bsr_wx(m, n, k, 1.0f, dw, dx.get(), x.ld, 0.0f, dy.get(), n, stream, opt);
+  }
+};
+
+// Kernel 04's 3xTF32 products against the FP32 kernel 03 on long rows (k = 8192, dense W, both
+// products): relative Frobenius error against the double-accumulated reference no worse than 2x
+// kernel 03's. (Accumulating in the tensor core over all of k, rounding toward zero, was 30x worse:
+// perf note B10.)
+TEST(BsrProductsSpecial, Large_Tf32x3AccuracyMatchesFp32OnLongRows) {
+  const int64_t rows = 64, k = 8192, batch = 96;
+  const BsrMatrix w = generate_bsr(rows, k, 16, 16, 0.0, RowDistribution::Uniform, 77);
+  const DeviceBsrMatrix dw(w);
+  std::mt19937_64 rng(78);
+  for (const Product prod : {Product::XWt, Product::WX}) {
+    TightProduct pr(w, prod, batch, rng);
+    const bool xwt = pr.xwt;
+    double err[2] = {0.0, 0.0};
+    const BsrKernel kernels[2] = {BsrKernel::Tiled, BsrKernel::TiledTf32x3};
+    for (int which = 0; which < 2; ++which) {
+      pr.run(dw, kernels[which], nullptr);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      const std::vector<float> got = pr.dy.download();
+      double e2 = 0.0, r2 = 0.0;
+      for (size_t i = 0; i < got.size(); ++i) {
+        const double d = double(got[i]) - double(pr.want[i]);
+        e2 += d * d;
+        r2 += double(pr.want[i]) * double(pr.want[i]);
+      }
+      err[which] = std::sqrt(e2 / r2);
+    }
+    std::printf("[ info ] %s k = %lld relative error: 03 %.3g, 04 %.3g\n", xwt ? "XW^T" : "WX",
+                static_cast<long long>(k), err[0], err[1]);
+    EXPECT_GT(err[0], 0.0);  // the FP32 sum is not exact: the comparison means something
+    EXPECT_LE(err[1], 2.0 * err[0]) << (xwt ? "XW^T" : "WX");
+  }
+}
+
 // The products run on the stream they are given (a non-blocking stream, synchronized alone).
 TEST(BsrProductsSpecial, Small_RunsOnTheGivenStream) {
   const BsrMatrix w = generate_bsr(64, 96, 16, 16, 0.5, RowDistribution::Skewed, 8);
@@ -724,33 +794,18 @@ TEST(BsrProductsSpecial, Small_RunsOnTheGivenStream) {
   cudaStream_t stream = nullptr;
   ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
   for (const Product prod : {Product::XWt, Product::WX}) {
-    const bool xwt = prod == Product::XWt;
-    const int64_t m = xwt ? batch : 64, n = xwt ? 64 : batch;
-    HostDense x = xwt ? make_dense(m, k, Memory::Tight) : make_dense(k, n, Memory::Tight);
-    x.fill_random(rng);
-    std::vector<float> want(static_cast<size_t>(m * n));
-    if (xwt)
-      ref::bsr_xwt(m, n, k, 1.0f, x.data(), x.ld, w, 0.0f, want.data(), n);
-    else
-      ref::bsr_wx(m, n, k, 1.0f, w, x.data(), x.ld, 0.0f, want.data(), n);
-    DeviceBuffer<float> dx(x.storage.size()), dy(static_cast<size_t>(m * n));
-    dx.upload(x.storage);
+    TightProduct pr(w, prod, batch, rng);
     for (const BsrKernel kernel : kAllKernels) {
-      SCOPED_TRACE(std::string(xwt ? "XW^T" : "WX") + ", kernel " + to_string(kernel));
-      dy.upload(std::vector<float>(static_cast<size_t>(m * n), kNaN));
-      BsrOptions opt;
-      opt.kernel = kernel;
-      if (xwt)
-        bsr_xwt(m, n, k, 1.0f, dx.get(), x.ld, dw, 0.0f, dy.get(), n, stream, opt);
-      else
-        bsr_wx(m, n, k, 1.0f, dw, dx.get(), x.ld, 0.0f, dy.get(), n, stream, opt);
+      SCOPED_TRACE(std::string(pr.xwt ? "XW^T" : "WX") + ", kernel " + to_string(kernel));
+      pr.dy.upload(std::vector<float>(pr.want.size(), kNaN));
+      pr.run(dw, kernel, stream);
       ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
-      std::vector<float> got(static_cast<size_t>(m * n));
-      ASSERT_EQ(cudaMemcpyAsync(got.data(), dy.get(), got.size() * sizeof(float),
+      std::vector<float> got(pr.want.size());
+      ASSERT_EQ(cudaMemcpyAsync(got.data(), pr.dy.get(), got.size() * sizeof(float),
                                 cudaMemcpyDeviceToHost, stream),
                 cudaSuccess);
       ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
-      expect_all_near(got, want, 4.0 * 1.2e-7 * static_cast<double>(k + 2));
+      expect_all_near(got, pr.want, 4.0 * 1.2e-7 * static_cast<double>(k + 2));
     }
   }
   ASSERT_EQ(cudaStreamDestroy(stream), cudaSuccess);

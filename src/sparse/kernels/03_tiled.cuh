@@ -18,11 +18,11 @@
 // index varying fastest, so a wave of thread blocks shares one D slice (kTileJ x K) in L2 and each
 // column tile starts with its heaviest rows. Rows far longer than a slot's share of the run are
 // also split over several thread blocks (split-K, p.split_slots): each piece writes a partial tile
-// and the last piece to finish sums them in order. Empty block rows still write beta * out. Out-of-range rows, columns and chunk tails are zero-filled by the copies.
+// and the last piece to finish sums them in order. Empty block rows still write beta * out.
+// Out-of-range rows, columns and chunk tails are zero-filled by the copies. The copies, the tile
+// order, the chunk walk and the split-K sum are shared with kernel 04 (tiled_parts.cuh).
 #pragma once
-#include "common.cuh"
-#include "core/cp_async.cuh"
-#include "core/pick_type.hpp"
+#include "tiled_parts.cuh"
 
 namespace tilegemm {
 namespace kernels {
@@ -38,10 +38,11 @@ struct BsrTiledSchedule {
   static constexpr int kThreads = kThreadsI * kThreadsJ;
   static constexpr int kWarpsJ = kThreadsJ / kLanesJ;
   static constexpr int kRowStride = kKC + 4;  // padded k-contiguous rows (W, and D for xwt)
+  static constexpr int kDLd = kTileJ;         // wx D chunk rows: read 4 j per 128-bit load
   static constexpr int kWFloats = kTileI * kRowStride;
   template <bool kXwt>
   __host__ __device__ static constexpr int d_floats() {
-    return kXwt ? kTileJ * kRowStride : kKC * kTileJ;
+    return kXwt ? kTileJ * kRowStride : kKC * kDLd;
   }
   template <bool kXwt>
   __host__ __device__ static constexpr int smem_bytes() {
@@ -54,136 +55,6 @@ struct BsrTiledSchedule {
   static_assert(kStages >= 2, "pipeline needs two stages");
 };
 
-// Copies a tile of kRows rows x kInner floats (kInner along the contiguous direction of global
-// memory, rows `ld` floats apart) into shared memory rows of kSmemLd floats, kWidth floats per
-// cp.async. Each thread owns one inner position of the rows kRowStep apart, so its whole share is one
-// precomputed offset and stride (per-copy index math made the first version ~40 % non-FMA
-// instructions: perf note B7). Elements past rows_left / inner_left are zero-filled.
-template <int kRows, int kInner, int kSmemLd, int kThreads, int kWidth>
-struct BsrRowCopier {
-  static constexpr int kPerRow = kInner / kWidth;  // copies per row
-  // Rows wider than the block (4-byte copies of a wx D slice) take several inner positions each.
-  static constexpr int kThreadsPerRow = kPerRow < kThreads ? kPerRow : kThreads;
-  static constexpr int kInnerCopies = kPerRow / kThreadsPerRow;
-  static_assert(kInner % kWidth == 0 && kThreads % kThreadsPerRow == 0 &&
-                    kPerRow % kThreadsPerRow == 0,
-                "each thread must own whole inner positions of whole rows");
-  static constexpr int kRowStep = kThreads / kThreadsPerRow;
-  static constexpr int kCopies = (kRows + kRowStep - 1) / kRowStep;
-  static constexpr int kInnerStep = kThreadsPerRow * kWidth;  // floats between a thread's positions
-
-  int inner, row;        // this thread's first element inside the tile
-  long long g_offset;    // row * ld + inner
-  long long g_step;      // kRowStep * ld
-  int s_offset;          // row * kSmemLd + inner
-
-  __device__ __forceinline__ BsrRowCopier(int tid, int ld)
-      : inner(tid % kThreadsPerRow * kWidth), row(tid / kThreadsPerRow),
-        g_offset(static_cast<long long>(row) * ld + inner),
-        g_step(static_cast<long long>(kRowStep) * ld), s_offset(row * kSmemLd + inner) {}
-
-  // src points at element (row 0, inner 0) of the tile in global memory; `fallback` is any valid
-  // address (zero-filling copies read nothing).
-  __device__ __forceinline__ void issue(float* tile, const float* src, int rows_left, int inner_left,
-                                        const float* fallback) const {
-    const float* from = src + g_offset;
-#pragma unroll
-    for (int q = 0; q < kInnerCopies; ++q) {
-      const int left = inner_left - inner - q * kInnerStep;
-      const int valid = left <= 0 ? 0 : (left >= kWidth ? kWidth : left);
-#pragma unroll
-      for (int r = 0; r < kCopies; ++r) {
-        const int rr = row + r * kRowStep;
-        if (kRows % kRowStep != 0 && rr >= kRows) break;
-        const int n = rr < rows_left ? valid : 0;
-        float* to = tile + s_offset + r * kRowStep * kSmemLd + q * kInnerStep;
-        const float* at = n > 0 ? from + r * g_step + q * kInnerStep : fallback;
-        if (kWidth == 4) cp_async_16(to, at, n);
-        else cp_async_4(to, at, n > 0);
-      }
-    }
-  }
-};
-
-// Stages the K-chunk [c0, c0 + kKC) of a stored block (rows r0 .. r0 + kTileI of the block) and the
-// matching D slice (global k = kbase .., output columns j0 .. j0 + kTileJ). With 4-byte copies (kVec
-// false) the wx D slice is copied along j by whole warps of consecutive columns.
-template <class S, bool kXwt, bool kVec>
-struct BsrTiledCopier {
-  static constexpr int kWidth = kVec ? 4 : 1;
-  using WCopier = BsrRowCopier<S::kTileI, S::kKC, S::kRowStride, S::kThreads, kWidth>;
-  // xwt: D rows are output columns j (k-contiguous); wx: D rows are k (j-contiguous).
-  using DCopier = typename PickType<kXwt,
-      BsrRowCopier<S::kTileJ, S::kKC, S::kRowStride, S::kThreads, kWidth>,
-      BsrRowCopier<S::kKC, S::kTileJ, S::kTileJ, S::kThreads, kWidth>>::type;
-  WCopier w;
-  DCopier d;
-
-  __device__ __forceinline__ BsrTiledCopier(const BsrParams& p, int tid)
-      : w(tid, p.block_c), d(tid, p.ldx) {}
-
-  // w_src: element (r0, c0) of the block; c_left: columns of the block from c0 on; r_left: rows of
-  // the block from r0 on; j_left: output columns from j0 on.
-  __device__ __forceinline__ void load(const BsrParams& p, float* ws, float* ds, const float* w_src,
-                                       int r_left, int c_left, int kbase, int j0, int j_left) const {
-    w.issue(ws, w_src, r_left, c_left, p.w);
-    if (kXwt) d.issue(ds, dense_ptr<true>(p, kbase, j0), j_left, c_left, p.x);
-    else d.issue(ds, dense_ptr<false>(p, kbase, j0), c_left, j_left, p.x);
-  }
-};
-
-// Which split piece a thread block of the split section computes. The section holds, slot after
-// slot, j_tiles x pieces(slot) thread blocks (pieces of one column tile adjacent), pieces(slot) =
-// ceil(len / split_piece_blocks). Every thread block recomputes the layout: lane l of warp 0 reads
-// the lengths of slots 4l .. 4l + 3 (kMaxSplitSlots = 128) and a warp scan finds the slot.
-struct SplitPiece {
-  int slot, j_tile, piece, pieces;
-  long long piece_base;
-};
-__device__ __forceinline__ SplitPiece find_split_piece(const BsrParams& p, int subtiles, int j_tiles) {
-  __shared__ SplitPiece found;
-  if (threadIdx.x < 32) {
-    const int lane = threadIdx.x;
-    int pieces[4];
-    int mine = 0;
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      const int s = lane * 4 + e;
-      pieces[e] = 0;
-      if (s < p.split_slots) {
-        const int row = p.row_order[s / subtiles];
-        const int len = p.w_rowptr[row + 1] - p.w_rowptr[row];
-        pieces[e] = (len + p.split_piece_blocks - 1) / p.split_piece_blocks;
-      }
-      mine += pieces[e];
-    }
-    int incl = mine;  // inclusive scan of the per-lane piece counts
-#pragma unroll
-    for (int d = 1; d < 32; d *= 2) {
-      const int v = __shfl_up_sync(0xffffffffu, incl, d);
-      if (lane >= d) incl += v;
-    }
-    // Thread blocks before this lane's slots: (incl - mine) * j_tiles.
-    const long long id = blockIdx.x;
-    long long before = static_cast<long long>(incl - mine) * j_tiles;
-    if (id >= before && id < static_cast<long long>(incl) * j_tiles) {
-      long long base = incl - mine;
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const long long count = static_cast<long long>(pieces[e]) * j_tiles;
-        if (id >= before && id < before + count) {
-          const int within = static_cast<int>(id - before);
-          found = SplitPiece{lane * 4 + e, within / pieces[e], within % pieces[e], pieces[e], base};
-        }
-        before += count;
-        base += pieces[e];
-      }
-    }
-  }
-  __syncthreads();
-  return found;
-}
-
 template <class S, bool kXwt, bool kVec>
 __global__ void __launch_bounds__(S::kThreads, 1) bsr_tiled(BsrParams p) {
   extern __shared__ float4 smem_f4[];
@@ -191,68 +62,9 @@ __global__ void __launch_bounds__(S::kThreads, 1) bsr_tiled(BsrParams p) {
   float* const w_stages = smem;                               // kStages x kWFloats
   float* const d_stages = smem + S::kStages * S::kWFloats;    // kStages x d_floats
 
-  // Which tile. A slot is a (block row in row_order, row sub-tile) pair. The first p.split_slots
-  // slots (the longest rows, see the launcher) come first, split into pieces of p.split_piece_blocks
-  // blocks (find_split_piece); then the other heavy slots (the next
-  // longest, up to p.heavy_slots) with all their column tiles one after the other; the remaining
-  // slots follow column tile by column tile, slot fastest.
-  const int subtiles = (p.block_r + S::kTileI - 1) / S::kTileI;
-  const int j_tiles = (p.cols_j + S::kTileJ - 1) / S::kTileJ;
-  int slot, j_tile, piece = -1, pieces = 0;
-  long long piece_base = 0;  // pieces of all split slots before this one (partial-tile index)
-  if (static_cast<int>(blockIdx.x) < p.split_ctas) {
-    const SplitPiece sp = find_split_piece(p, subtiles, j_tiles);
-    slot = sp.slot, j_tile = sp.j_tile, piece = sp.piece, pieces = sp.pieces;
-    piece_base = sp.piece_base;
-  } else {
-    const int id = blockIdx.x - p.split_ctas;
-    const int heavy_ctas = (p.heavy_slots - p.split_slots) * j_tiles;
-    if (id < heavy_ctas) {
-      slot = p.split_slots + id / j_tiles;
-      j_tile = id % j_tiles;
-    } else {
-      const int light = p.block_row_count * subtiles - p.heavy_slots;
-      slot = p.heavy_slots + (id - heavy_ctas) % light;
-      j_tile = (id - heavy_ctas) / light;
-    }
-  }
-  const int block_row = p.row_order[slot / subtiles];
-  const int r0 = slot % subtiles * S::kTileI;  // first row of the tile inside the block row
-  const int j0 = j_tile * S::kTileJ;
-
-  int first = p.w_rowptr[block_row], end = p.w_rowptr[block_row + 1];
-  if (piece >= 0) {  // blocks [first + piece * B, first + (piece + 1) * B), B = split_piece_blocks
-    const int row_end = end;
-    first += piece * p.split_piece_blocks;
-    end = first + p.split_piece_blocks < row_end ? first + p.split_piece_blocks : row_end;
-  }
-  const int chunks_per_block = (p.block_c + S::kKC - 1) / S::kKC;
-  const int chunks = (end - first) * chunks_per_block;
-
-  // The next chunk to stage, advanced one chunk per call (chunks are staged in order): block b,
-  // columns c0.. of it; the block column of b + 1 is loaded one block ahead so the copies never wait
-  // for it.
-  const BsrTiledCopier<S, kXwt, kVec> copier(p, threadIdx.x);
-  const int r_left = p.block_r - r0, j_left = p.cols_j - j0;
-  const long long block_floats = static_cast<long long>(p.block_r) * p.block_c;
-  int next_b = first, next_c0 = 0, next_stage = 0;
-  int col_k = first < end ? p.w_cols[first] * p.block_c : 0;
-  int col_k_after = first + 1 < end ? p.w_cols[first + 1] * p.block_c : 0;
-  auto load_next_chunk = [&]() {
-    const float* w_src = p.w + next_b * block_floats + static_cast<long long>(r0) * p.block_c + next_c0;
-    copier.load(p, w_stages + next_stage * S::kWFloats,
-                d_stages + next_stage * S::template d_floats<kXwt>(), w_src, r_left,
-                p.block_c - next_c0, col_k + next_c0, j0, j_left);
-    next_stage = next_stage + 1 == S::kStages ? 0 : next_stage + 1;
-    next_c0 += S::kKC;
-    if (next_c0 >= p.block_c) {
-      next_c0 = 0;
-      ++next_b;
-      col_k = col_k_after;
-      col_k_after = next_b + 1 < end ? p.w_cols[next_b + 1] * p.block_c : 0;
-    }
-  };
-
+  const BsrTileWork tile = find_tile_work<S::kTileI, S::kTileJ>(p);
+  const int block_row = tile.block_row, r0 = tile.r0, j0 = tile.j0;
+  const int r_left = p.block_r - r0;
   // Thread position: warps tile the block as kWarpsI x kWarpsJ, lanes as 4 (i) x 8 (j).
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int ti = (warp / S::kWarpsJ) * S::kLanesI + lane / S::kLanesJ;
@@ -271,19 +83,7 @@ __global__ void __launch_bounds__(S::kThreads, 1) bsr_tiled(BsrParams p) {
 #pragma unroll
     for (int q = 0; q < S::kTJ; ++q) acc[a][q] = 0.0f;
 
-#pragma unroll
-  for (int s = 0; s < S::kStages - 1; ++s) {
-    if (s < chunks) load_next_chunk();
-    cp_async_commit();
-  }
-  for (int t = 0; t < chunks; ++t) {
-    cp_async_wait<S::kStages - 2>();
-    __syncthreads();  // chunk t has landed for everyone; everyone is done with chunk t - 1's stage
-    if (t + S::kStages - 1 < chunks) load_next_chunk();
-    cp_async_commit();
-
-    const float* ws = w_stages + (t % S::kStages) * S::kWFloats;
-    const float* ds = d_stages + (t % S::kStages) * S::template d_floats<kXwt>();
+  walk_chunks<S, kXwt, kVec>(p, tile, w_stages, d_stages, [&](const float* ws, const float* ds) {
 #pragma unroll
     for (int kk = 0; kk < S::kKC; kk += 4) {
       float wf[S::kTI][4], df[S::kTJ][4];
@@ -303,7 +103,7 @@ __global__ void __launch_bounds__(S::kThreads, 1) bsr_tiled(BsrParams p) {
         for (int e = 0; e < 4; ++e)
 #pragma unroll
           for (int g = 0; g < S::kTJ / 4; ++g) {
-            const float4 v = *reinterpret_cast<const float4*>(ds + (kk + e) * S::kTileJ + j_of(g * 4));
+            const float4 v = *reinterpret_cast<const float4*>(ds + (kk + e) * S::kDLd + j_of(g * 4));
             df[g * 4 + 0][e] = v.x, df[g * 4 + 1][e] = v.y, df[g * 4 + 2][e] = v.z,
                          df[g * 4 + 3][e] = v.w;
           }
@@ -315,42 +115,13 @@ __global__ void __launch_bounds__(S::kThreads, 1) bsr_tiled(BsrParams p) {
 #pragma unroll
           for (int q = 0; q < S::kTJ; ++q) acc[a][q] += wf[a][e] * df[q][e];
     }
-  }
+  });
 
-  if (piece >= 0) {
-    // Split row: store this piece's partial tile (element-major, so the stores coalesce), count the
-    // finished pieces, and let the last one sum all pieces in piece order (deterministic) and run
-    // the epilogue; it also resets the counter for the next call.
-    constexpr int kTileFloats = S::kTI * S::kTJ * S::kThreads;
-    const long long tile_id = static_cast<long long>(slot) * j_tiles + j_tile;
-    float* const tile_partials =
-        p.split_partials + (piece_base * j_tiles + static_cast<long long>(j_tile) * pieces) * kTileFloats;
-    float* const mine = tile_partials + static_cast<long long>(piece) * kTileFloats;
-#pragma unroll
-    for (int a = 0; a < S::kTI; ++a)
-#pragma unroll
-      for (int q = 0; q < S::kTJ; ++q) mine[(a * S::kTJ + q) * S::kThreads + threadIdx.x] = acc[a][q];
-    __threadfence();  // the partial is visible device-wide before the count says so
-    __syncthreads();
-    __shared__ int is_last;
-    if (threadIdx.x == 0) is_last = atomicAdd(p.split_counters + tile_id, 1) == pieces - 1;
-    __syncthreads();
-    if (!is_last) return;
-    __threadfence();
-    // Pieces outer, elements inner: each step issues kTI * kTJ independent loads (an element-outer
-    // loop serialized one L2 round trip per load: 80 us at 8 pieces).
-#pragma unroll
-    for (int a = 0; a < S::kTI; ++a)
-#pragma unroll
-      for (int q = 0; q < S::kTJ; ++q) acc[a][q] = 0.0f;
-    for (int pc = 0; pc < pieces; ++pc) {
-      const float* part = tile_partials + static_cast<long long>(pc) * kTileFloats + threadIdx.x;
-#pragma unroll
-      for (int a = 0; a < S::kTI; ++a)
-#pragma unroll
-        for (int q = 0; q < S::kTJ; ++q) acc[a][q] += __ldcg(part + (a * S::kTJ + q) * S::kThreads);
-    }
-    if (threadIdx.x == 0) p.split_counters[tile_id] = 0;
+  if (tile.piece >= 0) {
+    const int j_tiles = (p.cols_j + S::kTileJ - 1) / S::kTileJ;
+    if (!sum_split_pieces<S::kTI * S::kTJ, S::kThreads>(
+            p, tile, j_tiles, reinterpret_cast<float(&)[S::kTI * S::kTJ]>(acc)))
+      return;
   }
 
   // Epilogue. Rows past the block row's end (R not a multiple of kTileI) and columns past J are

@@ -175,7 +175,7 @@ TEST(BsrArgs, WxRejectsBadArguments) {
 // ---- BsrKernel names ----------------------------------------------------------------------------
 
 TEST(BsrKernelNames, ToStringAndParseRoundTrip) {
-  EXPECT_EQ(tilegemm::kNumBsrKernels, 3);
+  EXPECT_EQ(tilegemm::kNumBsrKernels, 4);
   for (int i = 0; i <= tilegemm::kNumBsrKernels; ++i) {
     const BsrKernel k = static_cast<BsrKernel>(i);
     const std::string name = tilegemm::to_string(k);
@@ -189,10 +189,11 @@ TEST(BsrKernelNames, ToStringAndParseRoundTrip) {
   EXPECT_EQ(tilegemm::parse_bsr_kernel("reduction"), BsrKernel::Reduction);
   EXPECT_EQ(tilegemm::parse_bsr_kernel("Small-M"), BsrKernel::SmallM);
   EXPECT_EQ(tilegemm::parse_bsr_kernel("tiled"), BsrKernel::Tiled);
+  EXPECT_EQ(tilegemm::parse_bsr_kernel("Tiled-TF32x3"), BsrKernel::TiledTf32x3);
 }
 
 TEST(BsrKernelNames, UnknownNamesAreRejected) {
-  for (const char* bad : {"", "4", "-1", "fast", "tiledx", "cusparse"}) {
+  for (const char* bad : {"", "5", "-1", "fast", "tiledx", "cusparse", "tf32x3"}) {
     SCOPED_TRACE(bad);
     expect_error([&] { tilegemm::parse_bsr_kernel(bad, "--bsr-kernel"); }, "--bsr-kernel");
     expect_error([&] { tilegemm::parse_bsr_kernel(bad); }, std::string("'") + bad + "'");

@@ -1,0 +1,212 @@
+// BSR kernel 04, tiled on tensor cores with FP32 accuracy (3xTF32): the thread blocks, tile order,
+// cp.async pipeline and split-K of kernel 03 (tiled_parts.cuh), with each staged chunk multiplied
+// by warp-level mma.sync.m16n8k8 TF32 instructions instead of FFMA.
+//
+// 3xTF32 (split-precision emulation of an FP32 product): every operand v is split into
+// big = tf32(v) (round to nearest, 10 mantissa bits) and small = tf32(v - big), and
+// a * b ~ big_a * big_b + big_a * small_b + small_a * big_b (the small terms first). The dropped
+// small_a * small_b and the rounding of small leave about 2^-22 relative per product, next to
+// FP32's 2^-24 per product and per add. The tensor core sums each K-chunk (6-12 MMAs, rounding
+// toward zero); the chunks are added in FP32 with round-to-nearest like kernel 03's FFMAs, so the
+// error does not grow with a bias over long rows. The GPU tests hold this kernel to the FP32
+// kernels' tolerance. Three tensor-core instructions per product still beat the FFMA rate on
+// Hopper, and the kernel issues far fewer instructions per FLOP (kernel 03 was issue-bound).
+//
+// The MMA's M, N, K: K is k; the output tile is seen as out(m, n) = y[m * ldy + n] so that a thread's
+// two adjacent accumulators (c0, c1) are two adjacent floats of Y:
+//   xwt: m = j (X rows), n = i (W rows):  A(m, k) = D chunk [j][k],  B(k, n) = W chunk [i][k]
+//   wx:  m = i (W rows), n = j (X cols):  A(m, k) = W chunk [i][k],  B(k, n) = D chunk [k][j]
+// Fragments are read with 4-byte shared loads at (row g or g + 8, column t or t + 4), g = lane / 4,
+// t = lane % 4 (the PTX fragment layout); rows of kKC + 4 floats and wx D rows of kTileJ + 8 floats
+// put those 32 reads in 32 distinct banks.
+//
+// Measured (H100, session 4, xwt 8192^3, sparsity 0.8, uniform rows): 64x64 blocks 41.2 TFLOP/s
+// (2.89x cuSPARSE; kernel 03 38.5), 32x32 37.7 (2.70x), 16x16 30.4 (2.11x, L2-bound: X is read
+// 4 / R bytes per FMA). docs/sparse.md has every cell; perf note B10 the steps.
+#pragma once
+#include "tiled_parts.cuh"
+
+namespace tilegemm {
+namespace kernels {
+
+// kWarpsI x kWarpsJ warps; each owns a (kTileI / kWarpsI) x (kTileJ / kWarpsJ) part of the i x j tile.
+template <int kTileI_, int kTileJ_, int kWarpsI_, int kWarpsJ_, int kKC_, int kStages_>
+struct BsrMmaSchedule {
+  static constexpr int kTileI = kTileI_, kTileJ = kTileJ_;
+  static constexpr int kWarpsI = kWarpsI_, kWarpsJ = kWarpsJ_;
+  static constexpr int kWarpI = kTileI / kWarpsI, kWarpJ = kTileJ / kWarpsJ;  // a warp's part
+  static constexpr int kKC = kKC_;
+  static constexpr int kStages = kStages_;
+  static constexpr int kThreads = 32 * kWarpsI * kWarpsJ;
+  static constexpr int kRowStride = kKC + 4;  // [row][k] chunks: fragment reads hit 32 banks
+  static constexpr int kDLd = kTileJ + 8;     // wx D chunk [k][j]: rows 8 banks apart
+  static constexpr int kWFloats = kTileI * kRowStride;
+  template <bool kXwt>
+  __host__ __device__ static constexpr int d_floats() {
+    return kXwt ? kTileJ * kRowStride : kKC * kDLd;
+  }
+  template <bool kXwt>
+  __host__ __device__ static constexpr int smem_bytes() {
+    return kStages * (kWFloats + d_floats<kXwt>()) * 4;
+  }
+  // A warp's part as MMA tiles: M must split into 16-row and N into 8-column MMA tiles.
+  template <bool kXwt>
+  __host__ __device__ static constexpr int warp_m() { return kXwt ? kWarpJ : kWarpI; }
+  template <bool kXwt>
+  __host__ __device__ static constexpr int warp_n() { return kXwt ? kWarpI : kWarpJ; }
+  // Thread blocks per SM the shared memory allows (227 KB per block, 228 KB per SM, 1 KB reserved
+  // per block), capped where that would leave fewer than 128 registers per thread. The kernel asks
+  // for that many (__launch_bounds__), so the compiler keeps registers from limiting it further
+  // (the chunk's partial sums double the accumulators: ~150 registers uncapped).
+  static constexpr int kSmemMax = smem_bytes<true>() > smem_bytes<false>() ? smem_bytes<true>()
+                                                                           : smem_bytes<false>();
+  static constexpr int kSmemBlocks = (228 * 1024) / (kSmemMax + 1024);
+  static constexpr int kRegBlocks = 65536 / (kThreads * 128);
+  static constexpr int kMinBlocks = kSmemBlocks < kRegBlocks ? kSmemBlocks : kRegBlocks;
+
+  static_assert(kTileI % kWarpsI == 0 && kTileJ % kWarpsJ == 0, "warps must split the tile");
+  static_assert(kWarpI % 16 == 0 && kWarpJ % 16 == 0, "a warp's part: 16-row MMA tiles either way");
+  static_assert(kKC % 8 == 0, "K-chunks of whole m16n8k8 steps");
+  static_assert(kStages >= 2, "pipeline needs two stages");
+  static_assert(kSmemBlocks >= 1 && kRegBlocks >= 1, "one thread block must fit an SM");
+};
+
+// The TF32 part of v and the rest v - big, both rounded to nearest (ties away) to TF32; the tensor
+// core would truncate an unrounded rest, a bias toward zero in every small term.
+__device__ __forceinline__ void split_tf32(float v, unsigned& big, unsigned& small) {
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(big) : "f"(v));
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(small) : "f"(v - __uint_as_float(big)));
+}
+
+// d += a * b for one 16 x 8 x 8 TF32 tile (PTX fragment layouts).
+__device__ __forceinline__ void mma_tf32(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+      "{%8, %9}, {%0, %1, %2, %3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+template <int kMT, int kNT>
+__device__ __forceinline__ void set_zero(float (&t)[kMT][kNT][4]) {
+#pragma unroll
+  for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+    for (int nt = 0; nt < kNT; ++nt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) t[mt][nt][e] = 0.0f;
+}
+
+template <class S, bool kXwt, bool kVec>
+__global__ void __launch_bounds__(S::kThreads, S::kMinBlocks) bsr_tiled_tf32x3(BsrParams p) {
+  constexpr int kWarpM = S::template warp_m<kXwt>(), kWarpN = S::template warp_n<kXwt>();
+  constexpr int kMT = kWarpM / 16, kNT = kWarpN / 8;  // MMA tiles of the warp's part
+  extern __shared__ float4 smem_f4[];
+  float* const smem = reinterpret_cast<float*>(smem_f4);
+  float* const w_stages = smem;                             // kStages x kWFloats
+  float* const d_stages = smem + S::kStages * S::kWFloats;  // kStages x d_floats
+
+  const BsrTileWork tile = find_tile_work<S::kTileI, S::kTileJ>(p);
+
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int g = lane / 4, t = lane % 4;
+  const int warp_i = warp / S::kWarpsJ * S::kWarpI, warp_j = warp % S::kWarpsJ * S::kWarpJ;
+  const int m_base = kXwt ? warp_j : warp_i, n_base = kXwt ? warp_i : warp_j;  // inside the tile
+
+  float acc[kMT][kNT][4];
+  set_zero(acc);
+
+  walk_chunks<S, kXwt, kVec>(p, tile, w_stages, d_stages, [&](const float* ws, const float* ds) {
+    const float* a_tile = kXwt ? ds : ws;  // [m][kRowStride]
+    const float* b_tile = kXwt ? ws : ds;  // xwt [n][kRowStride], wx [k][kDLd]
+    // The tensor core rounds its sums toward zero: accumulated over all of k that bias grows with
+    // the number of MMAs (1.1e-3 at k = 8192, 1e-4 relative: perf note B10). The chunk's products
+    // are summed here and added to acc with round-to-nearest FP32 adds, as kernel 03 does.
+    float part[kMT][kNT][4];
+    set_zero(part);
+#pragma unroll
+    for (int kk = 0; kk < S::kKC; kk += 8) {
+      unsigned a_big[kMT][4], a_small[kMT][4], b_big[kNT][2], b_small[kNT][2];
+#pragma unroll
+      for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {  // a_r = A(g + 8 (r % 2), t + 4 (r / 2))
+          const int m = m_base + mt * 16 + g + 8 * (r % 2), k = kk + t + 4 * (r / 2);
+          split_tf32(a_tile[m * S::kRowStride + k], a_big[mt][r], a_small[mt][r]);
+        }
+#pragma unroll
+      for (int nt = 0; nt < kNT; ++nt)
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {  // b_r = B(t + 4 r, g)
+          const int n = n_base + nt * 8 + g, k = kk + t + 4 * r;
+          split_tf32(kXwt ? b_tile[n * S::kRowStride + k] : b_tile[k * S::kDLd + n], b_big[nt][r],
+                     b_small[nt][r]);
+        }
+#pragma unroll
+      for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+        for (int nt = 0; nt < kNT; ++nt) {
+          mma_tf32(part[mt][nt], a_small[mt], b_big[nt]);
+          mma_tf32(part[mt][nt], a_big[mt], b_small[nt]);
+          mma_tf32(part[mt][nt], a_big[mt], b_big[nt]);
+        }
+    }
+#pragma unroll
+    for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+      for (int nt = 0; nt < kNT; ++nt)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[mt][nt][e] += part[mt][nt][e];
+  });
+
+  if (tile.piece >= 0) {
+    const int j_tiles = (p.cols_j + S::kTileJ - 1) / S::kTileJ;
+    if (!sum_split_pieces<kMT * kNT * 4, S::kThreads>(
+            p, tile, j_tiles, reinterpret_cast<float(&)[kMT * kNT * 4]>(acc)))
+      return;
+  }
+
+  // Epilogue: acc[mt][nt][e] is out(m, n) with m = m_base + 16 mt + g + 8 (e / 2), n = n_base +
+  // 8 nt + 2 t + e % 2. Rows past the block row's end and columns past J are not written.
+  const int m_left = kXwt ? p.cols_j - tile.j0 : p.block_r - tile.r0;
+  const int n_left = kXwt ? p.block_r - tile.r0 : p.cols_j - tile.j0;
+  const long long row0 = kXwt ? tile.j0 : static_cast<long long>(tile.block_row) * p.block_r + tile.r0;
+  const long long col0 = kXwt ? static_cast<long long>(tile.block_row) * p.block_r + tile.r0 : tile.j0;
+#pragma unroll
+  for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int m = m_base + mt * 16 + g + 8 * h;
+      if (m >= m_left) continue;
+      float* const row = p.y + (row0 + m) * p.ldy + col0;
+#pragma unroll
+      for (int nt = 0; nt < kNT; ++nt) {
+        const int n = n_base + nt * 8 + 2 * t;
+        const float v0 = acc[mt][nt][2 * h], v1 = acc[mt][nt][2 * h + 1];
+        float* const out = row + n;
+        if (n + 1 < n_left && reinterpret_cast<unsigned long long>(out) % 8 == 0) {
+          float2 v = make_float2(p.alpha * v0, p.alpha * v1);
+          if (p.beta != 0.0f) {
+            const float2 old = *reinterpret_cast<const float2*>(out);
+            v.x += p.beta * old.x, v.y += p.beta * old.y;
+          }
+          *reinterpret_cast<float2*>(out) = v;
+        } else {
+          if (n < n_left) store_out(p, out, v0);
+          if (n + 1 < n_left) store_out(p, out + 1, v1);
+        }
+      }
+    }
+}
+
+// The schedules dispatch instantiates, by block shape R x C (launch_tiled_tf32x3.cu; chosen from the
+// candidates in tiled_candidates.cu, perf note B10). Every warp owns 16 (i) x 64 (j): 32
+// accumulators, 4 + 16 fragment loads (A and B, either orientation) per 24 MMAs.
+using BsrMma16 = BsrMmaSchedule<16, 256, 1, 4, 16, 3>;     // R < 32 (R < 16 pads the tile)
+using BsrMma32K32 = BsrMmaSchedule<32, 128, 2, 2, 32, 3>;  // 32 <= R < 64, C % 32 == 0
+using BsrMma32 = BsrMmaSchedule<32, 128, 2, 2, 16, 4>;     // 32 <= R < 64, other C
+using BsrMma64K32 = BsrMmaSchedule<64, 128, 4, 2, 32, 3>;  // R >= 64, C % 32 == 0
+using BsrMma64 = BsrMmaSchedule<64, 128, 4, 2, 16, 4>;     // R >= 64, other C
+
+}  // namespace kernels
+}  // namespace tilegemm

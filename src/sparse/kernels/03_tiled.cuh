@@ -27,32 +27,18 @@
 namespace tilegemm {
 namespace kernels {
 
+// wx D chunk rows of kTileJ floats: read 4 j per 128-bit load.
 template <int kTileI_, int kTileJ_, int kTI_, int kTJ_, int kKC_, int kStages_>
-struct BsrTiledSchedule {
-  static constexpr int kTileI = kTileI_, kTileJ = kTileJ_;  // output tile (i x j)
-  static constexpr int kTI = kTI_, kTJ = kTJ_;              // outputs per thread
-  static constexpr int kKC = kKC_;                          // K-chunk (columns of a block per stage)
-  static constexpr int kStages = kStages_;
+struct BsrTiledSchedule : BsrStageLayout<kTileI_, kTileJ_, kKC_, kStages_, kTileJ_> {
+  static constexpr int kTI = kTI_, kTJ = kTJ_;    // outputs per thread
   static constexpr int kLanesJ = 8, kLanesI = 4;  // a warp is 4 (i) x 8 (j) threads
-  static constexpr int kThreadsI = kTileI / kTI, kThreadsJ = kTileJ / kTJ;
+  static constexpr int kThreadsI = kTileI_ / kTI, kThreadsJ = kTileJ_ / kTJ;
   static constexpr int kThreads = kThreadsI * kThreadsJ;
   static constexpr int kWarpsJ = kThreadsJ / kLanesJ;
-  static constexpr int kRowStride = kKC + 4;  // padded k-contiguous rows (W, and D for xwt)
-  static constexpr int kDLd = kTileJ;         // wx D chunk rows: read 4 j per 128-bit load
-  static constexpr int kWFloats = kTileI * kRowStride;
-  template <bool kXwt>
-  __host__ __device__ static constexpr int d_floats() {
-    return kXwt ? kTileJ * kRowStride : kKC * kDLd;
-  }
-  template <bool kXwt>
-  __host__ __device__ static constexpr int smem_bytes() {
-    return kStages * (kWFloats + d_floats<kXwt>()) * 4;
-  }
 
-  static_assert(kTileI % kTI == 0 && kTileJ % kTJ == 0, "tile must split into thread tiles");
+  static_assert(kTileI_ % kTI == 0 && kTileJ_ % kTJ == 0, "tile must split into thread tiles");
   static_assert(kThreadsI % kLanesI == 0 && kThreadsJ % kLanesJ == 0, "whole warps");
-  static_assert(kTJ % 4 == 0 && kKC % 4 == 0, "128-bit groups along j and k");
-  static_assert(kStages >= 2, "pipeline needs two stages");
+  static_assert(kTJ % 4 == 0 && kKC_ % 4 == 0, "128-bit groups along j and k");
 };
 
 template <class S, bool kXwt, bool kVec>
@@ -117,12 +103,10 @@ __global__ void __launch_bounds__(S::kThreads, 1) bsr_tiled(BsrParams p) {
     }
   });
 
-  if (tile.piece >= 0) {
-    const int j_tiles = (p.cols_j + S::kTileJ - 1) / S::kTileJ;
-    if (!sum_split_pieces<S::kTI * S::kTJ, S::kThreads>(
-            p, tile, j_tiles, reinterpret_cast<float(&)[S::kTI * S::kTJ]>(acc)))
-      return;
-  }
+  if (tile.piece >= 0 &&
+      !sum_split_pieces<S::kTI * S::kTJ, S::kThreads>(
+          p, tile, reinterpret_cast<float(&)[S::kTI * S::kTJ]>(acc)))
+    return;
 
   // Epilogue. Rows past the block row's end (R not a multiple of kTileI) and columns past J are
   // not written.

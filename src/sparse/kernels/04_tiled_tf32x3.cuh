@@ -30,25 +30,14 @@ namespace tilegemm {
 namespace kernels {
 
 // kWarpsI x kWarpsJ warps; each owns a (kTileI / kWarpsI) x (kTileJ / kWarpsJ) part of the i x j tile.
+// The wx D chunk's rows are kTileJ + 8 floats (rows 8 banks apart); the [row][k] chunks' kKC + 4
+// put the fragment reads in 32 banks.
 template <int kTileI_, int kTileJ_, int kWarpsI_, int kWarpsJ_, int kKC_, int kStages_>
-struct BsrMmaSchedule {
-  static constexpr int kTileI = kTileI_, kTileJ = kTileJ_;
+struct BsrMmaSchedule : BsrStageLayout<kTileI_, kTileJ_, kKC_, kStages_, kTileJ_ + 8> {
+  using Layout = BsrStageLayout<kTileI_, kTileJ_, kKC_, kStages_, kTileJ_ + 8>;
   static constexpr int kWarpsI = kWarpsI_, kWarpsJ = kWarpsJ_;
-  static constexpr int kWarpI = kTileI / kWarpsI, kWarpJ = kTileJ / kWarpsJ;  // a warp's part
-  static constexpr int kKC = kKC_;
-  static constexpr int kStages = kStages_;
+  static constexpr int kWarpI = kTileI_ / kWarpsI, kWarpJ = kTileJ_ / kWarpsJ;  // a warp's part
   static constexpr int kThreads = 32 * kWarpsI * kWarpsJ;
-  static constexpr int kRowStride = kKC + 4;  // [row][k] chunks: fragment reads hit 32 banks
-  static constexpr int kDLd = kTileJ + 8;     // wx D chunk [k][j]: rows 8 banks apart
-  static constexpr int kWFloats = kTileI * kRowStride;
-  template <bool kXwt>
-  __host__ __device__ static constexpr int d_floats() {
-    return kXwt ? kTileJ * kRowStride : kKC * kDLd;
-  }
-  template <bool kXwt>
-  __host__ __device__ static constexpr int smem_bytes() {
-    return kStages * (kWFloats + d_floats<kXwt>()) * 4;
-  }
   // A warp's part as MMA tiles: M must split into 16-row and N into 8-column MMA tiles.
   template <bool kXwt>
   __host__ __device__ static constexpr int warp_m() { return kXwt ? kWarpJ : kWarpI; }
@@ -58,16 +47,17 @@ struct BsrMmaSchedule {
   // per block), capped where that would leave fewer than 128 registers per thread. The kernel asks
   // for that many (__launch_bounds__), so the compiler keeps registers from limiting it further
   // (the chunk's partial sums double the accumulators: ~150 registers uncapped).
-  static constexpr int kSmemMax = smem_bytes<true>() > smem_bytes<false>() ? smem_bytes<true>()
-                                                                           : smem_bytes<false>();
+  static constexpr int kSmemMax =
+      Layout::template smem_bytes<true>() > Layout::template smem_bytes<false>()
+          ? Layout::template smem_bytes<true>()
+          : Layout::template smem_bytes<false>();
   static constexpr int kSmemBlocks = (228 * 1024) / (kSmemMax + 1024);
   static constexpr int kRegBlocks = 65536 / (kThreads * 128);
   static constexpr int kMinBlocks = kSmemBlocks < kRegBlocks ? kSmemBlocks : kRegBlocks;
 
-  static_assert(kTileI % kWarpsI == 0 && kTileJ % kWarpsJ == 0, "warps must split the tile");
+  static_assert(kTileI_ % kWarpsI == 0 && kTileJ_ % kWarpsJ == 0, "warps must split the tile");
   static_assert(kWarpI % 16 == 0 && kWarpJ % 16 == 0, "a warp's part: 16-row MMA tiles either way");
-  static_assert(kKC % 8 == 0, "K-chunks of whole m16n8k8 steps");
-  static_assert(kStages >= 2, "pipeline needs two stages");
+  static_assert(kKC_ % 8 == 0, "K-chunks of whole m16n8k8 steps");
   static_assert(kSmemBlocks >= 1 && kRegBlocks >= 1, "one thread block must fit an SM");
 };
 
@@ -159,12 +149,9 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks) bsr_tiled_tf32x3(B
         for (int e = 0; e < 4; ++e) acc[mt][nt][e] += part[mt][nt][e];
   });
 
-  if (tile.piece >= 0) {
-    const int j_tiles = (p.cols_j + S::kTileJ - 1) / S::kTileJ;
-    if (!sum_split_pieces<kMT * kNT * 4, S::kThreads>(
-            p, tile, j_tiles, reinterpret_cast<float(&)[kMT * kNT * 4]>(acc)))
-      return;
-  }
+  if (tile.piece >= 0 &&
+      !sum_split_pieces<kMT * kNT * 4, S::kThreads>(p, tile, reinterpret_cast<float(&)[kMT * kNT * 4]>(acc)))
+    return;
 
   // Epilogue: acc[mt][nt][e] is out(m, n) with m = m_base + 16 mt + g + 8 (e / 2), n = n_base +
   // 8 nt + 2 t + e % 2. Rows past the block row's end and columns past J are not written.

@@ -4,9 +4,8 @@
 // row's stored blocks, and the split-K partial-tile sum. Both kernels differ only in how a staged
 // chunk is multiplied and how the accumulators map to outputs.
 //
-// A schedule S used with these provides kTileI, kTileJ, kKC, kStages, kThreads, kRowStride (padded
-// k-contiguous rows: W, and D for xwt), kDLd (row stride of the wx D chunk [kKC][kDLd]), kWFloats
-// and d_floats<kXwt>().
+// A schedule S used with these derives from BsrStageLayout (the shared-memory stages) and adds
+// kThreads.
 //
 // Device code only; compiles under NVRTC.
 #pragma once
@@ -16,6 +15,27 @@
 
 namespace tilegemm {
 namespace kernels {
+
+// The shared-memory stages of a tiled schedule: per stage a W chunk [kTileI][kRowStride] and a D
+// chunk, xwt [kTileJ][kRowStride] (X rows are k-contiguous), wx [kKC][kDLd] (j-contiguous).
+template <int kTileI_, int kTileJ_, int kKC_, int kStages_, int kDLd_>
+struct BsrStageLayout {
+  static constexpr int kTileI = kTileI_, kTileJ = kTileJ_;  // output tile (i x j)
+  static constexpr int kKC = kKC_;                          // K-chunk (columns of a block per stage)
+  static constexpr int kStages = kStages_;
+  static constexpr int kRowStride = kKC + 4;  // padded k-contiguous rows (W, and D for xwt)
+  static constexpr int kDLd = kDLd_;
+  static constexpr int kWFloats = kTileI * kRowStride;
+  template <bool kXwt>
+  __host__ __device__ static constexpr int d_floats() {
+    return kXwt ? kTileJ * kRowStride : kKC * kDLd;
+  }
+  template <bool kXwt>
+  __host__ __device__ static constexpr int smem_bytes() {
+    return kStages * (kWFloats + d_floats<kXwt>()) * 4;
+  }
+  static_assert(kStages >= 2, "pipeline needs two stages");
+};
 
 // Copies a tile of kRows rows x kInner floats (kInner along the contiguous direction of global
 // memory, rows `ld` floats apart) into shared memory rows of kSmemLd floats, kWidth floats per
@@ -154,7 +174,7 @@ __device__ __forceinline__ SplitPiece find_split_piece(const BsrParams& p, int s
 // heavy slots (the next longest, up to p.heavy_slots) with all their column tiles one after the
 // other; the remaining slots follow column tile by column tile, slot fastest.
 struct BsrTileWork {
-  int slot, j_tile;
+  int slot, j_tile, j_tiles;
   int piece, pieces;     // piece = -1: the whole row
   long long piece_base;  // pieces of all split slots before this one (partial-tile index)
   int block_row, r0, j0;  // r0: first row of the tile inside the block row
@@ -165,6 +185,7 @@ __device__ __forceinline__ BsrTileWork find_tile_work(const BsrParams& p) {
   BsrTileWork t;
   const int subtiles = (p.block_r + kTileI - 1) / kTileI;
   const int j_tiles = (p.cols_j + kTileJ - 1) / kTileJ;
+  t.j_tiles = j_tiles;
   t.piece = -1, t.pieces = 0, t.piece_base = 0;
   if (static_cast<int>(blockIdx.x) < p.split_ctas) {
     const SplitPiece sp = find_split_piece(p, subtiles, j_tiles);
@@ -262,8 +283,9 @@ __device__ __forceinline__ void walk_chunks(const BsrParams& p, const BsrTileWor
 // the thread blocks that are not last (they write nothing more).
 template <int kAcc, int kThreads>
 __device__ __forceinline__ bool sum_split_pieces(const BsrParams& p, const BsrTileWork& t,
-                                                 int j_tiles, float (&acc)[kAcc]) {
+                                                 float (&acc)[kAcc]) {
   constexpr int kTileFloats = kAcc * kThreads;
+  const int j_tiles = t.j_tiles;
   const long long tile_id = static_cast<long long>(t.slot) * j_tiles + t.j_tile;
   float* const tile_partials =
       p.split_partials +

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "choice_log.hpp"
 #include "contenders.hpp"
 #include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
@@ -29,22 +30,27 @@ volatile std::sig_atomic_t g_interrupted = 0;
 
 void print_table(const Problem& p, const std::string& dtype, const std::vector<Row>& rows) {
   std::printf("\n%s %s\n", p.str().c_str(), dtype.c_str());
-  std::printf("  %-34s %10s %10s %10s %8s %8s %7s\n", "kernel", "median ms", "min ms", "max ms", "TFLOP/s",
+  std::printf("  %-48s %10s %10s %10s %8s %8s %7s\n", "kernel", "median ms", "min ms", "max ms", "TFLOP/s",
               "vs cuBLAS", "% peak");
   for (const Row& r : rows) {
     if (!r.ok()) {
-      std::printf("  %-34s %s\n", r.kernel.c_str(), r.status.c_str());
+      std::printf("  %-48s %s\n", r.kernel.c_str(), r.status.c_str());
       continue;
     }
-    std::printf("  %-34s %10.4f %10.4f %10.4f %8.2f %8.3fx %6.1f%%\n", r.kernel.c_str(), r.t.median_ms, r.t.min_ms,
+    std::printf("  %-48s %10.4f %10.4f %10.4f %8.2f %8.3fx %6.1f%%\n", r.kernel.c_str(), r.t.median_ms, r.t.min_ms,
                 r.t.max_ms, r.tflops, r.ratio.value_or(0), r.peak_pct);
+    if (r.kernel == "auto" && !r.config.empty()) std::printf("  %-48s %s\n", "  (auto ran)", r.config.c_str());
   }
   std::fflush(stdout);
 }
 
-// Verifies (unless it is the baseline) and times one contender on one problem.
+// Verifies (unless it is the baseline) and times one contender on one problem. a, b, c, c_ref: the
+// buffers (the matrices start p.offset elements in).
 Row measure(const Contender& ct, const Problem& p, const BenchPlan& plan, const DeviceInfo& dev, size_t flush_bytes,
-            const float* a, const float* b, float* c, const float* c_ref, double base_ms) {
+            const float* a_buf, const float* b_buf, float* c_buf, const float* c_ref, double base_ms) {
+  const float* a = a_buf + p.offset;
+  const float* b = b_buf + p.offset;
+  float* c = c_buf + p.offset;
   Row r;
   r.problem = p;
   r.dtype = plan.dtype.name;
@@ -52,17 +58,17 @@ Row measure(const Contender& ct, const Problem& p, const BenchPlan& plan, const 
   r.baseline = ct.is_baseline;
   // |A|,|B| <= 1: the FP32 rounding bound of a K-term dot product, for both sides of the comparison.
   r.tol = 2.0 * 4.0 * 1.2e-7 * static_cast<double>(p.k + 2);
-  const std::string why = ct.unsupported(p);
+  const std::string why = ct.unsupported(p, a, b, c);
   if (!why.empty()) {
     r.status = "skipped: " + why;
     return r;
   }
   try {
     if (!ct.is_baseline) {
-      fill_value(c, p.size_c(), std::nanf(""));  // poison: unwritten elements show up
+      fill_value(c_buf, p.size_c(), std::nanf(""));  // poison: unwritten elements show up
       ct.run(p, a, b, c);
       TILEGEMM_CUDA_CHECK(cudaDeviceSynchronize());
-      const Diff d = compare(c, c_ref, p.size_c());
+      const Diff d = compare_c(p, c_buf, c_ref);
       r.max_err = d.max_abs;
       if (d.non_finite || d.max_abs > r.tol) {
         char msg[160];
@@ -72,6 +78,7 @@ Row measure(const Contender& ct, const Problem& p, const BenchPlan& plan, const 
         return r;
       }
     }
+    r.config = ct.config(p, a, b, c);
     r.t = time_runs([&] { ct.run(p, a, b, c); }, plan.min_time, flush_bytes, plan.graph_batch);
     r.status = "ok";
     r.tflops = p.flops() / (r.t.median_ms * 1e-3) / 1e12;
@@ -105,7 +112,7 @@ void run_bench(const BenchArgs& args, const std::vector<std::string>& argv) {
   check_fits(plan.problems, 2, run.flush_bytes, static_cast<double>(dev.global_mem_bytes), dev.name);
 
   Cublas cublas;
-  const std::vector<Contender> contenders = make_contenders(plan.kernels, plan.rasters, plan.schedules, cublas);
+  const bool log_choice = log_choice_requested();
   std::printf("device: %s, %d SMs, FP32 peak %.1f TFLOP/s at max clock; %s, timing %s L2, min %.2f s per kernel; "
               "timing: %s\n",
               dev.name.c_str(), dev.sm_count, dev.fp32_peak_tflops(), plan.dtype.name.c_str(),
@@ -120,8 +127,11 @@ void run_bench(const BenchArgs& args, const std::vector<std::string>& argv) {
     fill_uniform(a.get(), p.size_a(), 1 + pi);
     fill_uniform(b.get(), p.size_b(), 1000 + pi);
     fill_value(c_ref.get(), p.size_c(), std::nanf(""));
-    cublas.sgemm(p, 1.0f, a.get(), b.get(), 0.0f, c_ref.get());
+    cublas.sgemm(p, 1.0f, a.get() + p.offset, b.get() + p.offset, 0.0f, c_ref.get() + p.offset);
     TILEGEMM_CUDA_CHECK(cudaDeviceSynchronize());
+    if (log_choice) log_choice_for(p, a.get() + p.offset, b.get() + p.offset, c.get() + p.offset);
+    const std::vector<Contender> contenders =
+        make_contenders(p, plan.kernels, plan.configs, plan.rasters, plan.schedules, cublas);
     std::vector<Row> rows;
     double base_ms = 0;
     for (size_t ci = 0; ci < contenders.size() && !g_interrupted; ++ci) {
@@ -160,10 +170,18 @@ void add_bench_command(CLI::App& app, const std::vector<std::string>& argv) {
   cmd->add_option("--dtype", args->dtype, "element type: fp32")->capture_default_str();
   cmd->add_option("--kernels", args->kernels, "comma list of levels (1-6 or names), auto, all")->capture_default_str();
   cmd->add_option("--layout", args->layout, "row | col")->capture_default_str();
-  cmd->add_option("--trans", args->trans, "NN | NT | TN | TT")->capture_default_str();
+  cmd->add_option("--trans", args->trans, "NN | NT | TN | TT (presets may fix some shapes' ops)")->capture_default_str();
+  cmd->add_option("--ld", args->ld, "+N: pad every leading dimension by N elements; N: every leading dimension is N")
+      ->capture_default_str();
+  cmd->add_option("--offset", args->offset, "start every matrix N elements into its buffer (unaligned pointers)")
+      ->capture_default_str();
+  cmd->add_option("--config", args->configs,
+                  "also run this GEMM config (text form, repeatable), e.g. tiled:64x64x16:w32x32:t8x4:s3:b6:k8:hilbert");
   cmd->add_option("--rasters", args->rasters, "time levels 4-6 with each tile order: rowmajor,grouped,hilbert")
       ->delimiter(',');
-  cmd->add_flag("--schedules", args->schedules, "also time the extra level-6 schedules (row-major NN); with --sparse, the tiled BSR kernel's extra schedules (--op xwt)");
+  cmd->add_flag("--schedules", args->schedules,
+                "also time every compiled tiled schedule at the split the model predicts best for it, and the GEMV "
+                "kernel where it applies; with --sparse, the tiled BSR kernel's extra schedules (--op xwt)");
   cmd->add_option("--min-time", args->min_time, "seconds of kernel time per measurement")->capture_default_str();
   cmd->add_option("--graph-batch", args->graph_batch,
                   "time CUDA graphs of N back-to-back launches and report graph time / N (0 = events around "

@@ -3,6 +3,8 @@
 #include <string>
 
 #include "commands.hpp"
+#include "core/cuda_check.hpp"
+#include "core/device_buffer.hpp"
 #include "peaks.hpp"
 #include "report.hpp"
 #include "tilegemm/device.hpp"
@@ -27,6 +29,30 @@ std::string tensor_peak(const DeviceInfo& d, int flop_per_clk_per_sm) {
   return fmt("%.1f TFLOP/s", peak_tflops(d, flop_per_clk_per_sm)) + " (tensor cores, dense, at max clock)";
 }
 
+// Device-to-device copy bandwidth: the best of 10 copies of 1 GiB, counting bytes read and written
+// (the practical ceiling of a streaming kernel; docs/benchmarking.md).
+double measured_copy_gbs() {
+  const size_t bytes = size_t(1) << 30;
+  DeviceBuffer<char> src(bytes), dst(bytes);
+  TILEGEMM_CUDA_CHECK(cudaMemset(src.get(), 1, bytes));
+  cudaEvent_t start = nullptr, stop = nullptr;
+  TILEGEMM_CUDA_CHECK(cudaEventCreate(&start));
+  TILEGEMM_CUDA_CHECK(cudaEventCreate(&stop));
+  float best_ms = 1e30f;
+  for (int i = 0; i < 10; ++i) {
+    TILEGEMM_CUDA_CHECK(cudaEventRecord(start));
+    TILEGEMM_CUDA_CHECK(cudaMemcpy(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice));
+    TILEGEMM_CUDA_CHECK(cudaEventRecord(stop));
+    TILEGEMM_CUDA_CHECK(cudaEventSynchronize(stop));
+    float ms = 0;
+    TILEGEMM_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    if (i > 0 && ms < best_ms) best_ms = ms;  // the first copy warms up
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  return 2.0 * static_cast<double>(bytes) / (best_ms * 1e-3) / 1e9;
+}
+
 void run_info() {
   // The build first: it is useful even on a machine without a GPU.
   const BuildInfo b = build_info();
@@ -44,6 +70,8 @@ void run_info() {
   std::snprintf(mem, sizeof mem, "%.1f GiB, %.0f MHz, %d-bit, ~%.0f GB/s", d.global_mem_bytes / 1073741824.0,
                 d.mem_clock_khz / 1e3, d.mem_bus_width_bits, d.mem_bandwidth_gbs());
   line("memory", mem);
+  line("memory copy (measured)", fmt("%.0f GB/s", measured_copy_gbs()) +
+                                     " (device-to-device cudaMemcpy of 1 GiB, bytes read + written)");
   line("L2", fmt("%.1f MiB", d.l2_bytes / 1048576.0));
   line("smem per block (opt-in)", std::to_string(d.smem_per_block_optin / 1024) + " KiB");
   line("FP32 peak", fmt("%.1f TFLOP/s", d.fp32_peak_tflops()) + " (CUDA cores, at max clock)");

@@ -1,12 +1,28 @@
 #include "contenders.hpp"
 
-#include "dense/warp_tiled_candidates.hpp"
+#include <algorithm>
+#include <cstdint>
+
+#include "dense/choose.hpp"
+#include "dense/config.hpp"
+#include "dense/gemm_ops.hpp"
+#include "dense/launch.hpp"
+#include "tilegemm/error.hpp"
 #include "tilegemm/gemm.hpp"
 
 namespace tilegemm {
 namespace tools {
 
 namespace {
+
+void run_sgemm(const Problem& p, const float* a, const float* b, float* c, const GemmOptions& opt) {
+  sgemm(p.layout, p.op_a, p.op_b, p.m, p.n, p.k, 1.0f, a, p.lda(), b, p.ldb(), 0.0f, c, p.ldc(), bench_stream(), opt);
+}
+
+GemmChoice explain(const Problem& p, const float* a, const float* b, const float* c, const GemmOptions& opt) {
+  return explain_choice(p.layout, p.op_a, p.op_b, p.m, p.n, p.k, 1.0f, a, p.lda(), b, p.ldb(), 0.0f, c, p.ldc(),
+                        opt);
+}
 
 // raster: nullptr = the library's default order (and no "@order" in the label).
 Contender library_contender(Kernel kernel, const Raster* raster) {
@@ -19,40 +35,49 @@ Contender library_contender(Kernel kernel, const Raster* raster) {
   }
   Contender c;
   c.label = label;
-  c.run = [opt](const Problem& p, const float* a, const float* b, float* cc) {
-    sgemm(p.layout, p.op_a, p.op_b, p.m, p.n, p.k, 1.0f, a, p.lda(), b, p.ldb(), 0.0f, cc, p.ldc(), bench_stream(),
-          opt);
+  c.run = [opt](const Problem& p, const float* a, const float* b, float* cc) { run_sgemm(p, a, b, cc, opt); };
+  c.config = [opt](const Problem& p, const float* a, const float* b, const float* cc) {
+    return explain(p, a, b, cc, opt).config;
   };
   return c;
 }
 
-Contender candidate_contender(const detail::WarpTiledCandidate& cand, Raster raster) {
+// An explicit config (GemmOptions::config), skipped where it cannot run the problem.
+Contender config_contender(const std::string& text, const std::string& label) {
+  GemmOptions opt;
+  opt.config = text;
   Contender c;
-  c.label = (cand.name.rfind("05:", 0) == 0 ? cand.name : "06:" + cand.name) + "@" + to_string(raster);
-  auto launch = cand.launch;
-  c.run = [launch, raster](const Problem& p, const float* a, const float* b, float* cc) {
-    const detail::CanonicalGemm g = detail::canonicalize(p.layout, p.op_a, p.op_b, p.m, p.n, p.k, 1.0f, a,
-                                                          p.lda(), b, p.ldb(), 0.0f, cc, p.ldc(), raster);
-    launch(g, bench_stream());
-  };
-  c.unsupported = [](const Problem& p) {
-    const bool ok = p.layout == Layout::RowMajor && p.op_a == Op::N && p.op_b == Op::N && p.k > 0;
-    return ok ? std::string() : std::string("candidates run row-major NN with K > 0 only");
+  c.label = label;
+  c.run = [opt](const Problem& p, const float* a, const float* b, float* cc) { run_sgemm(p, a, b, cc, opt); };
+  c.config = [text](const Problem&, const float*, const float*, const float*) { return text; };
+  c.unsupported = [opt](const Problem& p, const float* a, const float* b, const float* cc) -> std::string {
+    if (p.k == 0) return "K = 0 runs no config";
+    try {
+      explain(p, a, b, cc, opt);
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      const std::string prefix = "cannot run this product: ";
+      const size_t at = what.find(prefix);
+      return at == std::string::npos ? what : what.substr(at + prefix.size());
+    }
+    return "";
   };
   return c;
 }
 
 }  // namespace
 
-std::vector<Contender> make_contenders(const std::vector<Kernel>& kernels, const std::vector<Raster>& rasters,
+std::vector<Contender> make_contenders(const Problem& p, const std::vector<Kernel>& kernels,
+                                       const std::vector<std::string>& configs, const std::vector<Raster>& rasters,
                                        bool schedules, Cublas& cublas) {
   std::vector<Contender> out;
   Contender base;
   base.label = "cublas";
   base.is_baseline = true;
-  base.run = [&cublas](const Problem& p, const float* a, const float* b, float* c) {
-    cublas.sgemm(p, 1.0f, a, b, 0.0f, c);
+  base.run = [&cublas](const Problem& pr, const float* a, const float* b, float* c) {
+    cublas.sgemm(pr, 1.0f, a, b, 0.0f, c);
   };
+  base.config = [](const Problem&, const float*, const float*, const float*) { return std::string(); };
   out.push_back(base);
 
   for (Kernel k : kernels) {
@@ -63,10 +88,27 @@ std::vector<Contender> make_contenders(const std::vector<Kernel>& kernels, const
       for (const Raster& r : rasters) out.push_back(library_contender(k, &r));
     }
   }
-  if (schedules) {
-    const std::vector<Raster> orders = rasters.empty() ? std::vector<Raster>{Raster::Hilbert} : rasters;
-    for (const auto& cand : detail::warp_tiled_candidates())
-      for (Raster r : orders) out.push_back(candidate_contender(cand, r));
+  for (const std::string& text : configs) out.push_back(config_contender(text, text));
+  if (schedules && p.k > 0 && p.m > 0 && p.n > 0) {
+    // The model's favourite split for each compiled schedule (and the GEMV kernel), on the problem's
+    // canonical form with the alignment the bench's buffers give it (cudaMalloc bases are 256-byte
+    // aligned; the matrices start p.offset elements in).
+    const auto at = [&p](int which) {
+      return reinterpret_cast<float*>((uintptr_t(which + 1) << 40) + 4 * uintptr_t(p.offset));
+    };
+    const detail::CanonicalGemm g = detail::canonicalize(p.layout, p.op_a, p.op_b, p.m, p.n, p.k, 1.0f, at(0),
+                                                          p.lda(), at(1), p.ldb(), 0.0f, at(2), p.ldc(),
+                                                          Raster::Hilbert);
+    const detail::ConfigChoice choice = detail::choose_config(detail::describe(g), detail::current_device_facts());
+    std::vector<int> seen;  // compiled schedule index, or -1 for the GEMV kernel
+    for (const detail::ScoredConfig& sc : choice.ranked) {
+      const bool tiled = sc.config.family == detail::GemmFamily::Tiled;
+      const int key = tiled ? detail::tiled_schedule_index(sc.config.tile) : -1;
+      if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+      seen.push_back(key);
+      const std::string text = detail::to_string(sc.config);
+      out.push_back(config_contender(text, text));
+    }
   }
   return out;
 }

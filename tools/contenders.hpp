@@ -1,5 +1,6 @@
-// What bench and check run: cuBLAS, ladder levels (optionally per rasterization), Auto, and the extra
-// level-6 schedules.
+// What bench and check run on one problem: cuBLAS, ladder levels (optionally per rasterization), Auto,
+// explicit configs (--config) and, with --schedules, every compiled tiled schedule at the split the
+// model likes best for it, plus the GEMV kernel where it applies.
 #pragma once
 #include <functional>
 #include <string>
@@ -13,16 +14,23 @@ namespace tools {
 struct Contender {
   std::string label;
   bool is_baseline = false;
-  // Runs C = A*B (alpha 1, beta 0) for the problem on bench_stream(), asynchronously: launches only (no
-  // allocation, copy or synchronization), so --graph-batch can capture it into a CUDA graph.
+  // Runs C = A*B (alpha 1, beta 0) on bench_stream(), asynchronously: launches only (no allocation
+  // outside the stream order, copy or synchronization), so --graph-batch can capture it. a, b, c
+  // point at the matrices (the problem's offset already applied).
   std::function<void(const Problem&, const float* a, const float* b, float* c)> run;
-  // Empty when the contender supports the problem, else why not (shown instead of a time).
-  std::function<std::string(const Problem&)> unsupported = [](const Problem&) { return std::string(); };
+  // Empty when the contender supports the problem (laid out at a, b, c), else why not (shown instead
+  // of a time).
+  std::function<std::string(const Problem&, const float* a, const float* b, const float* c)> unsupported =
+      [](const Problem&, const float*, const float*, const float*) { return std::string(); };
+  // The config it runs on the problem (for the CSV/JSON "config" column and TILEGEMM_LOG_CHOICE);
+  // empty for cuBLAS.
+  std::function<std::string(const Problem&, const float* a, const float* b, const float* c)> config;
 };
 
-// cuBLAS first (the baseline), then each kernel, levels 4-6 once per raster order (empty: the library's
-// default order), then with `schedules` the extra level-6 schedules. Lists come from options.hpp.
-std::vector<Contender> make_contenders(const std::vector<Kernel>& kernels, const std::vector<Raster>& rasters,
+// cuBLAS first (the baseline), then each kernel (levels 4-6 once per raster order; empty: the
+// library's default order), each --config, then with `schedules` the compiled schedules.
+std::vector<Contender> make_contenders(const Problem& p, const std::vector<Kernel>& kernels,
+                                       const std::vector<std::string>& configs, const std::vector<Raster>& rasters,
                                        bool schedules, Cublas& cublas);
 
 }  // namespace tools

@@ -30,12 +30,27 @@ __global__ void fill_value_kernel(float* d, int64_t count, float v) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x)
     d[i] = v;
 }
-__global__ void compare_kernel(const float* x, const float* y, int64_t count, unsigned* max_bits, int* non_finite) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x) {
+__global__ void compare_kernel(const float* x, const float* y, int64_t outer, int64_t inner, int64_t ld,
+                               unsigned* max_bits, int* non_finite) {
+  const int64_t count = outer * inner;
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < count; e += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t i = (e / inner) * ld + e % inner;
     const float d = fabsf(x[i] - y[i]);
     if (!isfinite(x[i]) || !isfinite(d)) *non_finite = 1;
     else atomicMax(max_bits, __float_as_uint(d));  // non-negative floats order like their bits
   }
+}
+
+// Reads `bytes` (a multiple of 16) and writes nothing unless a value is NaN, which the zero-filled flush
+// buffer never holds: afterwards L2 holds only clean lines of the flush buffer. (A memset as the flush
+// leaves L2 full of dirty lines whose write-backs then share the DRAM bandwidth with the timed kernel.)
+__global__ void read_flush_kernel(const float4* d, size_t count4, float* sink) {
+  float acc = 0.0f;
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count4; i += size_t(gridDim.x) * blockDim.x) {
+    const float4 v = __ldcg(d + i);
+    acc += v.x + v.y + v.z + v.w;
+  }
+  if (acc != acc) *sink = acc;
 }
 
 cudaStream_t bench_stream() {
@@ -60,14 +75,22 @@ void fill_value(float* d, int64_t count, float value) {
   TILEGEMM_CHECK_LAUNCH();
 }
 
-Diff compare(const float* x, const float* y, int64_t count) {
+Diff compare(const float* x, const float* y, int64_t count) { return compare_matrix(x, y, 1, count, count); }
+
+Diff compare_c(const Problem& p, const float* x_buffer, const float* y_buffer) {
+  if (p.size_c() == 0) return compare_matrix(x_buffer, y_buffer, 0, 0, 1);
+  return compare_matrix(x_buffer + p.offset, y_buffer + p.offset, p.c_outer(), p.c_inner(), p.ldc());
+}
+
+Diff compare_matrix(const float* x, const float* y, int64_t outer, int64_t inner, int64_t ld) {
+  const int64_t count = outer * inner;
   const cudaStream_t s = bench_stream();
   DeviceBuffer<unsigned> max_bits(1);
   DeviceBuffer<int> non_finite(1);
   TILEGEMM_CUDA_CHECK(cudaMemsetAsync(max_bits.get(), 0, sizeof(unsigned), s));
   TILEGEMM_CUDA_CHECK(cudaMemsetAsync(non_finite.get(), 0, sizeof(int), s));
   if (count > 0) {
-    compare_kernel<<<1024, 256, 0, s>>>(x, y, count, max_bits.get(), non_finite.get());
+    compare_kernel<<<1024, 256, 0, s>>>(x, y, outer, inner, ld, max_bits.get(), non_finite.get());
     TILEGEMM_CHECK_LAUNCH();
   }
   // download() copies on the legacy stream, which is not ordered after a non-blocking stream.
@@ -187,7 +210,13 @@ void capture(const std::function<void()>& launch, int n, cudaStream_t s, Graph& 
 
 Timing time_runs(const std::function<void()>& launch, double min_time_s, size_t flush_bytes, int graph_batch) {
   const cudaStream_t s = bench_stream();
-  DeviceBuffer<char> flush(flush_bytes);
+  DeviceBuffer<char> flush(flush_bytes / 16 * 16);
+  DeviceBuffer<float> sink(1);
+  if (flush.size() > 0) TILEGEMM_CUDA_CHECK(cudaMemsetAsync(flush.get(), 0, flush.size(), s));
+  auto flush_l2 = [&] {
+    read_flush_kernel<<<1024, 256, 0, s>>>(reinterpret_cast<const float4*>(flush.get()), flush.size() / 16, sink.get());
+    TILEGEMM_CHECK_LAUNCH();
+  };
   EventPair ev;
   ev.create();
   // Warm-up: module load, first-touch, clocks; before a capture also every lazy one-time set-up of the
@@ -206,7 +235,7 @@ Timing time_runs(const std::function<void()>& launch, double min_time_s, size_t 
   while ((samples.size() < size_t(kMinReps) || total < min_time_s * 1e3) && samples.size() < size_t(kMaxReps)) {
     // Cold L2: flushed before each sample; in graph mode that is before each graph launch, so only the
     // graph's first launch starts cold.
-    if (flush_bytes) TILEGEMM_CUDA_CHECK(cudaMemsetAsync(flush.get(), int(samples.size() & 0xff), flush_bytes, s));
+    if (flush.size() > 0) flush_l2();
     TILEGEMM_CUDA_CHECK(cudaEventRecord(ev.start, s));
     if (graph_batch > 0)
       graph_check(cudaGraphLaunch(graph.exec, s), graph_batch, "cudaGraphLaunch");

@@ -51,9 +51,13 @@ struct Diff {
   bool non_finite = false;
 };
 Diff compare(const float* x, const float* y, int64_t count);
+// The same over a strided matrix: `outer` rows of `inner` elements, `ld` apart (padding not compared).
+Diff compare_matrix(const float* x, const float* y, int64_t outer, int64_t inner, int64_t ld);
+// C of `p` in buffers allocated with p.size_c() elements (the matrix starts at p.offset).
+Diff compare_c(const Problem& p, const float* x_buffer, const float* y_buffer);
 
 // Runs `launch` kWarmupRuns times, then repeats it (at least kMinReps times, until `min_time_s` of
-// kernel time) timing each run with CUDA events. With `flush_bytes` > 0 a buffer that large is overwritten before
+// kernel time) timing each run with CUDA events. With `flush_bytes` > 0 a buffer that large is read before
 // every run, outside the timed region, so each run starts with a cold L2. `launch` must enqueue its
 // work on bench_stream() and nothing else; the events are recorded there.
 //

@@ -10,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "dense/config.hpp"
+#include "dense/matrix_extent.hpp"
 #include "shapes.hpp"
 #include "tilegemm/error.hpp"
 
@@ -27,14 +29,31 @@ std::string lower(std::string s) {
   return s;
 }
 
-// Shapes get the one layout and transpose pair of the run.
-void apply_layout(std::vector<Problem>& problems, const std::string& layout, const std::string& trans) {
+// Shapes get the one layout and transpose pair of the run (but a preset's fixed ops stay), and the
+// run's memory layout (--ld, --offset).
+void apply_layout(std::vector<Problem>& problems, const std::string& layout, const std::string& trans,
+                  const std::string& ld, const std::string& offset) {
   const Layout l = parse_layout(layout, "--layout");
   const auto [oa, ob] = parse_trans(trans, "--trans");
+  const LdChoice lds = parse_ld(ld, "--ld");
+  const int64_t off = parse_offset(offset, "--offset");
   for (Problem& p : problems) {
     p.layout = l;
-    p.op_a = oa;
-    p.op_b = ob;
+    if (!p.ops_fixed) {
+      p.op_a = oa;
+      p.op_b = ob;
+    }
+    p.ld_pad = lds.pad;
+    p.ld_abs = lds.absolute;
+    p.offset = off;
+    if (lds.absolute > 0) {  // an absolute leading dimension must hold every operand's stored rows
+      const GemmShape s = stored_shapes(p.op_a, p.op_b, p.m, p.n, p.k);
+      const int64_t need = std::max({s.a.min_ld(l), s.b.min_ld(l), s.c.min_ld(l)});
+      if (lds.absolute < need)
+        invalid("--ld: " + std::to_string(lds.absolute) + " is too small for " + p.dims() + " " + to_string(l) +
+                " " + to_string(p.op_a) + to_string(p.op_b) + " (its operands need >= " + std::to_string(need) +
+                "; +N pads every leading dimension instead)");
+    }
   }
 }
 
@@ -81,6 +100,15 @@ std::vector<Kernel> parse_kernel_list(const std::string& s, const char* what) {
   return out;
 }
 
+std::vector<std::string> parse_config_list(const std::vector<std::string>& texts, const char* what) {
+  std::vector<std::string> out;
+  for (const std::string& t : texts) {
+    const std::string canonical = detail::to_string(detail::parse_gemm_config(t, what));
+    if (std::find(out.begin(), out.end(), canonical) == out.end()) out.push_back(canonical);
+  }
+  return out;
+}
+
 std::vector<Raster> parse_raster_list(const std::vector<std::string>& names, const char* what) {
   std::vector<Raster> out;
   for (const std::string& n : names) {
@@ -88,6 +116,32 @@ std::vector<Raster> parse_raster_list(const std::vector<std::string>& names, con
     if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
   }
   return out;
+}
+
+LdChoice parse_ld(const std::string& s, const char* what) {
+  const char* expected = " (expected +N to pad every leading dimension by N elements, or N for one leading dimension "
+                         "for all matrices; N up to 1000000)";
+  const bool plus = !s.empty() && s[0] == '+';
+  const std::string digits = plus ? s.substr(1) : s;
+  if (digits.empty() || digits.size() > 7 || digits.find_first_not_of("0123456789") != std::string::npos)
+    invalid(std::string(what) + ": malformed value '" + s + "'" + expected);
+  const int64_t v = std::stoll(digits);
+  if (v > kMaxLdPad) invalid(std::string(what) + ": value '" + s + "' out of range" + expected);
+  LdChoice c;
+  if (plus) c.pad = v;
+  else c.absolute = v;
+  if (!plus && v == 0) invalid(std::string(what) + ": value '" + s + "' out of range" + expected);
+  return c;
+}
+
+int64_t parse_offset(const std::string& s, const char* what) {
+  const std::string expected = " (expected elements to offset every matrix's pointer by, 0 to " +
+                               std::to_string(kMaxOffset) + ")";
+  if (s.empty() || s.size() > 7 || s.find_first_not_of("0123456789") != std::string::npos)
+    invalid(std::string(what) + ": malformed value '" + s + "'" + expected);
+  const int64_t v = std::stoll(s);
+  if (v > kMaxOffset) invalid(std::string(what) + ": value '" + s + "' out of range" + expected);
+  return v;
 }
 
 int parse_graph_batch(const std::string& s, const char* what) {
@@ -144,9 +198,10 @@ BenchPlan plan_bench(const BenchArgs& args) {
       plan.problems.push_back(p);
     }
   if (plan.problems.empty()) plan.problems = preset_shapes("ladder");
-  apply_layout(plan.problems, args.layout, args.trans);
+  apply_layout(plan.problems, args.layout, args.trans, args.ld, args.offset);
   plan.dtype = parse_dtype(args.dtype, "--dtype");
   plan.kernels = parse_kernel_list(args.kernels, "--kernels");
+  plan.configs = parse_config_list(args.configs, "--config");
   plan.rasters = parse_raster_list(args.rasters, "--rasters");
   plan.schedules = args.schedules;
   if (args.warm && args.cold) invalid("--warm: cannot be combined with --cold");
@@ -178,9 +233,10 @@ CheckPlan plan_check(const CheckArgs& args) {
   if (!args.preset.empty()) plan.problems = preset_shapes(args.preset);
   for (const std::string& s : args.shapes) plan.problems.push_back(parse_shape(s, "--shape"));
   if (plan.problems.empty()) invalid("--preset: no shapes to check (give a preset or --shape)");
-  apply_layout(plan.problems, args.layout, args.trans);
+  apply_layout(plan.problems, args.layout, args.trans, args.ld, args.offset);
   plan.dtype = parse_dtype(args.dtype, "--dtype");
   plan.kernels = parse_kernel_list(args.kernels, "--kernels");
+  plan.configs = parse_config_list(args.configs, "--config");
   return plan;
 }
 

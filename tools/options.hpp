@@ -24,6 +24,21 @@ DTypeChoice parse_dtype(const std::string& s, const char* what = "--dtype");
 std::vector<Kernel> parse_kernel_list(const std::string& s, const char* what = "--kernels");
 std::vector<Raster> parse_raster_list(const std::vector<std::string>& names, const char* what = "--rasters");
 
+// "--config TEXT" (repeatable): GEMM configs in their text form (src/dense/config.hpp), each checked
+// and put in its canonical form; duplicates dropped.
+std::vector<std::string> parse_config_list(const std::vector<std::string>& texts, const char* what = "--config");
+
+// --ld: "+N" pads every leading dimension by N elements; "N" makes N the leading dimension of every
+// matrix (checked against each shape by plan_bench / plan_check). N <= kMaxLdPad.
+inline constexpr int64_t kMaxLdPad = 1000000;
+struct LdChoice {
+  int64_t pad = 0, absolute = 0;
+};
+LdChoice parse_ld(const std::string& s, const char* what = "--ld");
+// --offset: elements every matrix pointer is moved into its buffer (0 .. kMaxOffset).
+inline constexpr int64_t kMaxOffset = 1000000;
+int64_t parse_offset(const std::string& s, const char* what = "--offset");
+
 // --graph-batch: a decimal count of launches per CUDA graph in [0, kMaxGraphBatch] (digits only; 0 =
 // events around each launch). Anything else throws naming `what`.
 int parse_graph_batch(const std::string& s, const char* what = "--graph-batch");
@@ -39,6 +54,8 @@ std::string plot_csv_path(const std::string& plot_path);
 struct BenchArgs {  // as typed
   std::vector<std::string> shapes;
   std::string sizes, preset, dtype = "fp32", kernels = "all", layout = "row", trans = "NN";
+  std::string ld = "+0", offset = "0";
+  std::vector<std::string> configs;  // --config
   std::vector<std::string> rasters;
   bool schedules = false, warm = false, cold = false;
   double min_time = 0.5;
@@ -50,8 +67,9 @@ struct BenchPlan {  // validated
   std::vector<Problem> problems;  // presets, then --shape, then --sizes; the ladder preset if none
   DTypeChoice dtype;
   std::vector<Kernel> kernels;
+  std::vector<std::string> configs;  // canonical text forms (--config)
   std::vector<Raster> rasters;  // empty: the library's default order
-  bool schedules = false;
+  bool schedules = false;  // --schedules: each compiled tiled schedule at its best split, and the GEMV kernel
   bool warm = false;  // false: flush L2 before every timed run (cold, the default)
   double min_time = 0.5;
   int graph_batch = 0;  // > 0: time CUDA graphs of this many launches (time_runs, harness.hpp)
@@ -65,11 +83,14 @@ BenchPlan plan_bench(const BenchArgs& args);
 struct CheckArgs {
   std::vector<std::string> shapes;
   std::string preset = "small", dtype = "fp32", kernels = "all", layout = "row", trans = "NN";
+  std::string ld = "+0", offset = "0";
+  std::vector<std::string> configs;
 };
 struct CheckPlan {
   std::vector<Problem> problems;
   DTypeChoice dtype;
   std::vector<Kernel> kernels;
+  std::vector<std::string> configs;
 };
 CheckPlan plan_check(const CheckArgs& args);
 

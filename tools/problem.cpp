@@ -6,23 +6,32 @@ namespace tilegemm {
 namespace tools {
 
 namespace {
-// Tight leading dimension and element count of a stored operand (the library's own shape rules).
-int64_t tight_ld(const StoredMatrix& s, Layout layout) { return s.min_ld(layout); }
-int64_t tight_size(const StoredMatrix& s, Layout layout) {
-  return s.min_ld(layout) * (layout == Layout::RowMajor ? s.rows : s.cols);
+// Leading dimension and allocation of a stored operand (the library's own shape rules).
+int64_t leading(const Problem& p, const StoredMatrix& s) {
+  return p.ld_abs > 0 ? p.ld_abs : s.min_ld(p.layout) + p.ld_pad;
+}
+int64_t allocation(const Problem& p, const StoredMatrix& s) {
+  const int64_t extent = s.extent(p.layout, leading(p, s));
+  return extent > 0 ? p.offset + extent : 0;
 }
 }  // namespace
 
-int64_t Problem::lda() const { return tight_ld(stored_shapes(op_a, op_b, m, n, k).a, layout); }
-int64_t Problem::ldb() const { return tight_ld(stored_shapes(op_a, op_b, m, n, k).b, layout); }
-int64_t Problem::ldc() const { return tight_ld(stored_shapes(op_a, op_b, m, n, k).c, layout); }
-int64_t Problem::size_a() const { return tight_size(stored_shapes(op_a, op_b, m, n, k).a, layout); }
-int64_t Problem::size_b() const { return tight_size(stored_shapes(op_a, op_b, m, n, k).b, layout); }
-int64_t Problem::size_c() const { return tight_size(stored_shapes(op_a, op_b, m, n, k).c, layout); }
+int64_t Problem::lda() const { return leading(*this, stored_shapes(op_a, op_b, m, n, k).a); }
+int64_t Problem::ldb() const { return leading(*this, stored_shapes(op_a, op_b, m, n, k).b); }
+int64_t Problem::ldc() const { return leading(*this, stored_shapes(op_a, op_b, m, n, k).c); }
+int64_t Problem::size_a() const { return allocation(*this, stored_shapes(op_a, op_b, m, n, k).a); }
+int64_t Problem::size_b() const { return allocation(*this, stored_shapes(op_a, op_b, m, n, k).b); }
+int64_t Problem::size_c() const { return allocation(*this, stored_shapes(op_a, op_b, m, n, k).c); }
 std::string Problem::dims() const {
   return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
 }
-std::string Problem::str() const { return dims() + " " + to_string(layout) + " " + to_string(op_a) + to_string(op_b); }
+std::string Problem::str() const {
+  std::string s = dims() + " " + to_string(layout) + " " + to_string(op_a) + to_string(op_b);
+  if (ld_abs > 0) s += " ld=" + std::to_string(ld_abs);
+  else if (ld_pad > 0) s += " ld+" + std::to_string(ld_pad);
+  if (offset > 0) s += " off=" + std::to_string(offset);
+  return s;
+}
 
 std::string timing_method_text(int graph_batch) {
   if (graph_batch <= 0) return "events per launch";

@@ -12,16 +12,24 @@ namespace tools {
 struct Problem {
   Layout layout = Layout::RowMajor;
   Op op_a = Op::N, op_b = Op::N;
+  bool ops_fixed = false;  // the preset fixed op_a/op_b (--trans leaves them alone)
   int64_t m = 0, n = 0, k = 0;
-  int64_t lda() const;  // tight leading dimensions for the layout
+  // Memory layout (--ld, --offset): every leading dimension is ld_abs when > 0, else the tight one
+  // plus ld_pad; every matrix starts `offset` elements into its buffer.
+  int64_t ld_pad = 0, ld_abs = 0, offset = 0;
+  int64_t lda() const;
   int64_t ldb() const;
   int64_t ldc() const;
-  int64_t size_a() const;  // elements
+  int64_t size_a() const;  // elements to allocate: offset + the matrix's extent
   int64_t size_b() const;
   int64_t size_c() const;
+  // C's stored rows (row-major) or columns (col-major) and the elements used in each.
+  int64_t c_outer() const { return layout == Layout::RowMajor ? m : n; }
+  int64_t c_inner() const { return layout == Layout::RowMajor ? n : m; }
+  bool tight() const { return ld_pad == 0 && ld_abs == 0 && offset == 0; }
   double flops() const { return 2.0 * m * n * k; }
   std::string dims() const;  // "MxNxK"
-  std::string str() const;   // "MxNxK row NN"
+  std::string str() const;   // "MxNxK row NN", then " ld+P" / " ld=L" and " off=O" when set
 };
 
 // The timing method (docs/benchmarking.md): kWarmupRuns untimed runs, then at least kMinReps timed runs

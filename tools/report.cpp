@@ -77,6 +77,10 @@ std::string quoted(const std::string& s) {
 }
 
 std::string trans_of(const Problem& p) { return to_string(p.op_a) + to_string(p.op_b); }
+// The --ld choice: "+P" (padding, "+0" when tight) or the absolute leading dimension.
+std::string ld_of(const Problem& p) {
+  return p.ld_abs > 0 ? std::to_string(p.ld_abs) : "+" + std::to_string(p.ld_pad);
+}
 
 template <typename T>
 json or_null(bool have, T v) {
@@ -88,8 +92,8 @@ json or_null(bool have, T v) {
 std::string csv_quoted(const std::string& s) { return quoted(s); }
 
 std::string csv_header() {
-  return "device,m,n,k,layout,trans,dtype,kernel,status,median_ms,min_ms,max_ms,reps,tflops,ratio_vs_cublas,"
-         "pct_fp32_peak,max_abs_err,tolerance,timing";
+  return "device,m,n,k,layout,trans,ld,offset,dtype,kernel,config,status,median_ms,min_ms,max_ms,reps,tflops,"
+         "ratio_vs_cublas,pct_fp32_peak,max_abs_err,tolerance,timing";
 }
 
 void write_csv(const std::string& path, const std::vector<Row>& rows, const std::string& device_name,
@@ -104,7 +108,8 @@ void write_csv(const std::string& path, const std::vector<Row>& rows, const std:
   for (const Row& r : rows) {
     const Problem& p = r.problem;
     f << quoted(device_name) << ',' << p.m << ',' << p.n << ',' << p.k << ',' << to_string(p.layout) << ','
-      << trans_of(p) << ',' << r.dtype << ',' << quoted(r.kernel) << ',' << quoted(r.status);
+      << trans_of(p) << ',' << quoted(ld_of(p)) << ',' << p.offset << ',' << r.dtype << ',' << quoted(r.kernel)
+      << ',' << quoted(r.config) << ',' << quoted(r.status);
     cell(r.ok(), r.t.median_ms);
     cell(r.ok(), r.t.min_ms);
     cell(r.ok(), r.t.max_ms);
@@ -190,8 +195,11 @@ json bench_json(const RunInfo& run, const std::vector<Row>& rows) {
         {"k", p.k},
         {"layout", to_string(p.layout)},
         {"trans", trans_of(p)},
+        {"ld", ld_of(p)},
+        {"offset", p.offset},
         {"dtype", r.dtype},
         {"kernel", r.kernel},
+        {"config", r.config},
         {"baseline", r.baseline},
         {"status", r.status},
         {"median_ms", or_null(r.ok(), r.t.median_ms)},

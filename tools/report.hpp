@@ -18,6 +18,7 @@ struct Row {
   Problem problem;
   std::string dtype = "fp32";
   std::string kernel;
+  std::string config;     // the config the contender ran (Auto's pick, a --config, a ladder level); "" for cuBLAS
   std::string status;     // "ok", "FAILED: ...", "skipped: ..."
   bool baseline = false;  // the vendor library every ratio is taken against
   Timing t;               // meaningful when ok()

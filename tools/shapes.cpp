@@ -78,7 +78,7 @@ std::vector<int64_t> parse_sizes(const std::string& s, const char* what) {
 }
 
 const std::vector<std::string>& preset_names() {
-  static const std::vector<std::string> names = {"textbook", "tvm-post", "odd", "ladder", "small"};
+  static const std::vector<std::string> names = {"textbook", "tvm-post", "odd", "ladder", "small", "models"};
   return names;
 }
 
@@ -88,6 +88,12 @@ std::vector<Problem> preset_shapes(const std::string& name) {
     Problem p;
     p.m = m; p.n = n; p.k = k;
     out.push_back(p);
+  };
+  auto add_ops = [&](int64_t m, int64_t n, int64_t k, Op op_a, Op op_b) {  // ops fixed by the preset
+    add(m, n, k);
+    out.back().op_a = op_a;
+    out.back().op_b = op_b;
+    out.back().ops_fixed = true;
   };
   if (name == "textbook") {  // the textbook chapter's square sweep
     for (int64_t s = 256; s <= 16384; s *= 2) add(s, s, s);
@@ -100,6 +106,17 @@ std::vector<Problem> preset_shapes(const std::string& name) {
     add(4096, 4096, 4096); add(8192, 8192, 8192); add(4095, 4097, 4093);
   } else if (name == "small") {
     add(7, 13, 17); add(127, 129, 131); add(1000, 1000, 1000);
+  } else if (name == "models") {  // the products of real models (FP32, row-major NN unless noted)
+    add(4096, 14336, 4096); add(4096, 4096, 14336); add(4096, 6144, 4096);  // Llama-3-8B MLP/attention
+    add(1, 14336, 4096); add(1, 4096, 14336); add(8, 6144, 4096);           // decode, 1 and 8 tokens
+    add(1024, 2304, 768); add(1024, 768, 3072);                              // GPT-2
+    add(4096, 4096, 1024); add(4096, 1024, 4096);                            // BERT-large
+    add(25088, 128, 1152); add(6272, 512, 4608);                             // ResNet-50 im2col
+    add(512, 512, 65536); add(256, 1024, 131072);                            // weight gradients (K-heavy)
+    add(65536, 64, 64); add(4096, 1, 14336);                                 // tall, GEMV
+    add(2501, 3499, 1777);                                                   // odd, all three op pairs
+    add_ops(2501, 3499, 1777, Op::N, Op::T);
+    add_ops(2501, 3499, 1777, Op::T, Op::T);
   } else if (name == "seed-sparse" || name == "transformer-sparse") {  // sparse_options.hpp
     throw Error(ErrorCode::InvalidArgument, "--preset: '" + name + "' is a sparse preset: add --sparse");
   } else {

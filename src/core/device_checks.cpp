@@ -2,28 +2,13 @@
 
 #include <cuda_runtime_api.h>
 
-#include <atomic>
 #include <string>
 
 #include "core/cuda_check.hpp"
-#include "tilegemm/device.hpp"
 #include "tilegemm/error.hpp"
 
 namespace tilegemm {
 namespace detail {
-
-void require_supported_device_cached() {
-  static std::atomic<unsigned long long> ok_devices{0};
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) {
-    cudaGetLastError();
-    throw Error(ErrorCode::NoDevice, "no CUDA device is visible");
-  }
-  const unsigned long long bit = 1ull << (device & 63);
-  if (ok_devices.load() & bit) return;
-  require_supported_device();
-  ok_devices.fetch_or(bit);
-}
 
 void require_device_pointer(const char* name, const void* ptr) {
   auto invalid = [](const std::string& msg) { throw Error(ErrorCode::InvalidArgument, msg); };
@@ -40,13 +25,6 @@ void require_device_pointer(const char* name, const void* ptr) {
   if (attr.type == cudaMemoryTypeDevice && attr.device != device)
     invalid(std::string(name) + " lives on device " + std::to_string(attr.device) +
             " but the current device is " + std::to_string(device));
-}
-
-int current_sm_count() {
-  int device = 0, count = 0;
-  TILEGEMM_CUDA_CHECK(cudaGetDevice(&device));
-  TILEGEMM_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
-  return count;
 }
 
 }  // namespace detail

@@ -1,12 +1,18 @@
-// tilegemm::sgemm: validation, reduction to the canonical row-major problem, dispatch.
+// tilegemm::sgemm: validation, reduction to the canonical row-major problem, dispatch (a ladder level,
+// an explicit config, or the analytic chooser of Kernel::Auto: dense/choose.hpp).
 #include <cuda_runtime_api.h>
 
 #include <climits>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "core/cuda_check.hpp"
 #include "core/device_checks.hpp"
+#include "core/device_context.hpp"
+#include "dense/choose.hpp"
+#include "dense/config.hpp"
+#include "dense/gemm_ops.hpp"
 #include "dense/launch.hpp"
 #include "tilegemm/device.hpp"
 #include "tilegemm/error.hpp"
@@ -21,16 +27,26 @@ namespace {
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 int clamp_ld(int64_t ld) { return ld > INT_MAX ? INT_MAX : static_cast<int>(ld); }
 
-// Kernel::Auto: the one place that chooses. Heuristics from the measurements in docs/ladder.md until
-// the tuner's database exists (ratios to cuBLAS):
-// - level 6 needs its large tiles to fill at least half the SMs; below that (1000^3: 32 tiles,
-//   skinny shapes) level 5's 128x128 tiles are faster (1000^3: 0.54x vs 0.30x). At 2048^3 (128
-//   tiles, one wave) level 6 wins: 0.868x vs 0.808x (H200), 0.889x vs 0.804x (H100);
-// - since level 6 transposes k-contiguous operands in its copies (perf note #16) it also wins with
-//   unaligned operands (4095x4097x4093: 0.891x vs level 5's 0.869x) and for every op combination,
-//   which used to go to level 5.
-Kernel choose_kernel(const detail::WarpTiledPlan& level6, int sms) {
-  return 2 * level6.tiles >= sms ? Kernel::WarpTiled : Kernel::Vectorized;
+// options.kernel and options.raster hold enum values; options.config, when given, parses (its
+// applicability needs the problem's alignment, checked later but before any launch).
+std::optional<detail::GemmConfig> check_options(const GemmOptions& options) {
+  const int level = static_cast<int>(options.kernel);
+  if (level < 0 || level > kNumLadderLevels)
+    invalid("options.kernel = " + std::to_string(level) + " is not a ladder level (0-" +
+            std::to_string(kNumLadderLevels) + ")");
+  const int raster = static_cast<int>(options.raster);
+  if (raster < 0 || raster > 2)
+    invalid("options.raster = " + std::to_string(raster) + " is not a Raster value");
+  if (options.config.empty()) return std::nullopt;
+  if (options.kernel != Kernel::Auto)
+    invalid("options.config = '" + options.config + "' needs options.kernel = auto (it is " +
+            to_string(options.kernel) + ")");
+  return detail::parse_gemm_config(options.config, "options.config");
+}
+
+void require_applicable(const detail::GemmProblem& problem, const detail::GemmConfig& c, const GemmOptions& options) {
+  const std::string why = detail::can_implement(problem, c);
+  if (!why.empty()) invalid("options.config = '" + options.config + "' cannot run this product: " + why);
 }
 
 }  // namespace
@@ -61,50 +77,104 @@ detail::CanonicalGemm detail::canonicalize(Layout layout, Op op_a, Op op_b, int6
   g.trans_b = (row ? op_b : op_a) == Op::T;
   g.vec_a = aligned16(p.a) && p.lda % 4 == 0;
   g.vec_b = aligned16(p.b) && p.ldb % 4 == 0;
+  // Stored rows x row length of A and B, each extent = (rows - 1) * ld + row length.
+  const int64_t rows_a = g.trans_a ? k : p.m, len_a = g.trans_a ? p.m : k;
+  const int64_t rows_b = g.trans_b ? p.n : k, len_b = g.trans_b ? k : p.n;
+  g.tiled_offsets_fit = (rows_a - 1) * static_cast<int64_t>(p.lda) + len_a <= kMaxTiledExtent &&
+                        (rows_b - 1) * static_cast<int64_t>(p.ldb) + len_b <= kMaxTiledExtent;
   return g;
 }
 
 void sgemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, float alpha,
            const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
            int64_t ldc, Stream stream, const GemmOptions& options) {
-  check_gemm_args(layout, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc);
-  const int level = static_cast<int>(options.kernel);
-  if (level < 0 || level > kNumLadderLevels)
-    invalid("options.kernel = " + std::to_string(level) + " is not a ladder level (0-" +
-            std::to_string(kNumLadderLevels) + ")");
-  const int raster = static_cast<int>(options.raster);
-  if (raster < 0 || raster > 2)
-    invalid("options.raster = " + std::to_string(raster) + " is not a Raster value");
+  check_gemm_args(layout, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, c, ldc);
+  const std::optional<detail::GemmConfig> forced = check_options(options);
   if (m == 0 || n == 0) return;  // nothing to write
-
-  detail::require_supported_device_cached();
   const bool reads_ab = k > 0 && alpha != 0.0f;  // BLAS quick return otherwise: C = beta * C
+  const detail::CanonicalGemm g = detail::canonicalize(layout, op_a, op_b, m, n, k, alpha, a, lda, b, ldb,
+                                                        beta, c, ldc, options.raster);
+  if (forced && reads_ab) require_applicable(detail::describe(g), *forced, options);
+  if (options.kernel == Kernel::WarpTiled && reads_ab && !g.tiled_offsets_fit)
+    invalid("options.kernel = 06-warp-tiled takes A and B of at most " + std::to_string(detail::kMaxTiledExtent) +
+            " elements each (32-bit offsets in its copies; C may be larger): use Kernel::Auto, which runs level 5 "
+            "or the GEMV kernels on larger operands");
+
+  detail::current_device_context();  // NoDevice / UnsupportedArch
   if (reads_ab) {
     detail::require_device_pointer("a", a);
     detail::require_device_pointer("b", b);
   }
   detail::require_device_pointer("c", c);
 
-  const detail::CanonicalGemm g = detail::canonicalize(layout, op_a, op_b, m, n, k, alpha, a, lda, b, ldb,
-                                                        beta, c, ldc, options.raster);
-  const kernels::GemmParams& p = g.p;
-
   cudaStream_t s = reinterpret_cast<cudaStream_t>(stream);
   if (!reads_ab) {
-    detail::launch_scale(p, s);
+    detail::launch_scale(g.p, s);
     return;
   }
-  Kernel kernel = options.kernel;
-  if (kernel == Kernel::Auto || kernel == Kernel::WarpTiled) {
-    const int sms = detail::current_sm_count();  // once per call: the plan and Auto both need it
-    const detail::WarpTiledPlan level6 = detail::plan_warp_tiled(g, sms);
-    if (kernel == Kernel::Auto) kernel = choose_kernel(level6, sms);
-    if (kernel == Kernel::WarpTiled) {
-      detail::launch_warp_tiled(g, level6, s);
-      return;
-    }
+  if (forced) {
+    detail::run_config(g, *forced, s);
+  } else if (options.kernel == Kernel::Auto) {
+    const std::optional<detail::GemmConfig> c = detail::cached_choice(detail::describe(g), detail::current_device_facts());
+    if (c) detail::run_config(g, *c, s);
+    else detail::launch_ladder(Kernel::Vectorized, g, s);  // A or B beyond the tiled kernels' 32-bit copies
+  } else if (options.kernel == Kernel::WarpTiled) {
+    detail::launch_warp_tiled(g, detail::plan_warp_tiled(g, detail::current_device_context().sm_count), s);
+  } else {
+    detail::launch_ladder(options.kernel, g, s);
   }
-  detail::launch_ladder(kernel, g, s);
+}
+
+GemmChoice explain_choice(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, float alpha,
+                          const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
+                          const float* c, int64_t ldc, const GemmOptions& options) {
+  check_gemm_args(layout, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, c, ldc);
+  const std::optional<detail::GemmConfig> forced = check_options(options);
+  GemmChoice out;
+  if (m == 0 || n == 0) {
+    out.kind = "empty";
+    out.reason = "m or n is 0: nothing to write";
+    return out;
+  }
+  if (k == 0 || alpha == 0.0f) {
+    out.kind = "scale";
+    out.config = "scale C";
+    out.reason = "k == 0 or alpha == 0: C = beta * C without reading A or B";
+    return out;
+  }
+  if (!forced && options.kernel != Kernel::Auto) {
+    out.kind = "ladder";
+    out.config = to_string(options.kernel);
+    out.reason = "options.kernel names a ladder level";
+    return out;
+  }
+  const detail::CanonicalGemm g = detail::canonicalize(layout, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta,
+                                                        const_cast<float*>(c), ldc, options.raster);
+  const detail::GemmProblem problem = detail::describe(g);
+  const detail::DeviceFacts device = detail::current_device_facts();
+  detail::ScoredConfig best;
+  if (forced) {
+    require_applicable(problem, *forced, options);
+    best = detail::score_config(problem, *forced, device);
+    best.why = "options.config; " + best.why;
+  } else {
+    const detail::ConfigChoice choice = detail::choose_config(problem, device);
+    if (choice.ranked.empty()) {
+      out.kind = "ladder";
+      out.config = to_string(Kernel::Vectorized);
+      out.reason = "A or B spans more than " + std::to_string(detail::kMaxTiledExtent) +
+                   " elements (the tiled kernels' 32-bit copies) and no GEMV shape: level 5 (64-bit offsets)";
+      return out;
+    }
+    best = choice.best;
+    for (size_t i = 1; i < choice.ranked.size() && out.runners_up.size() < 4; ++i)
+      out.runners_up.emplace_back(detail::to_string(choice.ranked[i].config), choice.ranked[i].predicted_us);
+  }
+  out.config = detail::to_string(best.config);
+  out.kind = detail::config_class(problem, best.config, device);
+  out.predicted_us = best.predicted_us;
+  out.reason = best.why;
+  return out;
 }
 
 }  // namespace tilegemm

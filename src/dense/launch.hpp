@@ -11,6 +11,11 @@
 namespace tilegemm {
 namespace detail {
 
+// The tiled kernels (level 6 and the split-K / stream-K kernel) form the offsets of their copies of
+// A and B in 32 bits (06_warp_tiled.cuh): each of A and B may span at most this many elements. The
+// other kernels, and every kernel's writes of C, use 64-bit offsets.
+inline constexpr int64_t kMaxTiledExtent = 2147483647;
+
 // The problem after the host launcher reduced it to row-major form (see kernels::GemmParams).
 struct CanonicalGemm {
   kernels::GemmParams p;
@@ -18,6 +23,7 @@ struct CanonicalGemm {
   // 16-byte accesses along the operand's contiguous dimension are allowed: its pointer is 16-byte
   // aligned and its leading dimension a multiple of 4.
   bool vec_a = false, vec_b = false;
+  bool tiled_offsets_fit = true;  // A and B span at most kMaxTiledExtent elements
 };
 
 // The call after validation, reduced to the canonical row-major problem (column-major swaps the
@@ -29,17 +35,24 @@ CanonicalGemm canonicalize(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n
 
 // Levels 1-5 (tiled levels use p.raster).
 void launch_ladder(Kernel level, const CanonicalGemm& g, cudaStream_t stream);
-// Level 6's schedule for the problem (by alignment and wave efficiency on `sms` SMs) and the output
-// tiles (thread blocks) it launches.
+// Level 6's schedule for the problem: Large or Small (src/dense/warp_tiled_default.hpp), by
+// alignment and wave efficiency on `sms` SMs (docs/perf-notes.md #17).
 struct WarpTiledPlan {
-  bool large = true;  // WarpTiledLarge, else WarpTiledSmall (src/dense/warp_tiled_default.hpp)
-  long long tiles = 0;
+  bool large = true;
 };
 WarpTiledPlan plan_warp_tiled(const CanonicalGemm& g, int sms);
 // Level 6 with the planned schedule.
 void launch_warp_tiled(const CanonicalGemm& g, const WarpTiledPlan& plan, cudaStream_t stream);
 // C = beta * C (k == 0 or alpha == 0).
 void launch_scale(const kernels::GemmParams& p, cudaStream_t stream);
+
+// The split-K / stream-K kernel (split_tiled.cuh) with compiled schedule kTiledSchedules[index]
+// (config.hpp), g.p.raster's tile order and `units` thread blocks.
+void launch_split_tiled(int index, const CanonicalGemm& g, const kernels::SplitTileParams& sp, long long units,
+                        cudaStream_t stream);
+// A GEMV kernel (gemv_rows.cuh or gemv_cols.cuh) for short dimension bound s (1, 2, 4, 8, 16), with
+// 16-byte loads of W when vec_w, `units` thread blocks.
+void launch_gemv(bool rows, int s, bool vec_w, const kernels::GemvParams& p, long long units, cudaStream_t stream);
 
 }  // namespace detail
 }  // namespace tilegemm

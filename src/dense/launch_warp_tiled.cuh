@@ -1,8 +1,9 @@
-// Host-side launch of one level-6 instantiation (shared by the library and the schedule candidates).
+// Host-side launch of the warp-tiled kernels: level 6 (06_warp_tiled.cuh) and the split-K / stream-K
+// kernel built on its block (split_tiled.cuh).
 #pragma once
-#include <atomic>
-
 #include "core/cuda_check.hpp"
+#include "core/device_context.hpp"
+#include "core/with_bool.hpp"
 #include "dense/kernels/06_warp_tiled.cuh"
 #include "dense/launch.hpp"
 
@@ -15,21 +16,43 @@ long long warp_tiled_grid(const kernels::GemmParams& p) {
   return static_cast<long long>((p.m + S::kBlockM - 1) / S::kBlockM) * ((p.n + S::kBlockN - 1) / S::kBlockN);
 }
 
-template <class S, bool kTransA, bool kTransB, bool kVecA, bool kVecB>
-void launch_warp_tiled_kernel(const kernels::GemmParams& p, cudaStream_t stream) {
-  auto kernel = kernels::gemm_warp_tiled<S, kTransA, kTransB, kVecA, kVecB>;
-  // Shared memory beyond 48 KB must be opted into, once per kernel and device.
-  static std::atomic<unsigned long long> configured_devices{0};
-  int device = 0;
-  TILEGEMM_CUDA_CHECK(cudaGetDevice(&device));
-  const unsigned long long bit = 1ull << (device & 63);
-  if (!(configured_devices.load() & bit)) {
-    TILEGEMM_CUDA_CHECK(cudaFuncSetAttribute(
-        kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes));
-    configured_devices.fetch_or(bit);
+// Calls launch.template run<kTransA, kTransB, kVecA, kVecB>() with the problem's transposes and the
+// copy widths of the operands copied as-is (A^T, B): 16-byte copies when aligned. Operands
+// contiguous along k go through the transposing 4-byte copy (the schedules' kTransposeK), whose width
+// flag is unused and fixed to false, so each schedule has 9 instantiations, not 16.
+template <class Launch>
+void with_warp_tiled_variant(const CanonicalGemm& g, const Launch& launch) {
+  with_bool(g.trans_a, [&](auto ta) {
+    with_bool(g.trans_b, [&](auto tb) {
+      constexpr bool kTA = decltype(ta)::value, kTB = decltype(tb)::value;
+      constexpr bool kAsIsA = kTA, kAsIsB = !kTB;
+      with_bool(kAsIsA && g.vec_a, [&](auto va) {
+        with_bool(kAsIsB && g.vec_b, [&](auto vb) {
+          constexpr bool kVA = decltype(va)::value, kVB = decltype(vb)::value;
+          if constexpr ((kAsIsA || !kVA) && (kAsIsB || !kVB)) launch.template run<kTA, kTB, kVA, kVB>();
+        });
+      });
+    });
+  });
+}
+
+// Level 6 with schedule S (kTransposeK) on the problem.
+template <class S>
+struct WarpTiledLaunch {
+  static_assert(S::kTransposeK, "operands contiguous along k are transposed by the copies (copy width unused)");
+  const CanonicalGemm& g;
+  cudaStream_t stream;
+  template <bool kTA, bool kTB, bool kVA, bool kVB>
+  void run() const {
+    auto kernel = kernels::gemm_warp_tiled<S, kTA, kTB, kVA, kVB>;
+    ensure_smem_opt_in(kernel, S::kSmemBytes);
+    kernel<<<static_cast<unsigned>(warp_tiled_grid<S>(g.p)), S::kThreads, S::kSmemBytes, stream>>>(g.p);
+    TILEGEMM_CHECK_LAUNCH();
   }
-  kernel<<<static_cast<unsigned>(warp_tiled_grid<S>(p)), S::kThreads, S::kSmemBytes, stream>>>(p);
-  TILEGEMM_CHECK_LAUNCH();
+};
+template <class S>
+void launch_warp_tiled_schedule(const CanonicalGemm& g, cudaStream_t stream) {
+  with_warp_tiled_variant(g, WarpTiledLaunch<S>{g, stream});
 }
 
 }  // namespace detail

@@ -126,7 +126,7 @@ void blocked_product(const View& va, const View& vb, int64_t m, int64_t n, int64
 void sgemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, float alpha,
            const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
            int64_t ldc, int threads) {
-  check_gemm_args(layout, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc);
+  check_gemm_args(layout, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, c, ldc);
   if (m == 0 || n == 0) return;
   threads = resolve_threads(threads);
 
@@ -172,7 +172,7 @@ void gemm_f64(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, 
                 "ref::gemm_f64: out is null (m = " + std::to_string(m) +
                     ", n = " + std::to_string(n) + ")");
   const int64_t ld_view = std::max<int64_t>(layout == Layout::RowMajor ? n : m, 1);
-  check_gemm_args(layout, op_a, op_b, m, n, k, a, lda, b, ldb,
+  check_gemm_args(layout, op_a, op_b, m, n, k, 1.0f, a, lda, b, ldb,
                   reinterpret_cast<const float*>(out), ld_view);
   if (m == 0 || n == 0) return;
 

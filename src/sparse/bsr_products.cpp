@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/device_checks.hpp"
+#include "core/device_context.hpp"
 #include "dense/launch.hpp"  // launch_scale: Y = beta * Y for the quick-return cases
 #include "sparse/bsr_checks.hpp"
 #include "sparse/launch.hpp"
@@ -55,7 +56,7 @@ void run_product(const char* fn, bool xwt, int64_t rows_i, int64_t cols_j, int64
                         std::to_string(schedules));
   if (rows_i == 0 || cols_j == 0) return;  // nothing to write
 
-  detail::require_supported_device_cached();
+  detail::current_device_context();  // NoDevice / UnsupportedArch
   const bool reads = k > 0 && alpha != 0.0f && w.nnzb() > 0;  // else Y = beta * Y
   if (reads) {
     detail::require_device_pointer("x", x);

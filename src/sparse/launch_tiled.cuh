@@ -3,11 +3,13 @@
 // the library's launchers and the schedule candidates the bench measures.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "core/cuda_check.hpp"
 #include "core/device_checks.hpp"
-#include "core/stream_workspace.hpp"
+#include "core/device_context.hpp"
+#include "core/workspace.hpp"
 #include "sparse/kernels/03_tiled.cuh"
 #include "sparse/kernels/04_tiled_tf32x3.cuh"
 #include "sparse/launch.hpp"
@@ -19,7 +21,7 @@ namespace detail {
 // (SMs * blocks_per_sm).
 inline double slot_share(const BsrProblem& prob, int blocks_per_sm, long long ctas_per_row) {
   return static_cast<double>(prob.nnzb) * static_cast<double>(ctas_per_row) /
-         (static_cast<double>(current_sm_count()) * blocks_per_sm);
+         (static_cast<double>(current_device_context().sm_count) * blocks_per_sm);
 }
 
 // Block rows (a prefix of row_order) whose thread blocks are launched first, all column tiles at
@@ -95,18 +97,20 @@ void launch_bsr_tiled_kernel(const BsrProblem& prob, cudaStream_t stream) {
   const size_t partial_bytes = static_cast<size_t>(split.pieces * subtiles * j_tiles) * S::kTileI *
                                S::kTileJ * sizeof(float);
   constexpr size_t kMaxPartialBytes = size_t(256) << 20;  // a few MB on the skewed transformer shapes
+  std::optional<Workspace> workspace;  // freed (stream-ordered) after the launch below
   if (split.rows > 0 && partial_bytes <= kMaxPartialBytes) {
     q.split_slots = static_cast<int>(split.rows * subtiles);
     q.split_piece_blocks = split.piece_blocks;
     const long long split_tiles = split.pieces * subtiles * j_tiles;  // partial tiles = thread blocks
     q.split_ctas = static_cast<int>(split_tiles);
     if (q.heavy_slots < q.split_slots) q.heavy_slots = q.split_slots;
-    // Counters first (kept zero between calls), then the partial tiles.
+    // Counters first (zeroed for the launch; the kernel does not rely on them staying zero), then
+    // the partial tiles.
     const size_t counters = static_cast<size_t>(q.split_slots) * static_cast<size_t>(j_tiles);
     const size_t counter_bytes = (counters * sizeof(int) + 255) / 256 * 256;
-    char* ws = static_cast<char*>(stream_workspace(stream, counter_bytes + partial_bytes, counter_bytes));
-    q.split_counters = reinterpret_cast<int*>(ws);
-    q.split_partials = reinterpret_cast<float*>(ws + counter_bytes);
+    workspace.emplace(stream, counter_bytes + partial_bytes, counter_bytes);
+    q.split_counters = reinterpret_cast<int*>(workspace->get());
+    q.split_partials = reinterpret_cast<float*>(workspace->get() + counter_bytes);
   }
   // Split slots launch split_ctas thread blocks instead of j_tiles each.
   const unsigned grid = static_cast<unsigned>(

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "choice_log.hpp"
 #include "options.hpp"
 #include "peaks.hpp"
 #include "plot.hpp"
@@ -185,10 +186,29 @@ TEST(CliPreset, Odd) {
                                             "2048x16x4096", "64x64x65536"}));
 }
 
+TEST(CliPreset, ModelsKeepsItsFixedOps) {
+  const std::vector<Problem> p = preset_shapes("models");
+  ASSERT_EQ(p.size(), 19u);
+  EXPECT_EQ(p[0].dims(), "4096x14336x4096");
+  EXPECT_EQ(p[3].dims(), "1x14336x4096");
+  EXPECT_EQ(p[15].dims(), "4096x1x14336");
+  // The odd shape three times: NN (follows --trans), NT and TT (fixed by the preset).
+  EXPECT_EQ(p[16].str(), "2501x3499x1777 row NN");
+  EXPECT_EQ(p[17].str(), "2501x3499x1777 row NT");
+  EXPECT_EQ(p[18].str(), "2501x3499x1777 row TT");
+  BenchArgs a;
+  a.preset = "models";
+  a.trans = "TN";
+  const BenchPlan plan = plan_bench(a);
+  EXPECT_EQ(plan.problems[0].str(), "4096x14336x4096 row TN");
+  EXPECT_EQ(plan.problems[17].str(), "2501x3499x1777 row NT");
+  EXPECT_EQ(plan.problems[18].str(), "2501x3499x1777 row TT");
+}
+
 TEST(CliPreset, EveryListedNameWorksAndUnknownIsAnError) {
   for (const std::string& name : preset_names()) EXPECT_FALSE(preset_shapes(name).empty()) << name;
   expect_invalid([] { preset_shapes("nope"); }, "--preset: unknown preset 'nope'",
-                 "textbook, tvm-post, odd, ladder or small");
+                 "textbook, tvm-post, odd, ladder, small or models");
   expect_invalid([] { preset_shapes("Textbook"); }, "--preset: unknown preset 'Textbook'");
 }
 
@@ -213,6 +233,96 @@ TEST(CliProblem, SizesAndLabels) {
   EXPECT_EQ(p.ldc(), 3);
   EXPECT_EQ(p.str(), "3x5x7 col TN");
   EXPECT_DOUBLE_EQ(p.flops(), 2.0 * 3 * 5 * 7);
+}
+
+TEST(CliProblem, PaddedAndOffsetMemory) {
+  Problem p = parse_shape("3x5x7");  // row-major NN: A 3x7, B 7x5, C 3x5
+  p.ld_pad = 7;
+  p.offset = 1;
+  EXPECT_EQ(p.lda(), 14);
+  EXPECT_EQ(p.ldb(), 12);
+  EXPECT_EQ(p.ldc(), 12);
+  EXPECT_EQ(p.size_a(), 1 + 2 * 14 + 7);  // offset + extent: the last row is not padded
+  EXPECT_EQ(p.size_c(), 1 + 2 * 12 + 5);
+  EXPECT_EQ(p.c_outer(), 3);
+  EXPECT_EQ(p.c_inner(), 5);
+  EXPECT_EQ(p.str(), "3x5x7 row NN ld+7 off=1");
+  p.ld_abs = 20;
+  EXPECT_EQ(p.lda(), 20);
+  EXPECT_EQ(p.ldc(), 20);
+  EXPECT_EQ(p.str(), "3x5x7 row NN ld=20 off=1");
+  EXPECT_FALSE(p.tight());
+}
+
+TEST(CliLd, ParsesPaddingAndAbsoluteAndRejectsTheRest) {
+  EXPECT_EQ(parse_ld("+7").pad, 7);
+  EXPECT_EQ(parse_ld("+7").absolute, 0);
+  EXPECT_EQ(parse_ld("1031").absolute, 1031);
+  EXPECT_EQ(parse_ld("+0").pad, 0);
+  for (const char* bad : {"", "+", "-3", "x", "7.5", "+1e3", " 7"})
+    expect_invalid([&] { parse_ld(bad); }, std::string("--ld: malformed value '") + bad + "'");
+  expect_invalid([] { parse_ld("0"); }, "--ld: value '0' out of range");
+  expect_invalid([] { parse_ld("+2000000"); }, "--ld: value '+2000000' out of range");
+  EXPECT_EQ(parse_offset("1"), 1);
+  EXPECT_EQ(parse_offset("0"), 0);
+  expect_invalid([] { parse_offset("-1"); }, "--offset: malformed value '-1'");
+  expect_invalid([] { parse_offset("2000000"); }, "--offset: value '2000000' out of range");
+}
+
+TEST(CliLd, AppliedToEveryShapeAndCheckedAgainstIt) {
+  BenchArgs a;
+  a.shapes = {"1000x1000x1000", "8x16x4"};
+  a.ld = "+7";
+  a.offset = "1";
+  BenchPlan plan = plan_bench(a);
+  for (const Problem& p : plan.problems) {
+    EXPECT_EQ(p.ld_pad, 7);
+    EXPECT_EQ(p.offset, 1);
+  }
+  EXPECT_EQ(plan.problems[0].lda(), 1007);
+  a.ld = "1024";
+  plan = plan_bench(a);
+  EXPECT_EQ(plan.problems[1].ldb(), 1024);
+  a.ld = "999";  // below 1000x1000x1000's rows
+  expect_invalid([&] { plan_bench(a); }, "--ld: 999 is too small for 1000x1000x1000 row NN", ">= 1000");
+  CheckArgs c;
+  c.ld = "+x";
+  expect_invalid([&] { plan_check(c); }, "--ld: malformed value '+x'");
+  c.ld = "+3";
+  c.offset = "2";
+  const CheckPlan cp = plan_check(c);
+  EXPECT_EQ(cp.problems[0].ld_pad, 3);
+  EXPECT_EQ(cp.problems[0].offset, 2);
+}
+
+TEST(CliConfig, ListsAreCanonicalAndErrorsNameTheOption) {
+  const std::vector<std::string> c =
+      parse_config_list({"tiled:64x64x16:w32x32:t8x4:s3:b6", "gemv-cols:s1:k4", "TILED:64x64x16:w32x32:t8x4:s3:b6:k1"});
+  EXPECT_EQ(c, (std::vector<std::string>{"tiled:64x64x16:w32x32:t8x4:s3:b6:k1:hilbert", "gemv-cols:s1:k4"}));
+  expect_invalid([] { parse_config_list({"tiled:64x64"}); }, "--config: 'tiled:64x64' is not a GEMM config");
+  BenchArgs a;
+  a.configs = {"gemv-rows:s3x"};
+  expect_invalid([&] { plan_bench(a); }, "--config: 'gemv-rows:s3x' is not a GEMM config");
+}
+
+TEST(CliChoiceLog, TextNamesTheConfigTheClassAndTheRunnersUp) {
+  GemmChoice c;
+  c.config = "gemv-cols:s1:k2";
+  c.kind = "gemv";
+  c.predicted_us = 90.64;
+  c.reason = "224 blocks";
+  c.runners_up = {{"gemv-cols:s1:k3", 92.0}};
+  const std::string text = choice_text(parse_shape("1x14336x4096"), c);
+  EXPECT_EQ(text,
+            "tilegemm: auto on 1x14336x4096 row NN: gemv-cols:s1:k2 (gemv), predicted 90.6 us\n"
+            "  why: 224 blocks\n"
+            "  next: gemv-cols:s1:k3 (92.0 us)\n");
+  setenv("TILEGEMM_LOG_CHOICE", "1", 1);
+  EXPECT_TRUE(log_choice_requested());
+  setenv("TILEGEMM_LOG_CHOICE", "0", 1);
+  EXPECT_FALSE(log_choice_requested());
+  unsetenv("TILEGEMM_LOG_CHOICE");
+  EXPECT_FALSE(log_choice_requested());
 }
 
 // --- dtype and kernel lists -------------------------------------------------------------------------
@@ -464,7 +574,8 @@ std::vector<Row> sample_rows() {
   base.tol = 0.0039;
   rows.push_back(base);
   Row k = base;
-  k.kernel = "06-warp-tiled";
+  k.kernel = "auto";
+  k.config = "tiled:128x256x32:w64x64:t16x8:s4:b1:k1:hilbert";
   k.baseline = false;
   k.t = {2.0, 1.9, 2.1, 250};
   k.ratio = 1.25;
@@ -479,9 +590,9 @@ std::vector<Row> sample_rows() {
   bad.max_err = 1.0;
   rows.push_back(bad);
   Row skipped = base;
-  skipped.kernel = "06:128x256@hilbert";
+  skipped.kernel = "gemv-cols:s1:k4";
   skipped.baseline = false;
-  skipped.status = "skipped: candidates run row-major NN with K > 0 only";
+  skipped.status = "skipped: a GEMV config needs M or N <= 16";
   skipped.t = {};
   skipped.ratio.reset();
   rows.push_back(skipped);
@@ -499,7 +610,7 @@ TEST_F(CliFiles, CsvWriterRoundTrip) {
   ASSERT_EQ(lines.size(), 6u);
   EXPECT_EQ(lines[0], csv_header());
   const std::vector<std::string> head = split_csv_line(lines[0]);
-  ASSERT_EQ(head.size(), 19u);
+  ASSERT_EQ(head.size(), 22u);
   EXPECT_EQ(head[0], "device");
   auto col = [&](const std::vector<std::string>& cells, const std::string& name) {
     for (size_t i = 0; i < head.size(); ++i)
@@ -529,7 +640,11 @@ TEST_F(CliFiles, CsvWriterRoundTrip) {
   EXPECT_EQ(col(r2, "median_ms"), "");  // a failed kernel gets no time
   EXPECT_EQ(col(r2, "tflops"), "");
   EXPECT_DOUBLE_EQ(std::stod(col(r2, "max_abs_err")), 1.0);
-  EXPECT_EQ(col(r3, "kernel"), "06:128x256@hilbert");
+  EXPECT_EQ(col(r3, "kernel"), "gemv-cols:s1:k4");
+  EXPECT_EQ(col(r1, "config"), "tiled:128x256x32:w64x64:t16x8:s4:b1:k1:hilbert");
+  EXPECT_EQ(col(r0, "config"), "");
+  EXPECT_EQ(col(r0, "ld"), "+0");
+  EXPECT_EQ(col(r0, "offset"), "0");
   EXPECT_EQ(col(r3, "ratio_vs_cublas"), "");
   EXPECT_DOUBLE_EQ(std::stod(col(r3, "tolerance")), 0.0039);
   // How each ok row was timed; no time, no method.

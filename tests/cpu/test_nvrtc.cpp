@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <nvrtc.h>
 
+#include <algorithm>
 #include <cstring>
 #include <ostream>
 #include <string>
@@ -134,18 +135,14 @@ std::vector<KernelCase> all_cases() {
   const Vec vec[] = {
       {"L05_gemm_vectorized_default", "dense/kernels/05_vectorized.cuh", "gemm_vectorized",
        "VectorizedDefault"},
-      // The library's two level-6 schedules (src/dense/warp_tiled_default.hpp, transposing copies),
-      // the former defaults without them ([col][k] tiles), and a 2-block one.
+      // Level 6's two schedules (src/dense/warp_tiled_default.hpp, transposing copies) and the
+      // former default without them ([col][k] tiles).
       {"L06_gemm_warp_tiled_128x256x32_w64x64_t16x8_s4_T", "dense/kernels/06_warp_tiled.cuh",
        "gemm_warp_tiled", "WarpTiledSchedule<128, 256, 32, 64, 64, 16, 8, 4, 1, 3, true>"},
       {"L06_gemm_warp_tiled_128x128x16_w64x32_t8x8_s4_b2_T", "dense/kernels/06_warp_tiled.cuh",
        "gemm_warp_tiled", "WarpTiledSchedule<128, 128, 16, 64, 32, 8, 8, 4, 2, 3, true>"},
       {"L06_gemm_warp_tiled_128x256x32_w64x64_t16x8_s3", "dense/kernels/06_warp_tiled.cuh",
        "gemm_warp_tiled", "WarpTiledSchedule<128, 256, 32, 64, 64, 16, 8, 3, 1, 3>"},
-      {"L06_gemm_warp_tiled_256x128x16_w64x64_t16x8_s4", "dense/kernels/06_warp_tiled.cuh",
-       "gemm_warp_tiled", "WarpTiledSchedule<256, 128, 16, 64, 64, 16, 8, 4>"},
-      {"L06_gemm_warp_tiled_128x128x8_w64x32_t8x8_s4_b2", "dense/kernels/06_warp_tiled.cuh",
-       "gemm_warp_tiled", "WarpTiledSchedule<128, 128, 8, 64, 32, 8, 8, 4, 2>"},
   };
   for (const Vec& v : vec)
     for (bool ta : {false, true})
@@ -157,6 +154,42 @@ std::vector<KernelCase> all_cases() {
                               b(tb) + ", " + b(va) + ", " + b(vb) + ">");
         cases.push_back(c);
       }
+
+  // The split-K / stream-K kernel: every schedule the library compiles (src/dense/config.hpp) for
+  // row-major NN with both copy widths of B, and the first one for every op combination.
+  const char* const tiled[] = {"WarpTiledSchedule<128, 256, 32, 64, 64, 16, 8, 4, 1, 3, true>",
+                               "WarpTiledSchedule<128, 128, 16, 64, 32, 8, 8, 4, 2, 3, true>",
+                               "WarpTiledSchedule<128, 64, 16, 64, 32, 8, 8, 3, 4, 3, true>",
+                               "WarpTiledSchedule<64, 128, 16, 32, 64, 8, 8, 3, 4, 3, true>",
+                               "WarpTiledSchedule<64, 64, 16, 32, 32, 8, 4, 3, 6, 3, true>",
+                               "WarpTiledSchedule<32, 32, 16, 32, 16, 4, 4, 4, 8, 3, true>"};
+  for (const char* schedule : tiled) {
+    std::string dims;  // "128x256x32" from the schedule's first three arguments
+    for (const char* p = schedule; *p && std::count(dims.begin(), dims.end(), 'x') < 3; ++p) {
+      if (*p >= '0' && *p <= '9') dims += *p;
+      else if (*p == ',' && !dims.empty() && dims.back() != 'x') dims += 'x';
+    }
+    dims.pop_back();
+    KernelCase c{"X_gemm_split_tiled_" + dims, "dense/kernels/split_tiled.cuh", {}};
+    for (bool vb : {false, true})
+      c.names.push_back("&" + ns + "gemm_split_tiled<" + ns + schedule + ", false, false, false, " + b(vb) + ">");
+    cases.push_back(c);
+  }
+  {
+    KernelCase c{"X_gemm_split_tiled_128x256_ops", "dense/kernels/split_tiled.cuh", {}};
+    for (bool ta : {false, true})
+      for (bool tb : {false, true})
+        c.names.push_back("&" + ns + "gemm_split_tiled<" + ns + tiled[0] + ", " + b(ta) + ", " + b(tb) + ", " + b(ta) +
+                          ", " + b(!tb) + ">");
+    cases.push_back(c);
+  }
+  for (const char* kernel : {"gemv_rows", "gemv_cols"}) {
+    KernelCase c{std::string("X_") + kernel, std::string("dense/kernels/") + kernel + ".cuh", {}};
+    for (int s : {1, 2, 4, 8, 16})
+      for (bool vec : {false, true})
+        c.names.push_back("&" + ns + kernel + "<" + std::to_string(s) + ", " + b(vec) + ">");
+    cases.push_back(c);
+  }
 
   // BSR kernels: both orientations (xwt, wx); kernel 02 and 03 with and without 16-byte copies,
   // kernel 03 for each schedule dispatch uses (src/sparse/launch_tiled.cu).

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <climits>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -20,7 +21,7 @@ struct Buffers {
 };
 
 void expect_error(const std::function<void()>& call, const std::string& needle,
-                  ErrorCode code = ErrorCode::InvalidArgument) {
+                  ErrorCode code = ErrorCode::InvalidArgument, const std::string& needle2 = "") {
   try {
     call();
     ADD_FAILURE() << "expected tilegemm::Error mentioning '" << needle << "'";
@@ -28,7 +29,13 @@ void expect_error(const std::function<void()>& call, const std::string& needle,
     EXPECT_EQ(e.code(), code) << e.what();
     EXPECT_NE(std::string(e.what()).find(needle), std::string::npos)
         << "message '" << e.what() << "' does not mention '" << needle << "'";
+    EXPECT_NE(std::string(e.what()).find(needle2), std::string::npos)
+        << "message '" << e.what() << "' does not mention '" << needle2 << "'";
   }
+}
+// Two parts of one InvalidArgument message.
+void expect_error(const std::function<void()>& call, const std::string& needle, const std::string& needle2) {
+  expect_error(call, needle, ErrorCode::InvalidArgument, needle2);
 }
 
 class Validation : public testing::Test {
@@ -56,6 +63,19 @@ TEST_F(Validation, NullPointers) {
   expect_error([&] { call(R, Op::N, Op::N, 8, 8, 8, buf.a.data(), 8, buf.b.data(), 8, nullptr, 8); }, "c is a null pointer");
 }
 
+// Reference BLAS: alpha == 0 or k == 0 reads neither A nor B, so they may be null (C may not).
+TEST_F(Validation, AlphaZeroOrKZeroAcceptsNullAAndB) {
+  EXPECT_NO_THROW(check_gemm_args(R, Op::N, Op::N, 8, 8, 8, 0.0f, nullptr, 8, nullptr, 8, buf.c.data(), 8));
+  EXPECT_NO_THROW(check_gemm_args(Cm, Op::T, Op::N, 8, 8, 0, 1.0f, nullptr, 1, nullptr, 1, buf.c.data(), 8));
+  expect_error([&] { check_gemm_args(R, Op::N, Op::N, 8, 8, 8, 0.0f, nullptr, 8, nullptr, 8, nullptr, 8); },
+               "c is a null pointer");
+  // The leading dimensions are still checked, as the reference SGEMM does.
+  expect_error([&] { check_gemm_args(R, Op::N, Op::N, 8, 8, 8, 0.0f, nullptr, 7, nullptr, 8, buf.c.data(), 8); },
+               "lda = 7 is too small");
+  // Not read, so sharing memory with C is harmless.
+  EXPECT_NO_THROW(check_gemm_args(R, Op::N, Op::N, 8, 8, 8, 0.0f, buf.c.data(), 8, buf.b.data(), 8, buf.c.data(), 8));
+}
+
 TEST_F(Validation, LeadingDimensionsTooSmall) {
   // Row-major NN: A is 8x5 (lda >= 5), B is 5x6 (ldb >= 6), C is 8x6 (ldc >= 6).
   expect_error([&] { call(R, Op::N, Op::N, 8, 6, 5, buf.a.data(), 4, buf.b.data(), 6, buf.c.data(), 6); }, "lda = 4 is too small");
@@ -76,10 +96,18 @@ TEST_F(Validation, OutputOverlappingInputs) {
 
 TEST_F(Validation, SizesBeyond32BitIndexing) {
   expect_error([&] { call(R, Op::N, Op::N, int64_t(INT_MAX) + 1, 1, 1, buf.a.data(), 1, buf.b.data(), 1, buf.c.data(), 1); }, "m = 2147483648 exceeds");
-  // 65536 x 65536 C needs 2^32 elements: refused, not silently wrapped.
-  expect_error([&] { call(R, Op::N, Op::N, 65536, 65536, 1, buf.a.data(), 1, buf.b.data(), 65536, buf.c.data(), 65536); }, "c spans 4294967296 elements");
-  // A huge leading dimension with several rows overflows the extent too.
-  expect_error([&] { call(R, Op::N, Op::N, 3, 1, 1, buf.a.data(), int64_t(1) << 40, buf.b.data(), 1, buf.c.data(), 1); }, "a spans");
+  // A 65536 x 65536 C spans 2^32 elements (16 GiB): addressable with 64-bit offsets, so accepted.
+  // (Addresses only: check_gemm_args dereferences nothing; these are far enough apart not to overlap.)
+  const auto far = [](int i) { return reinterpret_cast<float*>(uintptr_t(1) << (40 + i)); };
+  EXPECT_NO_THROW(check_gemm_args(R, Op::N, Op::N, 65536, 65536, 1, 1.0f, far(0), 1, far(1), 65536, far(2), 65536));
+  // Leading dimensions stay 32-bit (the kernels' parameter), unless a single row makes them unused.
+  expect_error([&] { call(R, Op::N, Op::N, 3, 1, 1, buf.a.data(), int64_t(1) << 40, buf.b.data(), 1, buf.c.data(), 1); },
+               "lda = 1099511627776 exceeds 2^31-1");
+  EXPECT_NO_THROW(check_gemm_args(R, Op::N, Op::N, 1, 1, 1, 1.0f, buf.a.data(), int64_t(1) << 40, buf.b.data(), 1,
+                                  buf.c.data(), 1));
+  // Beyond 2^61 elements the byte offsets would overflow 64 bits.
+  expect_error([&] { call(R, Op::N, Op::N, INT_MAX, INT_MAX, 1, buf.a.data(), 1, buf.b.data(), INT_MAX, buf.c.data(), INT_MAX); },
+               "c spans", "more than a 64-bit address space holds");
 }
 
 TEST_F(Validation, BadEnumsAndKernelChoice) {
@@ -91,6 +119,40 @@ TEST_F(Validation, BadEnumsAndKernelChoice) {
   expect_error([&] { call(R, Op::N, Op::N, 8, 8, 8, buf.a.data(), 8, buf.b.data(), 8, buf.c.data(), 8, opt); }, "options.raster = 5");
   expect_error([&] { call(static_cast<Layout>(3), Op::N, Op::N, 8, 8, 8, buf.a.data(), 8, buf.b.data(), 8, buf.c.data(), 8); }, "layout = 3");
   expect_error([&] { call(R, static_cast<Op>(2), Op::N, 8, 8, 8, buf.a.data(), 8, buf.b.data(), 8, buf.c.data(), 8); }, "op_a = 2");
+}
+
+TEST_F(Validation, ConfigsAreCheckedBeforeAnyDeviceWork) {
+  GemmOptions opt;
+  opt.config = "tiled:64x64";
+  expect_error([&] { call(R, Op::N, Op::N, 8, 8, 8, buf.a.data(), 8, buf.b.data(), 8, buf.c.data(), 8, opt); },
+               "options.config: 'tiled:64x64' is not a GEMM config");
+  opt.config = "gemv-cols:s1:k2";
+  opt.kernel = Kernel::WarpTiled;
+  expect_error([&] { call(R, Op::N, Op::N, 8, 8, 8, buf.a.data(), 8, buf.b.data(), 8, buf.c.data(), 8, opt); },
+               "options.config = 'gemv-cols:s1:k2' needs options.kernel = auto");
+  opt.kernel = Kernel::Auto;
+  // 64 x 64 has no dimension <= 16: no GEMV.
+  expect_error([&] { call(R, Op::N, Op::N, 64, 64, 64, buf.a.data(), 64, buf.b.data(), 64, buf.c.data(), 64, opt); },
+               "options.config = 'gemv-cols:s1:k2' cannot run this product", "M or N <= 16");
+  // M = 1 row-major NN: B is contiguous along n, the columns kernel's orientation, not the rows kernel's.
+  opt.config = "gemv-rows:s1";
+  expect_error([&] { call(R, Op::N, Op::N, 1, 64, 64, buf.a.data(), 64, buf.b.data(), 64, buf.c.data(), 64, opt); },
+               "use gemv-cols");
+  opt.config = "tiled:96x96x16:w32x32:t8x4:s3:b6";
+  expect_error([&] { call(R, Op::N, Op::N, 8, 8, 8, buf.a.data(), 8, buf.b.data(), 8, buf.c.data(), 8, opt); },
+               "not compiled into this build", "128x256x32:w64x64:t16x8:s4:b1");
+}
+
+// Level 6 forms the offsets of its copies in 32 bits: it refuses an A or B of more than 2^31 - 1
+// elements (before any device work); Auto takes them (level 5 or the GEMV kernels), and C may be
+// larger for every kernel.
+TEST_F(Validation, LevelSixRefusesOperandsBeyondItsCopies) {
+  const auto far = [](int i) { return reinterpret_cast<float*>(uintptr_t(1) << (40 + i)); };
+  GemmOptions opt;
+  opt.kernel = Kernel::WarpTiled;
+  // A is 65536 x 65536: 2^32 elements.
+  expect_error([&] { call(R, Op::N, Op::N, 65536, 8, 65536, far(0), 65536, far(1), 8, far(2), 8, opt); },
+               "options.kernel = 06-warp-tiled takes A and B of at most 2147483647 elements", "use Kernel::Auto");
 }
 
 TEST_F(Validation, EmptyOutputIsANoOpWithoutDevice) {

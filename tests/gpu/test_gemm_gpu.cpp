@@ -1,6 +1,7 @@
-// Every ladder level x both layouts x both ops x awkward shapes x alpha/beta x offset/padded memory,
-// against the CPU reference (double accumulation). Outputs are poisoned beforehand; padding between
-// rows must stay untouched.
+// Every ladder level, Auto and the configs Auto chooses among (every compiled tiled schedule whole,
+// split-K and stream-K; the GEMV kernels where they apply) x both layouts x both ops x awkward shapes
+// x alpha/beta x offset/padded memory, against the CPU reference (double accumulation). Outputs are
+// poisoned beforehand; padding between rows must stay untouched.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,6 +12,9 @@
 #include <vector>
 
 #include "core/device_buffer.hpp"
+#include "dense/config.hpp"
+#include "dense/gemm_ops.hpp"
+#include "dense/launch.hpp"
 #include "dense/matrix_extent.hpp"
 #include "ref/reference.hpp"
 #include "tilegemm/tilegemm.hpp"
@@ -69,6 +73,49 @@ float max_abs(const HostMatrix& h) {
   return v;
 }
 
+// Every ladder level (0 = Auto), then every config Auto chooses among that can run the case: each
+// compiled tiled schedule whole, in 3 K slices and stream-K style (tail slices), and the GEMV kernel
+// (whole and in 3 slices) where one output dimension is <= 16.
+std::vector<GemmOptions> runs_for(const Case& tc, const float* a, int64_t lda, const float* b, int64_t ldb,
+                                  float* c, int64_t ldc) {
+  std::vector<GemmOptions> runs;
+  for (int level = 0; level <= kNumLadderLevels; ++level) {
+    GemmOptions opt;
+    opt.kernel = static_cast<Kernel>(level);
+    runs.push_back(opt);
+  }
+  if (tc.shape.m == 0 || tc.shape.n == 0 || tc.shape.k == 0) return runs;
+  const detail::GemmProblem p = detail::describe(detail::canonicalize(
+      tc.layout, tc.op_a, tc.op_b, tc.shape.m, tc.shape.n, tc.shape.k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc,
+      Raster::Hilbert));
+  std::vector<detail::GemmConfig> configs;
+  for (const detail::TileShape& t : detail::kTiledSchedules)
+    for (int splits : {1, 3})
+      for (bool tail : {false, true}) {
+        if (splits == 1 && tail) continue;
+        detail::GemmConfig cfg;
+        cfg.tile = t;
+        cfg.splits = splits;
+        cfg.tail_only = tail;
+        configs.push_back(cfg);
+      }
+  for (detail::GemmFamily f : {detail::GemmFamily::GemvRows, detail::GemmFamily::GemvCols})
+    for (int splits : {1, 3}) {
+      detail::GemmConfig cfg;
+      cfg.family = f;
+      cfg.gemv_s = detail::gemv_bound(static_cast<int>(std::min(p.m, p.n)));
+      cfg.splits = splits;
+      configs.push_back(cfg);
+    }
+  for (const detail::GemmConfig& cfg : configs) {
+    if (!detail::can_implement(p, cfg).empty()) continue;
+    GemmOptions opt;
+    opt.config = detail::to_string(cfg);
+    runs.push_back(opt);
+  }
+  return runs;
+}
+
 class GemmLadder : public testing::TestWithParam<Case> {};
 
 TEST_P(GemmLadder, MatchesCpuReference) {
@@ -94,9 +141,11 @@ TEST_P(GemmLadder, MatchesCpuReference) {
   struct AlphaBeta {
     float alpha, beta;
   };
-  for (int level = 0; level <= kNumLadderLevels; ++level) {  // 0 is Kernel::Auto
+  const std::vector<GemmOptions> runs =
+      runs_for(tc, da.get() + a.offset, a.ld, db.get() + b.offset, b.ld, dc.get() + c0.offset, c0.ld);
+  for (const GemmOptions& opt : runs) {
     for (const AlphaBeta ab : {AlphaBeta{1.0f, 0.0f}, AlphaBeta{-0.75f, 1.5f}}) {
-      SCOPED_TRACE("level " + std::to_string(level) + " alpha " + std::to_string(ab.alpha) +
+      SCOPED_TRACE((opt.config.empty() ? to_string(opt.kernel) : opt.config) + " alpha " + std::to_string(ab.alpha) +
                    " beta " + std::to_string(ab.beta));
       // beta == 0: C holds NaN, which must not leak (BLAS semantics). Otherwise C holds c0.
       HostMatrix c_in = c0;
@@ -107,8 +156,6 @@ TEST_P(GemmLadder, MatchesCpuReference) {
           for (int64_t i = 0; i < inner; ++i) c_in.data()[o * c_in.ld + i] = nan;
       }
       dc.upload(c_in.storage);
-      GemmOptions opt;
-      opt.kernel = static_cast<Kernel>(level);
       sgemm(tc.layout, tc.op_a, tc.op_b, m, n, k, ab.alpha, da.get() + a.offset, a.ld,
             db.get() + b.offset, b.ld, ab.beta, dc.get() + c0.offset, c0.ld, nullptr, opt);
       ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);

@@ -11,7 +11,7 @@ __global__ void __launch_bounds__(256) scale_c(float* c, int m, int n, int ldc, 
   const int row = blockIdx.x / tiles_n;
   const int col = (blockIdx.x % tiles_n) * 256 + threadIdx.x;
   if (row >= m || col >= n) return;
-  float* dst = c + row * ldc + col;
+  float* dst = c + at(row, ldc, col);
   *dst = beta == 0.0f ? 0.0f : beta * *dst;
 }
 

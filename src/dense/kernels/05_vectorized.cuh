@@ -34,18 +34,6 @@ struct VectorizedSchedule {
 
 using VectorizedDefault = VectorizedSchedule<128, 128, 8, 8, 8>;
 
-// Reads src[0..3] (consecutive in memory) where only the first `valid` elements exist.
-template <bool kVec>
-__device__ __forceinline__ float4 load_chunk(const float* src, int valid) {
-  if (kVec && valid >= 4) return *reinterpret_cast<const float4*>(src);
-  float4 v;
-  v.x = valid > 0 ? src[0] : 0.0f;
-  v.y = valid > 1 ? src[1] : 0.0f;
-  v.z = valid > 2 ? src[2] : 0.0f;
-  v.w = valid > 3 ? src[3] : 0.0f;
-  return v;
-}
-
 template <class S, bool kTransA, bool kTransB, bool kVecA, bool kVecB>
 __global__ void __launch_bounds__(S::kThreads) gemm_vectorized(GemmParams p) {
   constexpr int BM = S::kBlockM, BN = S::kBlockN, BK = S::kBlockK;
@@ -81,10 +69,10 @@ __global__ void __launch_bounds__(S::kThreads) gemm_vectorized(GemmParams p) {
       const int m = m0 + mm, k = k0 + kk;
       if (kTransA) {
         const int valid = k < p.k ? p.m - m : 0;
-        a_stage[r] = load_chunk<kVecA>(p.a + (valid > 0 ? k * p.lda + m : 0), valid);
+        a_stage[r] = load_chunk<kVecA>(p.a + (valid > 0 ? at(k, p.lda, m) : 0), valid);
       } else {
         const int valid = m < p.m ? p.k - k : 0;
-        a_stage[r] = load_chunk<kVecA>(p.a + (valid > 0 ? m * p.lda + k : 0), valid);
+        a_stage[r] = load_chunk<kVecA>(p.a + (valid > 0 ? at(m, p.lda, k) : 0), valid);
       }
     }
 #pragma unroll
@@ -94,10 +82,10 @@ __global__ void __launch_bounds__(S::kThreads) gemm_vectorized(GemmParams p) {
       const int n = n0 + nn, k = k0 + kk;
       if (kTransB) {
         const int valid = n < p.n ? p.k - k : 0;
-        b_stage[r] = load_chunk<kVecB>(p.b + (valid > 0 ? n * p.ldb + k : 0), valid);
+        b_stage[r] = load_chunk<kVecB>(p.b + (valid > 0 ? at(n, p.ldb, k) : 0), valid);
       } else {
         const int valid = k < p.k ? p.n - n : 0;
-        b_stage[r] = load_chunk<kVecB>(p.b + (valid > 0 ? k * p.ldb + n : 0), valid);
+        b_stage[r] = load_chunk<kVecB>(p.b + (valid > 0 ? at(k, p.ldb, n) : 0), valid);
       }
     }
   };

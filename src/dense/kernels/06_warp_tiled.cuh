@@ -20,13 +20,19 @@
 //   (The very first version transposed with 4-byte copies too, but every copy held its own 64-bit
 //   address and spilled: 0.72x; TileCopier's one-offset-and-strides addressing fixed that later.)
 // - Blocks visit output tiles in the order given by p.raster (row-major, grouped or Hilbert).
-// Measured (H100, row-major NN, 2026-11-22, session 3): 4096^3 48.5 TFLOP/s, 0.938x cuBLAS; 8192^3
-// 0.943x; 4095x4097x4093 0.891x; table in docs/ladder.md.
+// Measured (H100, row-major NN, 2026-11-23): 4096^3 48.4 TFLOP/s, 0.936-0.938x cuBLAS; 8192^3
+// 0.943-0.945x; 4095x4097x4093 0.928x; table in docs/ladder.md.
 // Build and run: bash scripts/build.sh && build/tilegemm bench --shape 4096x4096x4096 --kernels 6
 #pragma once
 #include "common.cuh"
 #include "core/pick_type.hpp"
 
+// The copies form their offsets in 32 bits, as row * ld + col of the whole operand: the host runs
+// these kernels only on A and B that span at most 2^31 - 1 elements (CanonicalGemm::
+// tiled_offsets_fit; Auto takes larger operands to level 5 or the GEMV kernels). 64-bit offsets
+// here cost level 6 4 % (0.938x -> 0.903x cuBLAS at 4096^3 on the H100, perf note #18), and even a
+// 64-bit tile origin with 32-bit offsets inside the tile changed its main loop. C's offsets (the
+// epilogue, once per tile) are 64-bit, so C may span more.
 namespace tilegemm {
 namespace kernels {
 
@@ -197,144 +203,173 @@ __device__ __forceinline__ void load_row(float (&frag)[kCount], const float* til
   }
 }
 
+// Level 6's block-level building block, shared with the split-K / stream-K kernel (split_tiled.cuh):
+// the pipelined main loop over a range of K-tiles of one output tile, and the epilogue that writes
+// the tile. Both are run by all S::kThreads threads of the block.
 template <class S, bool kTransA, bool kTransB, bool kVecA, bool kVecB>
-__global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSm) gemm_warp_tiled(GemmParams p) {
-  constexpr int BM = S::kBlockM, BN = S::kBlockN, BK = S::kBlockK, STAGES = S::kStages;
-  constexpr int TM = S::kThreadM, TN = S::kThreadN;
+struct WarpTiledBlock {
+  static constexpr int BM = S::kBlockM, BN = S::kBlockN, BK = S::kBlockK, STAGES = S::kStages;
+  static constexpr int TM = S::kThreadM, TN = S::kThreadN;
   // Which operands are contiguous along k in global memory, and which of those stay [col][k] tiles
   // (the others become [k][col] tiles through a transposing copy).
-  constexpr bool kAGlobalK = !kTransA, kBGlobalK = kTransB;
-  constexpr bool kAContigK = kAGlobalK && !S::kTransposeK, kBContigK = kBGlobalK && !S::kTransposeK;
-  constexpr bool kATransposed = kAGlobalK && S::kTransposeK, kBTransposed = kBGlobalK && S::kTransposeK;
-  constexpr int kTileA = tile_floats<BK, BM, kAContigK, kATransposed>();
-  constexpr int kTileB = tile_floats<BK, BN, kBContigK, kBTransposed>();
-  constexpr int kLdA = BM + (kATransposed ? kKColPad : 0), kLdB = BN + (kBTransposed ? kKColPad : 0);
-  extern __shared__ float4 smem_raw[];
-  float* a_smem = reinterpret_cast<float*>(smem_raw);  // STAGES x kTileA
-  float* b_smem = a_smem + STAGES * kTileA;            // STAGES x kTileB
-
-  const int tiles_m = (p.m + BM - 1) / BM, tiles_n = (p.n + BN - 1) / BN;
-  const TileCoord tile = tile_for_block(p.raster, tiles_m, tiles_n, blockIdx.x);
-  const int m0 = tile.m * BM, n0 = tile.n * BN;
-  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-  const int wm0 = (warp / S::kWarpsN) * S::kWarpM, wn0 = (warp % S::kWarpsN) * S::kWarpN;
-  const int lane_m = lane / S::kLanesN, lane_n = lane % S::kLanesN;
-
+  static constexpr bool kAGlobalK = !kTransA, kBGlobalK = kTransB;
+  static constexpr bool kAContigK = kAGlobalK && !S::kTransposeK, kBContigK = kBGlobalK && !S::kTransposeK;
+  static constexpr bool kATransposed = kAGlobalK && S::kTransposeK, kBTransposed = kBGlobalK && S::kTransposeK;
+  static constexpr int kTileA = tile_floats<BK, BM, kAContigK, kATransposed>();
+  static constexpr int kTileB = tile_floats<BK, BN, kBContigK, kBTransposed>();
+  static constexpr int kLdA = BM + (kATransposed ? kKColPad : 0), kLdB = BN + (kBTransposed ? kKColPad : 0);
   using CopierA = typename PickType<kATransposed, TransposingCopier<BK, BM, S::kThreads>,
                                      TileCopier<BK, BM, S::kThreads, kAContigK, kVecA>>::type;
   using CopierB = typename PickType<kBTransposed, TransposingCopier<BK, BN, S::kThreads>,
                                      TileCopier<BK, BN, S::kThreads, kBContigK, kVecB>>::type;
-  const CopierA copy_a(tid);
-  const CopierB copy_b(tid);
-  auto load_stage = [&](int stage, int k0) {
-    copy_a.issue(a_smem + stage * kTileA, p.a, p.lda, k0, m0, p.k, p.m);
-    copy_b.issue(b_smem + stage * kTileB, p.b, p.ldb, k0, n0, p.k, p.n);
-  };
 
-  const int k_tiles = (p.k + BK - 1) / BK;
-#pragma unroll
-  for (int s = 0; s < STAGES - 1; ++s) {
-    if (s < k_tiles) load_stage(s, s * BK);
-    cp_async_commit();  // empty groups keep the group count uniform
-  }
+  // acc += the product over K-tiles [kt_begin, kt_end) of the tile at (m0, n0). smem: the dynamic
+  // shared memory (S::kSmemBytes).
+  __device__ __forceinline__ static void mainloop(const GemmParams& p, float* smem, int m0, int n0,
+                                                  int kt_begin, int kt_end, float (&acc)[TM][TN]) {
+    float* a_smem = smem;                     // STAGES x kTileA
+    float* b_smem = a_smem + STAGES * kTileA;  // STAGES x kTileB
+    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    const int wm0 = (warp / S::kWarpsN) * S::kWarpM, wn0 = (warp % S::kWarpsN) * S::kWarpN;
+    const int lane_m = lane / S::kLanesN, lane_n = lane % S::kLanesN;
 
-  float acc[TM][TN] = {};
-  for (int kt = 0; kt < k_tiles; ++kt) {
-    cp_async_wait<STAGES - 2>();  // tile kt has landed (for this thread's copies)...
-    __syncthreads();              // ...and for everyone's; stage (kt-1)%STAGES is free again
-    const int next = kt + STAGES - 1;
-    if (next < k_tiles) load_stage(next % STAGES, next * BK);
-    cp_async_commit();
+    const CopierA copy_a(tid);
+    const CopierB copy_b(tid);
+    auto load_stage = [&](int stage, int k0) {
+      copy_a.issue(a_smem + stage * kTileA, p.a, p.lda, k0, m0, p.k, p.m);
+      copy_b.issue(b_smem + stage * kTileB, p.b, p.ldb, k0, n0, p.k, p.n);
+    };
 
-    const float* a_tile = a_smem + (kt % STAGES) * kTileA;
-    const float* b_tile = b_smem + (kt % STAGES) * kTileB;
+    const int k_tiles = kt_end - kt_begin;
 #pragma unroll
-    for (int kk4 = 0; kk4 < BK; kk4 += 4) {
-      // [col][k] operands are read 4 k at a time; [k][col] operands one k at a time, which keeps
-      // their fragments at TM (TN) registers.
-      float a4[kAContigK ? TM : 1][4], b4[kBContigK ? TN : 1][4];
-      if constexpr (kAContigK) load_columns_k4<BK, S::kLanesM, TM>(a4, a_tile, wm0, lane_m, kk4);
-      if constexpr (kBContigK) load_columns_k4<BK, S::kLanesN, TN>(b4, b_tile, wn0, lane_n, kk4);
-#pragma unroll
-      for (int q = 0; q < 4; ++q) {
-        float a_reg[TM], b_reg[TN];
-        if constexpr (kAContigK) {
-#pragma unroll
-          for (int i = 0; i < TM; ++i) a_reg[i] = a4[i][q];
-        } else {
-          load_row<kLdA, S::kLanesM, TM>(a_reg, a_tile, wm0, lane_m, kk4 + q);
-        }
-        if constexpr (kBContigK) {
-#pragma unroll
-          for (int j = 0; j < TN; ++j) b_reg[j] = b4[j][q];
-        } else {
-          load_row<kLdB, S::kLanesN, TN>(b_reg, b_tile, wn0, lane_n, kk4 + q);
-        }
-        if constexpr (S::kFmaOrder == 1) {
-#pragma unroll
-          for (int j = 0; j < TN; ++j)
-#pragma unroll
-            for (int i = 0; i < TM; ++i) acc[i][j] += a_reg[i] * b_reg[j];
-        } else if constexpr (S::kFmaOrder >= 3) {
-          // Bands of kBand rows, walked column by column in a snake: down one column, up the next;
-          // every other band right to left.
-          constexpr int kBand = S::kFmaOrder == 3 ? 2 : 4;
-#pragma unroll
-          for (int band = 0; band < TM / kBand; ++band)
-#pragma unroll
-            for (int jj = 0; jj < TN; ++jj) {
-              const int j = (band & 1) ? TN - 1 - jj : jj;
-#pragma unroll
-              for (int ii = 0; ii < kBand; ++ii) {
-                const int i = band * kBand + ((jj & 1) ? kBand - 1 - ii : ii);
-                acc[i][j] += a_reg[i] * b_reg[j];
-              }
-            }
-        } else {
-#pragma unroll
-          for (int i = 0; i < TM; ++i)
-#pragma unroll
-            for (int jj = 0; jj < TN; ++jj) {
-              const int j = (S::kFmaOrder == 2 && (i & 1)) ? TN - 1 - jj : jj;
-              acc[i][j] += a_reg[i] * b_reg[j];
-            }
-        }
-      }
+    for (int s = 0; s < STAGES - 1; ++s) {
+      if (s < k_tiles) load_stage(s, (kt_begin + s) * BK);
+      cp_async_commit();  // empty groups keep the group count uniform
     }
-  }
-  cp_async_wait<0>();  // no copy may still target shared memory when the block exits
 
-  // Epilogue straight from registers: 16-byte read-modify-writes where a lane's columns come in
-  // 4-wide chunks and C allows it, scalar otherwise and at the edges.
+    for (int kt = 0; kt < k_tiles; ++kt) {
+      cp_async_wait<STAGES - 2>();  // tile kt has landed (for this thread's copies)...
+      __syncthreads();              // ...and for everyone's; stage (kt-1)%STAGES is free again
+      const int next = kt + STAGES - 1;
+      if (next < k_tiles) load_stage(next % STAGES, (kt_begin + next) * BK);
+      cp_async_commit();
+
+      const float* a_tile = a_smem + (kt % STAGES) * kTileA;
+      const float* b_tile = b_smem + (kt % STAGES) * kTileB;
 #pragma unroll
-  for (int i = 0; i < TM; ++i) {
-    const int m = m0 + wm0 + lane_offset<kAContigK, S::kLanesM>(i, lane_m);
-    if (m >= p.m) continue;
-#pragma unroll
-    for (int j = 0; j < TN; j += 4) {
-      const int n = n0 + wn0 + lane_offset<kBContigK, S::kLanesN>(j, lane_n);
-      float* dst = p.c + m * p.ldc + n;
-      if (!kBContigK && p.c_vec4 && n + 3 < p.n) {
-        float4 out;
-        out.x = p.alpha * acc[i][j];
-        out.y = p.alpha * acc[i][j + 1];
-        out.z = p.alpha * acc[i][j + 2];
-        out.w = p.alpha * acc[i][j + 3];
-        if (p.beta != 0.0f) {
-          const float4 old = *reinterpret_cast<const float4*>(dst);
-          out.x += p.beta * old.x; out.y += p.beta * old.y;
-          out.z += p.beta * old.z; out.w += p.beta * old.w;
-        }
-        *reinterpret_cast<float4*>(dst) = out;
-      } else {
+      for (int kk4 = 0; kk4 < BK; kk4 += 4) {
+        // [col][k] operands are read 4 k at a time; [k][col] operands one k at a time, which keeps
+        // their fragments at TM (TN) registers.
+        float a4[kAContigK ? TM : 1][4], b4[kBContigK ? TN : 1][4];
+        if constexpr (kAContigK) load_columns_k4<BK, S::kLanesM, TM>(a4, a_tile, wm0, lane_m, kk4);
+        if constexpr (kBContigK) load_columns_k4<BK, S::kLanesN, TN>(b4, b_tile, wn0, lane_n, kk4);
 #pragma unroll
         for (int q = 0; q < 4; ++q) {
-          const int nq = n0 + wn0 + lane_offset<kBContigK, S::kLanesN>(j + q, lane_n);
-          if (nq < p.n) store_c(p, m, nq, acc[i][j + q]);
+          float a_reg[TM], b_reg[TN];
+          if constexpr (kAContigK) {
+#pragma unroll
+            for (int i = 0; i < TM; ++i) a_reg[i] = a4[i][q];
+          } else {
+            load_row<kLdA, S::kLanesM, TM>(a_reg, a_tile, wm0, lane_m, kk4 + q);
+          }
+          if constexpr (kBContigK) {
+#pragma unroll
+            for (int j = 0; j < TN; ++j) b_reg[j] = b4[j][q];
+          } else {
+            load_row<kLdB, S::kLanesN, TN>(b_reg, b_tile, wn0, lane_n, kk4 + q);
+          }
+          fma_tile(acc, a_reg, b_reg);
+        }
+      }
+    }
+    cp_async_wait<0>();  // no copy may still target shared memory when the block moves on
+  }
+
+  // acc[TM][TN] += a_reg[i] * b_reg[j] in the schedule's FMA order.
+  __device__ __forceinline__ static void fma_tile(float (&acc)[TM][TN], const float (&a_reg)[TM],
+                                                  const float (&b_reg)[TN]) {
+    if constexpr (S::kFmaOrder == 1) {
+#pragma unroll
+      for (int j = 0; j < TN; ++j)
+#pragma unroll
+        for (int i = 0; i < TM; ++i) acc[i][j] += a_reg[i] * b_reg[j];
+    } else if constexpr (S::kFmaOrder >= 3) {
+      // Bands of kBand rows, walked column by column in a snake: down one column, up the next;
+      // every other band right to left.
+      constexpr int kBand = S::kFmaOrder == 3 ? 2 : 4;
+#pragma unroll
+      for (int band = 0; band < TM / kBand; ++band)
+#pragma unroll
+        for (int jj = 0; jj < TN; ++jj) {
+          const int j = (band & 1) ? TN - 1 - jj : jj;
+#pragma unroll
+          for (int ii = 0; ii < kBand; ++ii) {
+            const int i = band * kBand + ((jj & 1) ? kBand - 1 - ii : ii);
+            acc[i][j] += a_reg[i] * b_reg[j];
+          }
+        }
+    } else {
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int jj = 0; jj < TN; ++jj) {
+          const int j = (S::kFmaOrder == 2 && (i & 1)) ? TN - 1 - jj : jj;
+          acc[i][j] += a_reg[i] * b_reg[j];
+        }
+    }
+  }
+
+  // C = alpha * acc + beta * C for the tile at (m0, n0), straight from registers: 16-byte
+  // read-modify-writes where a lane's columns come in 4-wide chunks and C allows it, scalar
+  // otherwise and at the edges.
+  __device__ __forceinline__ static void store(const GemmParams& p, int m0, int n0,
+                                               const float (&acc)[TM][TN]) {
+    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    const int wm0 = (warp / S::kWarpsN) * S::kWarpM, wn0 = (warp % S::kWarpsN) * S::kWarpN;
+    const int lane_m = lane / S::kLanesN, lane_n = lane % S::kLanesN;
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+      const int m = m0 + wm0 + lane_offset<kAContigK, S::kLanesM>(i, lane_m);
+      if (m >= p.m) continue;
+#pragma unroll
+      for (int j = 0; j < TN; j += 4) {
+        const int n = n0 + wn0 + lane_offset<kBContigK, S::kLanesN>(j, lane_n);
+        float* dst = p.c + at(m, p.ldc, n);
+        if (!kBContigK && p.c_vec4 && n + 3 < p.n) {
+          float4 out;
+          out.x = p.alpha * acc[i][j];
+          out.y = p.alpha * acc[i][j + 1];
+          out.z = p.alpha * acc[i][j + 2];
+          out.w = p.alpha * acc[i][j + 3];
+          if (p.beta != 0.0f) {
+            const float4 old = *reinterpret_cast<const float4*>(dst);
+            out.x += p.beta * old.x; out.y += p.beta * old.y;
+            out.z += p.beta * old.z; out.w += p.beta * old.w;
+          }
+          *reinterpret_cast<float4*>(dst) = out;
+        } else {
+#pragma unroll
+          for (int q = 0; q < 4; ++q) {
+            const int nq = n0 + wn0 + lane_offset<kBContigK, S::kLanesN>(j + q, lane_n);
+            if (nq < p.n) store_c(p, m, nq, acc[i][j + q]);
+          }
         }
       }
     }
   }
+};
+
+// One thread block per output tile, visited in the order p.raster gives; the whole K range.
+template <class S, bool kTransA, bool kTransB, bool kVecA, bool kVecB>
+__global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSm) gemm_warp_tiled(GemmParams p) {
+  using Block = WarpTiledBlock<S, kTransA, kTransB, kVecA, kVecB>;
+  extern __shared__ float4 smem_raw[];
+  const int tiles_m = (p.m + S::kBlockM - 1) / S::kBlockM, tiles_n = (p.n + S::kBlockN - 1) / S::kBlockN;
+  const TileCoord tile = tile_for_block(p.raster, tiles_m, tiles_n, blockIdx.x);
+  const int m0 = tile.m * S::kBlockM, n0 = tile.n * S::kBlockN;
+  float acc[S::kThreadM][S::kThreadN] = {};
+  Block::mainloop(p, reinterpret_cast<float*>(smem_raw), m0, n0, 0, (p.k + S::kBlockK - 1) / S::kBlockK, acc);
+  Block::store(p, m0, n0, acc);
 }
 
 }  // namespace kernels

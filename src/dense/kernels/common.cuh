@@ -12,13 +12,19 @@
 namespace tilegemm {
 namespace kernels {
 
+// Element (row, col) of a row-major matrix with leading dimension ld: 64-bit offset, since a matrix
+// may span more than 2^31 elements.
+__device__ __forceinline__ long long at(int row, int ld, int col) {
+  return static_cast<long long>(row) * ld + col;
+}
+
 template <bool kTransA>
 __device__ __forceinline__ float load_a(const GemmParams& p, int m, int k) {
-  return kTransA ? p.a[k * p.lda + m] : p.a[m * p.lda + k];
+  return kTransA ? p.a[at(k, p.lda, m)] : p.a[at(m, p.lda, k)];
 }
 template <bool kTransB>
 __device__ __forceinline__ float load_b(const GemmParams& p, int k, int n) {
-  return kTransB ? p.b[n * p.ldb + k] : p.b[k * p.ldb + n];
+  return kTransB ? p.b[at(n, p.ldb, k)] : p.b[at(k, p.ldb, n)];
 }
 
 // The full-K dot product of row m of op(A) and column n of op(B), straight from global memory
@@ -30,9 +36,22 @@ __device__ __forceinline__ float dot_from_global(const GemmParams& p, int m, int
   return acc;
 }
 
+// Reads src[0..3] (consecutive in memory) where only the first `valid` elements exist (zeros for the
+// rest). kVec: one 16-byte load when all four exist (the caller checked the alignment).
+template <bool kVec>
+__device__ __forceinline__ float4 load_chunk(const float* src, int valid) {
+  if (kVec && valid >= 4) return *reinterpret_cast<const float4*>(src);
+  float4 v;
+  v.x = valid > 0 ? src[0] : 0.0f;
+  v.y = valid > 1 ? src[1] : 0.0f;
+  v.z = valid > 2 ? src[2] : 0.0f;
+  v.w = valid > 3 ? src[3] : 0.0f;
+  return v;
+}
+
 // BLAS semantics: beta == 0 means C is write-only (NaN/Inf already in C must not leak).
 __device__ __forceinline__ void store_c(const GemmParams& p, int m, int n, float acc) {
-  float* dst = p.c + m * p.ldc + n;
+  float* dst = p.c + at(m, p.ldc, n);
   *dst = (p.beta == 0.0f) ? p.alpha * acc : p.alpha * acc + p.beta * *dst;
 }
 

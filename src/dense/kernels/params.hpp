@@ -9,8 +9,8 @@ namespace kernels {
 //   C[m][n] = alpha * sum_k a(m, k) * b(k, n) + beta * C[m][n]
 //   a(m, k) = TransA ? A[k * lda + m] : A[m * lda + k]
 //   b(k, n) = TransB ? B[n * ldb + k] : B[k * ldb + n]
-// The launcher guarantees every stored extent fits in int (see check_gemm_args), so 32-bit
-// offsets are exact.
+// Sizes and leading dimensions fit in int (check_gemm_args); offsets row * ld are formed in 64 bits,
+// since a matrix may span more than 2^31 elements.
 struct GemmParams {
   int m, n, k;
   float alpha, beta;
@@ -22,6 +22,43 @@ struct GemmParams {
   int ldc;
   int raster;      // Raster enum value, used by the tiled levels
   int c_vec4;      // 1 when C rows may be written with 16-byte stores (ldc % 4 == 0, C 16-B aligned)
+};
+
+// Tile scheduling of the split-K / stream-K kernel (split_tiled.cuh). Tiles are numbered in the
+// raster order of p.raster. Tiles [0, dp_tiles) are computed whole, one thread block each ("data
+// parallel"); every later tile is cut into `splits` slices of slice_k_tiles K-tiles (the last one
+// may be shorter), one thread block each, summed by core/split_k.cuh. dp_tiles = all tiles is the
+// plain tiled kernel; dp_tiles = 0 is split-K; whole waves of data-parallel tiles followed by split
+// tiles is the stream-K-style hybrid that fills the last wave.
+struct SplitTileParams {
+  int dp_tiles;
+  int splits;
+  int slice_k_tiles;
+  int group;            // split_k_reduce's slices per first-level group
+  float* partials;      // (tiles - dp_tiles) x splits x BM * BN floats
+  unsigned* counters;   // (tiles - dp_tiles) x split_k_counters(splits, group)
+};
+
+// The GEMV-class problem (one output dimension <= 16): C(s, l) = alpha * sum_k W(l, k) * X(s, k) +
+// beta * C(s, l) for s < s_count, l < l_count. The long operand W is read once; the short operand
+// X (s_count x k) is staged through shared memory.
+//   rows kernel (W contiguous along k):    W(l, k) = w[l * ldw + k]
+//   columns kernel (W contiguous along l): W(l, k) = w[k * ldw + l]
+//   X(s, k) = x[s * x_s + k * x_k],  C(s, l) = c[s * c_s + l * c_l]
+// K is cut into `splits` slices of slice_k elements (a multiple of the kernel's chunk), summed by
+// core/split_k.cuh when splits > 1.
+struct GemvParams {
+  int s_count, l_count, k;
+  float alpha, beta;
+  const float* w;
+  int ldw;
+  const float* x;
+  int x_s, x_k;
+  float* c;
+  int c_s, c_l;
+  int splits, slice_k, group;
+  float* partials;
+  unsigned* counters;
 };
 
 }  // namespace kernels

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The benchmarks behind docs/shapes.md, from one build: the models, odd and ladder presets, the
+# tvm-post shape and the squares between whole waves, and unaligned memory (leading dimensions
+# row + 7, pointers offset by one element) next to the same shapes aligned. Auto, level 6 and cuBLAS
+# in each run. Runs on the GPU machine after scripts/gpu-check.sh unpacked dist/; CSVs and the
+# TILEGEMM_LOG_CHOICE lines go to $OUT/shapes/ and come back packed as $OUT/shapes.tgz.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/tilegemm-out}
+S=$OUT/shapes; mkdir -p "$S"
+T=dist/tilegemm
+MT=${MIN_TIME:-0.2}
+run() {  # name, args...
+  local name=$1; shift
+  echo "### tilegemm bench $* --min-time $MT" >> "$S/bench.txt"
+  TILEGEMM_LOG_CHOICE=1 $T bench --min-time "$MT" "$@" --csv "$S/$name.csv" >> "$S/bench.txt" 2>> "$S/choice-$name.txt"
+}
+run models --preset models --kernels auto,6
+run odd --preset odd --kernels auto,6
+run ladder --preset ladder --kernels 4,5,6,auto
+run squares --preset tvm-post --shape 1536x1536x1536 --shape 3072x3072x3072 --shape 2048x2048x2048 --kernels auto,6
+u="--shape 1000x1000x1000 --shape 1024x512x2048 --shape 4096x4096x4096 --shape 2501x3499x1777"
+run aligned $u --kernels auto
+run ld7 $u --ld +7 --kernels auto
+run offset1 $u --offset 1 --kernels auto
+run ld7-offset1 $u --ld +7 --offset 1 --kernels auto
+tar czf "$OUT/shapes.tgz" -C "$S" .
+grep -h -A30 "^$" "$S/bench.txt" | grep -E "^[0-9]|auto|cublas" | head -0

@@ -1,0 +1,75 @@
+#include "core/device_context.hpp"
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <mutex>
+
+#include "core/cuda_check.hpp"
+#include "core/workspace.hpp"
+#include "tilegemm/device.hpp"
+#include "tilegemm/error.hpp"
+
+namespace tilegemm {
+namespace detail {
+
+namespace {
+
+constexpr int kMaxDevices = 64;
+// Never freed: like the CUDA runtime's own state, contexts (and their pools) live until the process
+// exits; destroying a pool from a static destructor could run after the CUDA context is gone.
+std::atomic<const DeviceContext*> g_contexts[kMaxDevices];
+std::mutex g_create_mutex;
+
+const DeviceContext* create_context() {
+  require_supported_device();  // NoDevice / UnsupportedArch, with the device's name in the message
+  const DeviceInfo info = current_device_info();
+  auto* ctx = new DeviceContext();
+  ctx->ordinal = info.ordinal;
+  ctx->cc_major = info.cc_major;
+  ctx->cc_minor = info.cc_minor;
+  ctx->sm_count = info.sm_count;
+  ctx->l2_bytes = static_cast<size_t>(info.l2_bytes);
+  ctx->smem_per_block_optin = info.smem_per_block_optin;
+  ctx->mem_bandwidth_gbs = info.mem_bandwidth_gbs();
+  cudaMemPoolProps props{};
+  props.allocType = cudaMemAllocationTypePinned;
+  props.location.type = cudaMemLocationTypeDevice;
+  props.location.id = info.ordinal;
+  TILEGEMM_CUDA_CHECK(cudaMemPoolCreate(&ctx->workspace_pool, &props));
+  // Memory freed into the pool stays reserved up to this bound (so repeated calls reuse it without
+  // cudaMalloc); above it, the pool returns memory to the device at the next synchronization.
+  uint64_t keep = kWorkspacePoolKeepBytes;
+  TILEGEMM_CUDA_CHECK(cudaMemPoolSetAttribute(ctx->workspace_pool, cudaMemPoolAttrReleaseThreshold, &keep));
+  return ctx;
+}
+
+}  // namespace
+
+const DeviceContext& current_device_context() {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky "no device" error
+    throw Error(ErrorCode::NoDevice, "no CUDA device is visible");
+  }
+  if (device < 0 || device >= kMaxDevices)
+    throw Error(ErrorCode::Internal, "device ordinal " + std::to_string(device) + " is beyond the " +
+                                         std::to_string(kMaxDevices) + " devices tilegemm supports");
+  if (const DeviceContext* ctx = g_contexts[device].load(std::memory_order_acquire)) return *ctx;
+  std::lock_guard<std::mutex> lock(g_create_mutex);
+  if (const DeviceContext* ctx = g_contexts[device].load(std::memory_order_acquire)) return *ctx;
+  const DeviceContext* ctx = create_context();
+  g_contexts[device].store(ctx, std::memory_order_release);
+  return *ctx;
+}
+
+void ensure_smem_opt_in(const void* kernel, int bytes) {
+  const DeviceContext& ctx = current_device_context();
+  std::lock_guard<std::mutex> lock(ctx.opt_in_mutex);
+  if (ctx.smem_opted_in.count(kernel)) return;
+  TILEGEMM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  ctx.smem_opted_in.insert(kernel);
+}
+
+}  // namespace detail
+}  // namespace tilegemm

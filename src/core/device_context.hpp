@@ -1,0 +1,41 @@
+// The per-device state of the library, in one place: what the dispatch needs to know about a device
+// (queried once) and the memory pool product calls draw their scratch memory from. Host code only.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <mutex>
+#include <set>
+
+namespace tilegemm {
+namespace detail {
+
+struct DeviceContext {
+  int ordinal = 0;
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  size_t l2_bytes = 0;
+  size_t smem_per_block_optin = 0;
+  double mem_bandwidth_gbs = 0;  // from bus width and memory clock (tilegemm::DeviceInfo)
+  // Stream-ordered pool for per-call scratch memory (split-K partials): see core/workspace.hpp.
+  cudaMemPool_t workspace_pool = nullptr;
+  // Kernels whose dynamic shared-memory limit was raised on this device (ensure_smem_opt_in).
+  mutable std::mutex opt_in_mutex;
+  mutable std::set<const void*> smem_opted_in;
+};
+
+// The context of the current device, created on its first use (thread-safe) and kept for the life of
+// the process. Throws Error(NoDevice) without a device and Error(UnsupportedArch) when this build
+// has no code for it (nothing is cached then, so the next call checks again).
+const DeviceContext& current_device_context();
+
+// Raises `kernel`'s dynamic shared-memory limit to `bytes` on the current device, once per kernel and
+// device (launches above 48 KB need the opt-in; a second GPU needs its own).
+void ensure_smem_opt_in(const void* kernel, int bytes);
+template <class Kernel>
+void ensure_smem_opt_in(Kernel* kernel, int bytes) {
+  ensure_smem_opt_in(reinterpret_cast<const void*>(kernel), bytes);
+}
+
+}  // namespace detail
+}  // namespace tilegemm

@@ -1,0 +1,243 @@
+#include "dense/choose.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+namespace tilegemm {
+namespace detail {
+
+namespace {
+
+// ---- Calibration (H100 80GB HBM3, 2026-11-23; docs/perf-notes.md #18-#20 has the runs) ---------
+// TFLOP/s of each compiled tiled schedule (config.hpp order) over the whole GPU in full waves on
+// 4096^3 without splits (level 6's kernel), by op combination (row-major NN, NT, TN, TT), with
+// 16-byte copies of the operands copied as-is; divided by the SM count, the per-SM rate at the
+// schedule's design occupancy.
+constexpr double kScheduleTflops[kNumTiledSchedules][4] = {
+    //  NN     NT     TN     TT
+    {48.45, 43.60, 47.70, 41.80},  // 128x256x32 b1 (level 6's Large)
+    {45.00, 42.18, 46.62, 44.85},  // 128x128x16 b2 (level 6's Small)
+    {42.78, 41.58, 46.38, 44.34},  // 128x64x16 b4
+    {45.29, 41.91, 45.73, 42.92},  // 64x128x16 b4
+    {39.87, 37.07, 42.13, 40.48},  // 64x64x16 b6
+    {28.64, 23.65, 31.66, 28.62},  // 32x32x16 b8
+};
+constexpr double kCalibrationSms = 132;
+// With the operand copied as-is unaligned (4-byte copies; 4096^3 NN, ld + 7, offset 1), as a factor
+// of the aligned NN rate.
+constexpr double kUnalignedFactor[kNumTiledSchedules] = {0.909, 0.984, 0.984, 0.975, 0.939, 0.980};
+// The split kernel against level 6's on the same schedule (its split epilogue raises the 128x256
+// schedule to 255 registers: 0.905x instead of 0.938x cuBLAS at 4096^3).
+constexpr double kSplitKernelFactor[kNumTiledSchedules] = {0.965, 1.0, 1.0, 1.0, 1.0, 1.0};
+// An SM holding r of a schedule's `blocks` design blocks runs at (r / blocks)^kOccupancyExponent of
+// its full rate: fewer resident blocks each run faster (fit by the choices it makes on the measured
+// single-wave shapes, perf note #19; lone blocks of 4-warp tiles fit worse, ~0.47).
+constexpr double kOccupancyExponent = 0.08;
+// Fixed time of one thread block's tile: pipeline fill (a DRAM round trip per stage in flight) and
+// the epilogue.
+constexpr double kTileFixedUs = 1.5;
+// A split launch: the counters' memset and the tail where the last slice of each tile sums the
+// partials (fit to 1000^3 k2 / k4), plus each level of the split sum.
+constexpr double kSplitFixedUs = 3.0;
+constexpr double kFixupLevelUs = 2.0;
+// Partial tiles are written and read back through L2 at about this rate overall; the block that sums
+// a tile's slices reads them alone, at about kSumGbsPerSm (a single SM's L2 read rate with its loads
+// in flight): 8 slices of a 128x256 tile (1 MB) cost ~7 us, which made 128x256 k8 18 % slower than
+// 64x128 k4 on 1024x512x2048.
+constexpr double kPartialGbs = 6000;
+constexpr double kSumGbsPerSm = 150;
+// Launch and first-wave start.
+constexpr double kLaunchUs = 3.0;
+// Achieved fraction of the DRAM bandwidth by streaming kernels (decode GEMV: 235 MB in 82.5 us is
+// 0.85 of 3352 GB/s, cuBLAS and ours alike), and L2 bandwidth over DRAM's.
+constexpr double kDramEfficiency = 0.87;
+constexpr double kL2OverDram = 2.0;
+// A split config (split-K, stream-K) is taken only when predicted at least this much faster than
+// the best unsplit one: the model cannot see the partial tiles' cache effects, and a tie should go
+// to the simpler launch.
+constexpr double kSplitMargin = 0.03;
+// GEMV: bandwidth one thread block sustains (~22 GB/s: 128 blocks stream at 2.8 TB/s), blocks
+// resident per SM (~128 registers x 256 threads), each block wave's start-up, and the time of one
+// staged X chunk per block (rows kernel: 256 k; columns kernel: 64 or 32 k) with s rows of X.
+constexpr double kGemvBlockGbs = 18;
+constexpr double kGemvBlocksPerSm = 2.0;
+constexpr double kGemvWaveUs = 4.0;
+constexpr double kGemvFixedUs = 5.0;
+double gemv_chunk_us(int s) { return 0.6 + 0.12 * s; }
+// -------------------------------------------------------------------------------------------------
+
+int op_index(bool trans_a, bool trans_b) { return (trans_a ? 2 : 0) + (trans_b ? 1 : 0); }
+
+constexpr int kSplitCounts[] = {1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64, 96, 128, 192, 256, 384, 512};
+
+double ceil_div(double a, double b) { return std::ceil(a / b); }
+
+std::string fmt(const char* format, double a, double b = 0, double c = 0, double d = 0) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, format, a, b, c, d);
+  return buf;
+}
+
+// Minimal DRAM bytes: A and B read once, C written (and read unless beta == 0).
+double min_bytes(const GemmProblem& p) {
+  const double m = static_cast<double>(p.m), n = static_cast<double>(p.n), k = static_cast<double>(p.k);
+  return 4.0 * (m * k + k * n + m * n * (p.beta_zero ? 1.0 : 2.0));
+}
+
+ScoredConfig score_tiled(const GemmProblem& p, const GemmConfig& c, const DeviceFacts& d) {
+  const TileShape& t = c.tile;
+  const SplitPlan s = plan_split(p, c, d);
+  const int index = tiled_schedule_index(t);
+  const bool as_is_aligned = (!p.trans_a || p.vec_a) && (p.trans_b || p.vec_b);
+  const double rate_sm = kScheduleTflops[index][op_index(p.trans_a, p.trans_b)] * 1e12 / kCalibrationSms *
+                         (as_is_aligned ? 1.0 : kUnalignedFactor[index]) *
+                         (s.dp_tiles < s.tiles ? kSplitKernelFactor[index] : 1.0);
+  const double slots = static_cast<double>(d.sm_count) * t.blocks;
+  // `units` blocks of `k_tiles` K-tiles each: whole waves at the design occupancy, then the partial
+  // last wave, whose SMs hold fewer blocks that each run faster.
+  auto waves_us = [&](double units, double k_tiles) {
+    auto wave = [&](double resident) {
+      const double block_rate = rate_sm * std::pow(resident / t.blocks, kOccupancyExponent) / resident;
+      return kTileFixedUs + k_tiles * 2.0 * t.bm * t.bn * t.bk / block_rate * 1e6;
+    };
+    const double full = std::floor(units / slots), rest = units - full * slots;
+    return full * wave(t.blocks) + (rest > 0 ? wave(std::min<double>(t.blocks, ceil_div(rest, d.sm_count))) : 0.0);
+  };
+  double compute = waves_us(static_cast<double>(s.dp_tiles), ceil_div(static_cast<double>(p.k), t.bk));
+  const double split_units = static_cast<double>(s.units - s.dp_tiles);
+  double fixup = 0;
+  if (split_units > 0) {
+    compute += waves_us(split_units, s.slice_k);
+    const int levels = s.group < s.splits ? 2 : 1;
+    const double tile_bytes = 4.0 * t.bm * t.bn;
+    const double summed = (s.group + (levels > 1 ? ceil_div(s.splits, s.group) : 0.0)) * tile_bytes;
+    fixup = kSplitFixedUs + levels * kFixupLevelUs + 2.0 * static_cast<double>(s.partial_bytes) / (kPartialGbs * 1e3) +
+            summed / (kSumGbsPerSm * 1e3);
+  }
+  const double bw = kDramEfficiency * d.mem_bandwidth_gbs * 1e3;  // bytes per us
+  const double dram = min_bytes(p) / bw;
+  const double tiles_m = ceil_div(static_cast<double>(p.m), t.bm), tiles_n = ceil_div(static_cast<double>(p.n), t.bn);
+  const double l2 = 4.0 * (static_cast<double>(p.m) * p.k * tiles_n + static_cast<double>(p.n) * p.k * tiles_m) /
+                    (kL2OverDram * d.mem_bandwidth_gbs * 1e3);
+  ScoredConfig sc;
+  sc.config = c;
+  sc.predicted_us = std::max({compute, dram, l2}) + fixup + kLaunchUs;
+  sc.why = fmt("%.0f blocks = %.2f waves of %.0f slots", static_cast<double>(s.units), s.units / slots, slots) +
+           (s.splits > 1 ? fmt(", K in %.0f slices of %.0f K-tiles", s.splits, s.slice_k) : std::string()) +
+           fmt("; compute %.1f us, DRAM %.1f us, L2 %.1f us", compute, dram, l2) +
+           (fixup > 0 ? fmt(", split sum %.1f us", fixup) : std::string());
+  return sc;
+}
+
+ScoredConfig score_gemv(const GemmProblem& p, const GemmConfig& c, const DeviceFacts& d) {
+  const SplitPlan s = plan_split(p, c, d);
+  const GemvView v = gemv_view(p);
+  const double w_bytes = 4.0 * static_cast<double>(v.l_count) * static_cast<double>(p.k);
+  const double x_bytes = 4.0 * static_cast<double>(v.s_count) * static_cast<double>(p.k);
+  const double c_bytes = 4.0 * static_cast<double>(v.l_count) * v.s_count * (p.beta_zero ? 1.0 : 2.0);
+  // Bytes per us: the DRAM ceiling, or what the launched blocks pull if they are too few.
+  const double bw = std::min(kDramEfficiency * d.mem_bandwidth_gbs, kGemvBlockGbs * static_cast<double>(s.units)) * 1e3;
+  const double dram = (w_bytes + x_bytes + c_bytes) / bw;
+  const double l2 = x_bytes * static_cast<double>(s.tiles) / (kL2OverDram * d.mem_bandwidth_gbs * 1e3);
+  const double waves = ceil_div(static_cast<double>(s.units), kGemvBlocksPerSm * d.sm_count);
+  const int chunk = c.family == GemmFamily::GemvRows ? kGemvRowsChunk : gemv_cols_chunk(c.gemv_s);
+  const double chunks = ceil_div(static_cast<double>(s.slice_k), chunk);
+  const double blocks = waves * chunks * gemv_chunk_us(c.gemv_s);
+  const double fixup = s.splits > 1 ? kSplitFixedUs + (s.group < s.splits ? 2 : 1) * kFixupLevelUs : 0.0;
+  ScoredConfig sc;
+  sc.config = c;
+  sc.predicted_us = std::max({dram, l2, blocks}) + (waves - 1) * kGemvWaveUs + kGemvFixedUs + fixup;
+  sc.why = fmt("%.0f blocks (%.0f along the long side x %.0f K slices) = %.1f waves; ", static_cast<double>(s.units),
+               static_cast<double>(s.tiles), s.splits, waves) +
+           fmt("DRAM %.1f us, X from L2 %.1f us, X chunks %.1f us", dram, l2, blocks);
+  return sc;
+}
+
+}  // namespace
+
+ScoredConfig score_config(const GemmProblem& p, const GemmConfig& c, const DeviceFacts& d) {
+  return c.family == GemmFamily::Tiled ? score_tiled(p, c, d) : score_gemv(p, c, d);
+}
+
+ConfigChoice choose_config(const GemmProblem& p, const DeviceFacts& d) {
+  ConfigChoice out;
+  auto consider = [&](const GemmConfig& c) {
+    if (!can_implement(p, c).empty()) return;
+    out.ranked.push_back(score_config(p, c, d));
+  };
+  for (const TileShape& t : kTiledSchedules) {
+    const long long k_tiles = (p.k + t.bk - 1) / t.bk;
+    const long long tiles = ((p.m + t.bm - 1) / t.bm) * ((p.n + t.bn - 1) / t.bn);
+    const bool whole_waves = tiles >= tiled_slots(t, d);
+    for (int splits : kSplitCounts) {
+      if (splits > k_tiles) break;
+      GemmConfig c;
+      c.tile = t;
+      c.splits = splits;
+      consider(c);
+      if (splits > 1 && whole_waves && tiles % tiled_slots(t, d) != 0) {
+        c.tail_only = true;
+        consider(c);
+      }
+    }
+  }
+  if (std::min(p.m, p.n) <= kGemvMaxS) {
+    const GemvView v = gemv_view(p);
+    GemmConfig c;
+    c.family = v.rows ? GemmFamily::GemvRows : GemmFamily::GemvCols;
+    c.gemv_s = gemv_bound(v.s_count);
+    const long long chunk = v.rows ? kGemvRowsChunk : gemv_cols_chunk(c.gemv_s);
+    const long long chunks = (p.k + chunk - 1) / chunk;
+    for (int splits : kSplitCounts) {
+      if (splits > chunks && splits > 1) break;
+      c.splits = splits;
+      consider(c);
+    }
+  }
+  // Fastest first, split configs handicapped by kSplitMargin; among equal costs, the earlier
+  // candidate (fewer splits, larger tiles).
+  auto cost = [&](const ScoredConfig& s) {
+    const bool split = s.config.family == GemmFamily::Tiled && plan_split(p, s.config, d).splits > 1;
+    return s.predicted_us * (split ? 1.0 + kSplitMargin : 1.0);
+  };
+  std::stable_sort(out.ranked.begin(), out.ranked.end(),
+                   [&](const ScoredConfig& a, const ScoredConfig& b) { return cost(a) < cost(b); });
+  if (!out.ranked.empty()) out.best = out.ranked.front();
+  return out;
+}
+
+std::optional<GemmConfig> cached_choice(const GemmProblem& p, const DeviceFacts& d) {
+  using Key = std::tuple<int64_t, int64_t, int64_t, int, int>;
+  const Key key{p.m, p.n, p.k,
+                (p.trans_a ? 1 : 0) | (p.trans_b ? 2 : 0) | (p.vec_a ? 4 : 0) | (p.vec_b ? 8 : 0) |
+                    (p.beta_zero ? 16 : 0) | (p.tiled_offsets_fit ? 32 : 0),
+                d.sm_count};
+  static std::mutex mutex;
+  static auto* cache = new std::map<Key, std::optional<GemmConfig>>();  // never freed, like the CUDA state
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    const auto it = cache->find(key);
+    if (it != cache->end()) return it->second;
+  }
+  const ConfigChoice choice = choose_config(p, d);
+  std::optional<GemmConfig> c;
+  if (!choice.ranked.empty()) c = choice.best.config;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (cache->size() >= 4096) cache->clear();  // bounded: a long-running process with ever-new shapes
+  cache->emplace(key, c);
+  return c;
+}
+
+std::string config_class(const GemmProblem& p, const GemmConfig& c, const DeviceFacts& d) {
+  if (c.family != GemmFamily::Tiled) return "gemv";
+  const SplitPlan s = plan_split(p, c, d);
+  if (s.splits > 1) return s.dp_tiles > 0 ? "stream-k" : "split-k";
+  return c.tile.bm * c.tile.bn >= 128 * 128 ? "big-tile" : "small-tile";
+}
+
+}  // namespace detail
+}  // namespace tilegemm

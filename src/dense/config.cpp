@@ -1,0 +1,132 @@
+#include "dense/config.hpp"
+
+#include <cctype>
+#include <sstream>
+
+#include "tilegemm/error.hpp"
+
+namespace tilegemm {
+namespace detail {
+
+namespace {
+
+std::vector<std::string> split_fields(const std::string& s, char sep) {
+  std::vector<std::string> out(1);
+  for (char ch : s) {
+    if (ch == sep) out.emplace_back();
+    else out.back() += ch;
+  }
+  return out;
+}
+
+// A positive decimal number of at most 5 digits; -1 when `s` is not one.
+int small_number(const std::string& s) {
+  if (s.empty() || s.size() > 5 || s.find_first_not_of("0123456789") != std::string::npos) return -1;
+  return std::stoi(s);
+}
+
+// "AxB" or "AxBxC" after `prefix`; false unless every number parses.
+bool numbers(const std::string& field, const std::string& prefix, int count, int* out) {
+  if (field.compare(0, prefix.size(), prefix) != 0) return false;
+  const std::vector<std::string> parts = split_fields(field.substr(prefix.size()), 'x');
+  if (static_cast<int>(parts.size()) != count) return false;
+  for (int i = 0; i < count; ++i)
+    if ((out[i] = small_number(parts[i])) <= 0) return false;
+  return true;
+}
+
+}  // namespace
+
+int tiled_schedule_index(const TileShape& t) {
+  for (int i = 0; i < kNumTiledSchedules; ++i)
+    if (kTiledSchedules[i] == t) return i;
+  return -1;
+}
+
+int gemv_bound(int s_count) {
+  int b = 1;
+  while (b < s_count) b *= 2;
+  return b;
+}
+
+const char* family_name(GemmFamily f) {
+  switch (f) {
+    case GemmFamily::Tiled: return "tiled";
+    case GemmFamily::GemvRows: return "gemv-rows";
+    case GemmFamily::GemvCols: return "gemv-cols";
+  }
+  return "?";
+}
+
+std::string to_string(const GemmConfig& c) {
+  std::ostringstream o;
+  o << family_name(c.family) << ':';
+  if (c.family == GemmFamily::Tiled) {
+    const TileShape& t = c.tile;
+    o << t.bm << 'x' << t.bn << 'x' << t.bk << ":w" << t.wm << 'x' << t.wn << ":t" << t.tm << 'x' << t.tn
+      << ":s" << t.stages << ":b" << t.blocks << ':' << (c.tail_only ? "tail" : "k") << c.splits << ':'
+      << tilegemm::to_string(c.raster);
+  } else {
+    o << 's' << c.gemv_s << ":k" << c.splits;
+  }
+  return o.str();
+}
+
+GemmConfig parse_gemm_config(const std::string& text, const char* what) {
+  auto bad = [&](const std::string& why) -> GemmConfig {
+    throw Error(ErrorCode::InvalidArgument, std::string(what) + ": '" + text + "' is not a GEMM config (" + why +
+                                                "; e.g. tiled:128x256x32:w64x64:t16x8:s4:b1:k1:hilbert, "
+                                                "gemv-cols:s1:k8)");
+  };
+  std::string lowered = text;
+  for (char& ch : lowered) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  const std::vector<std::string> f = split_fields(lowered, ':');
+  GemmConfig c;
+  size_t next = 0;
+  if (f[0] == "tiled") {
+    int v[3];
+    if (f.size() < 6) return bad("a tiled config has tile, warp, thread, stage and block fields");
+    if (!numbers(f[1], "", 3, v)) return bad("tile field '" + f[1] + "' is not BMxBNxBK");
+    c.tile.bm = v[0], c.tile.bn = v[1], c.tile.bk = v[2];
+    if (!numbers(f[2], "w", 2, v)) return bad("warp field '" + f[2] + "' is not wWMxWN");
+    c.tile.wm = v[0], c.tile.wn = v[1];
+    if (!numbers(f[3], "t", 2, v)) return bad("thread field '" + f[3] + "' is not tTMxTN");
+    c.tile.tm = v[0], c.tile.tn = v[1];
+    if (!numbers(f[4], "s", 1, v)) return bad("stage field '" + f[4] + "' is not sSTAGES");
+    c.tile.stages = v[0];
+    if (!numbers(f[5], "b", 1, v)) return bad("block field '" + f[5] + "' is not bBLOCKS");
+    c.tile.blocks = v[0];
+    next = 6;
+  } else if (f[0] == "gemv-rows" || f[0] == "gemv-cols") {
+    int v[1];
+    c.family = f[0] == "gemv-rows" ? GemmFamily::GemvRows : GemmFamily::GemvCols;
+    if (f.size() < 2 || !numbers(f[1], "s", 1, v)) return bad("a GEMV config names its short dimension, sN");
+    c.gemv_s = v[0];
+    next = 2;
+  } else {
+    return bad("unknown family '" + f[0] + "': expected tiled, gemv-rows or gemv-cols");
+  }
+  if (next < f.size()) {  // the split field
+    const std::string& s = f[next];
+    const bool tail = s.compare(0, 4, "tail") == 0;
+    int v[1];
+    if (!numbers(s, tail ? "tail" : "k", 1, v)) return bad("split field '" + s + "' is not kN or tailN");
+    if (tail && c.family != GemmFamily::Tiled) return bad("tailN applies to tiled configs only");
+    c.splits = v[0];
+    c.tail_only = tail;
+    ++next;
+  }
+  if (next < f.size() && c.family == GemmFamily::Tiled) {
+    const std::string& r = f[next];
+    if (r == "rowmajor") c.raster = Raster::RowMajor;
+    else if (r == "grouped") c.raster = Raster::Grouped;
+    else if (r == "hilbert") c.raster = Raster::Hilbert;
+    else return bad("raster '" + r + "' is not rowmajor, grouped or hilbert");
+    ++next;
+  }
+  if (next < f.size()) return bad("unexpected field '" + f[next] + "'");
+  return c;
+}
+
+}  // namespace detail
+}  // namespace tilegemm

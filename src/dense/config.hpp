@@ -1,0 +1,85 @@
+// Dense GEMM configs: plain records naming a kernel family and its parameters, with a stable text
+// form used by GemmOptions::config, the bench, explain_choice and (next) the tuning database. Pure
+// host code without CUDA headers, so the CPU tests use it.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "tilegemm/types.hpp"
+
+namespace tilegemm {
+namespace detail {
+
+enum class GemmFamily {
+  Tiled,     // level 6's warp-tiled block under the split-K / stream-K tile scheduler (split_tiled.cuh)
+  GemvRows,  // one output dimension <= 16, the long operand contiguous along k (gemv_rows.cuh)
+  GemvCols,  // one output dimension <= 16, the long operand contiguous along l (gemv_cols.cuh)
+};
+
+// A tiled schedule: kernels::WarpTiledSchedule<bm, bn, bk, wm, wn, tm, tn, stages, blocks, 3, true>
+// (FMA order 3, k-contiguous operands transposed by the copies, as level 6's defaults).
+struct TileShape {
+  int bm = 0, bn = 0, bk = 0;  // block tile
+  int wm = 0, wn = 0;          // warp tile
+  int tm = 0, tn = 0;          // thread tile
+  int stages = 0;              // cp.async pipeline depth
+  int blocks = 0;              // thread blocks per SM the schedule is built for (register cap)
+  constexpr int threads() const { return 32 * (bm / wm) * (bn / wn); }
+  constexpr int smem_bytes() const { return stages * (bm + bn) * (bk + 4) * 4; }
+  bool operator==(const TileShape& o) const {
+    return bm == o.bm && bn == o.bn && bk == o.bk && wm == o.wm && wn == o.wn && tm == o.tm &&
+           tn == o.tn && stages == o.stages && blocks == o.blocks;
+  }
+};
+
+// The tiled schedules compiled ahead of time (src/dense/launch_split_tiled_*.cu instantiate each by
+// its index). Any other schedule is refused until the tuner's run-time compilation exists.
+inline constexpr TileShape kTiledSchedules[] = {
+    //  bm   bn  bk  wm  wn  tm  tn  st  blk
+    {128, 256, 32, 64, 64, 16, 8, 4, 1},  // level 6's Large: 0.94x cuBLAS on big squares
+    {128, 128, 16, 64, 32, 8, 8, 4, 2},   // level 6's Small: finer waves, 2 blocks per SM
+    {128, 64, 16, 64, 32, 8, 8, 3, 4},    // mid tiles for few-tile and skinny (N ~ 64) shapes
+    {64, 128, 16, 32, 64, 8, 8, 3, 4},
+    {64, 64, 16, 32, 32, 8, 4, 3, 6},     // small tiles: many blocks for small and split-K shapes
+    {32, 32, 16, 32, 16, 4, 4, 4, 8},     // tiny tiles: K-heavy products with tiny outputs
+};
+inline constexpr int kNumTiledSchedules = sizeof(kTiledSchedules) / sizeof(kTiledSchedules[0]);
+// Index of a compiled schedule, or -1.
+int tiled_schedule_index(const TileShape& t);
+
+// The GEMV kernels' fixed shapes (mirrored from their headers; launch_gemv.cu checks they agree).
+inline constexpr int kGemvMaxS = 16;          // largest short dimension
+inline constexpr int kGemvThreads = 256;
+inline constexpr int kGemvRowsChunk = 256;    // k per staged X chunk (gemv_rows.cuh)
+inline constexpr int kGemvColsCols = 128;     // W columns per block (gemv_cols.cuh)
+inline int gemv_rows_block_rows(int s) { return 8 * (s >= 8 ? 2 : 4); }  // W rows per block
+inline int gemv_cols_chunk(int s) { return 8 * (s >= 8 ? 4 : 8); }       // k per staged X chunk
+// The compiled bound on the short dimension a product with s_count rows of X uses: 1, 2, 4, 8, 16.
+int gemv_bound(int s_count);
+
+struct GemmConfig {
+  GemmFamily family = GemmFamily::Tiled;
+  TileShape tile;                   // Tiled
+  int gemv_s = 0;                   // GEMV: the compiled short-dimension bound (1, 2, 4, 8, 16)
+  int splits = 1;                   // K slices per split tile (Tiled) or per block's range (GEMV)
+  bool tail_only = false;           // Tiled: split only the tiles past the last whole wave
+  Raster raster = Raster::Hilbert;  // Tiled: tile order
+  bool operator==(const GemmConfig& o) const {
+    return family == o.family && tile == o.tile && gemv_s == o.gemv_s && splits == o.splits &&
+           tail_only == o.tail_only && raster == o.raster;
+  }
+};
+
+// Text form, all fields:
+//   tiled:128x256x32:w64x64:t16x8:s4:b1:k1:hilbert   (k<N>: every tile in N K slices;
+//                                                      tail<N>: tiles past the last whole wave)
+//   gemv-rows:s16:k4    gemv-cols:s1:k8
+std::string to_string(const GemmConfig& c);
+// Parses the text form; the split field and the raster may be left out (k1, hilbert). Throws
+// Error(InvalidArgument) whose message starts with `what` and quotes the text.
+GemmConfig parse_gemm_config(const std::string& text, const char* what);
+// The family's short name: "tiled", "gemv-rows", "gemv-cols".
+const char* family_name(GemmFamily f);
+
+}  // namespace detail
+}  // namespace tilegemm

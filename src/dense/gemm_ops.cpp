@@ -1,0 +1,216 @@
+#include "dense/gemm_ops.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "core/device_context.hpp"
+#include "core/workspace.hpp"
+#include "dense/kernels/params.hpp"
+
+namespace tilegemm {
+namespace detail {
+
+namespace {
+
+constexpr int kMaxSplits = 1024;
+
+long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
+
+// split_k_reduce's group: one level up to 8 slices, else about sqrt(slices) per group, so neither
+// level sums more than a handful of partial tiles in one block.
+int split_group(int splits) {
+  if (splits <= 8) return splits;
+  return static_cast<int>(std::ceil(std::sqrt(static_cast<double>(splits))));
+}
+
+size_t counters_bytes(long long tiles, int splits, int group) {
+  const long long groups = ceil_div(splits, group);
+  const size_t bytes = static_cast<size_t>(tiles) * static_cast<size_t>(1 + groups) * sizeof(unsigned);
+  return (bytes + 255) / 256 * 256;  // the partials start 256-byte aligned
+}
+
+}  // namespace
+
+GemmProblem describe(const CanonicalGemm& g) {
+  GemmProblem p;
+  p.m = g.p.m;
+  p.n = g.p.n;
+  p.k = g.p.k;
+  p.trans_a = g.trans_a;
+  p.trans_b = g.trans_b;
+  p.vec_a = g.vec_a;
+  p.vec_b = g.vec_b;
+  p.beta_zero = g.p.beta == 0.0f;
+  p.tiled_offsets_fit = g.tiled_offsets_fit;
+  return p;
+}
+
+DeviceFacts current_device_facts() {
+  const DeviceContext& ctx = current_device_context();
+  DeviceFacts d;
+  d.sm_count = ctx.sm_count;
+  d.mem_bandwidth_gbs = ctx.mem_bandwidth_gbs;
+  return d;
+}
+
+GemvView gemv_view(const GemmProblem& p) {
+  GemvView v;
+  v.small_m = p.m <= p.n;
+  v.s_count = static_cast<int>(v.small_m ? p.m : p.n);
+  v.l_count = static_cast<int>(v.small_m ? p.n : p.m);
+  // Small M: W(l, k) = op(B)(k, l), contiguous along k when B is stored transposed. Small N:
+  // W(l, k) = op(A)(l, k), contiguous along k unless A is stored transposed.
+  v.rows = v.small_m ? p.trans_b : !p.trans_a;
+  v.vec_w = v.small_m ? p.vec_b : p.vec_a;
+  return v;
+}
+
+SplitPlan plan_split(const GemmProblem& p, const GemmConfig& c, const DeviceFacts& d) {
+  SplitPlan s;
+  if (c.family == GemmFamily::Tiled) {
+    const TileShape& t = c.tile;
+    s.tiles = ceil_div(p.m, t.bm) * ceil_div(p.n, t.bn);
+    const long long k_tiles = ceil_div(p.k, t.bk);
+    const long long wanted = c.splits < k_tiles ? c.splits : k_tiles;
+    s.slice_k = static_cast<int>(ceil_div(k_tiles, wanted));
+    s.splits = static_cast<int>(ceil_div(k_tiles, s.slice_k));
+    s.dp_tiles = s.tiles;
+    if (s.splits > 1) {
+      const long long slots = tiled_slots(t, d);
+      s.dp_tiles = c.tail_only ? s.tiles / slots * slots : 0;
+      if (s.dp_tiles == s.tiles) s.splits = 1;  // whole waves: nothing left to split
+    }
+    if (s.splits == 1) {
+      s.dp_tiles = s.tiles;
+      s.slice_k = static_cast<int>(k_tiles);
+    }
+    s.group = split_group(s.splits);
+    const long long split_tiles = s.tiles - s.dp_tiles;
+    s.units = s.dp_tiles + split_tiles * s.splits;
+    if (split_tiles > 0) {
+      s.counter_bytes = counters_bytes(split_tiles, s.splits, s.group);
+      s.partial_bytes = static_cast<size_t>(split_tiles) * s.splits * t.bm * t.bn * sizeof(float);
+    }
+    return s;
+  }
+  const GemvView v = gemv_view(p);
+  const bool rows = c.family == GemmFamily::GemvRows;
+  const int chunk = rows ? kGemvRowsChunk : gemv_cols_chunk(c.gemv_s);
+  s.tiles = ceil_div(v.l_count, rows ? gemv_rows_block_rows(c.gemv_s) : kGemvColsCols);
+  const long long chunks = ceil_div(p.k, chunk);
+  const long long wanted = c.splits < chunks ? c.splits : chunks;
+  const long long slice_chunks = ceil_div(chunks, wanted);
+  s.splits = static_cast<int>(ceil_div(chunks, slice_chunks));
+  s.slice_k = static_cast<int>(slice_chunks * chunk);
+  s.group = split_group(s.splits);
+  s.units = s.tiles * s.splits;
+  if (s.splits > 1) {
+    // Partial tile floats per block: rows kernel kPerLane x 256 threads, columns kernel 4 * kS x 32.
+    const int rows_out = gemv_rows_block_rows(c.gemv_s) / 8 * c.gemv_s;  // outputs per warp
+    const long long tile_floats = rows ? static_cast<long long>((rows_out + 31) / 32) * kGemvThreads
+                                       : 4LL * c.gemv_s * 32;
+    s.counter_bytes = counters_bytes(s.tiles, s.splits, s.group);
+    s.partial_bytes = static_cast<size_t>(s.tiles * s.splits * tile_floats) * sizeof(float);
+  }
+  return s;
+}
+
+std::string can_implement(const GemmProblem& p, const GemmConfig& c) {
+  if (c.splits < 1 || c.splits > kMaxSplits)
+    return "splits = " + std::to_string(c.splits) + " is outside 1.." + std::to_string(kMaxSplits);
+  if (c.family == GemmFamily::Tiled) {
+    if (tiled_schedule_index(c.tile) < 0) {
+      std::string list;
+      for (const TileShape& t : kTiledSchedules) {
+        GemmConfig k;
+        k.tile = t;
+        const std::string text = to_string(k);
+        list += (list.empty() ? "" : ", ") + text.substr(6, text.find(":k") - 6);
+      }
+      return "the tile schedule is not compiled into this build (compiled: " + list + ")";
+    }
+    if (!p.tiled_offsets_fit)
+      return "A or B spans more than " + std::to_string(kMaxTiledExtent) + " elements, the tiled kernels' limit (32-bit copies)";
+    const int r = static_cast<int>(c.raster);
+    if (r < 0 || r > 2) return "raster = " + std::to_string(r) + " is not a Raster value";
+    if (c.gemv_s != 0) return "a tiled config has no short dimension (gemv_s)";
+    const long long units = ceil_div(p.m, c.tile.bm) * ceil_div(p.n, c.tile.bn) * c.splits;
+    if (units > 2147483647LL) return "the launch needs more than 2^31 - 1 thread blocks";
+    return "";
+  }
+  if (c.tail_only) return "tail splitting applies to tiled configs only";
+  if (std::min(p.m, p.n) > kGemvMaxS)
+    return "a GEMV config needs M or N <= " + std::to_string(kGemvMaxS) + " (the problem is " +
+           std::to_string(p.m) + " x " + std::to_string(p.n) + " in its row-major form)";
+  const GemvView v = gemv_view(p);
+  if (c.gemv_s != 1 && c.gemv_s != 2 && c.gemv_s != 4 && c.gemv_s != 8 && c.gemv_s != 16)
+    return "short dimension bound s" + std::to_string(c.gemv_s) + " is not 1, 2, 4, 8 or 16";
+  if (c.gemv_s < v.s_count)
+    return "short dimension bound s" + std::to_string(c.gemv_s) + " is below the problem's " +
+           std::to_string(v.s_count) + " (use s" + std::to_string(gemv_bound(v.s_count)) + ")";
+  const bool rows = c.family == GemmFamily::GemvRows;
+  if (rows != v.rows)
+    return std::string("the long operand is contiguous along ") + (v.rows ? "k: use gemv-rows" : "its long dimension: use gemv-cols");
+  return "";
+}
+
+size_t workspace_bytes(const GemmProblem& p, const GemmConfig& c, const DeviceFacts& d) {
+  const SplitPlan s = plan_split(p, c, d);
+  return s.counter_bytes + s.partial_bytes;
+}
+
+void run_config(const CanonicalGemm& g, const GemmConfig& c, cudaStream_t stream) {
+  const GemmProblem p = describe(g);
+  const SplitPlan s = plan_split(p, c, current_device_facts());
+  std::optional<Workspace> ws;  // freed in stream order after the launch
+  float* partials = nullptr;
+  unsigned* counters = nullptr;
+  if (s.partial_bytes > 0) {
+    ws.emplace(stream, s.counter_bytes + s.partial_bytes, s.counter_bytes);
+    counters = reinterpret_cast<unsigned*>(ws->get());
+    partials = reinterpret_cast<float*>(ws->get() + s.counter_bytes);
+  }
+  if (c.family == GemmFamily::Tiled) {
+    const kernels::SplitTileParams sp{static_cast<int>(s.dp_tiles), s.splits, s.slice_k, s.group, partials, counters};
+    CanonicalGemm h = g;
+    h.p.raster = static_cast<int>(c.raster);
+    launch_split_tiled(tiled_schedule_index(c.tile), h, sp, s.units, stream);
+    return;
+  }
+  const GemvView v = gemv_view(p);
+  const kernels::GemmParams& q = g.p;
+  kernels::GemvParams gp{};
+  gp.s_count = v.s_count;
+  gp.l_count = v.l_count;
+  gp.k = q.k;
+  gp.alpha = q.alpha;
+  gp.beta = q.beta;
+  if (v.small_m) {  // W = op(B), X = op(A) rows, C(s, l) = C[s][l]
+    gp.w = q.b;
+    gp.ldw = q.ldb;
+    gp.x = q.a;
+    gp.x_s = g.trans_a ? 1 : q.lda;
+    gp.x_k = g.trans_a ? q.lda : 1;
+    gp.c_s = q.ldc;
+    gp.c_l = 1;
+  } else {  // W = op(A), X = op(B) columns, C(s, l) = C[l][s]
+    gp.w = q.a;
+    gp.ldw = q.lda;
+    gp.x = q.b;
+    gp.x_s = g.trans_b ? q.ldb : 1;
+    gp.x_k = g.trans_b ? 1 : q.ldb;
+    gp.c_s = 1;
+    gp.c_l = q.ldc;
+  }
+  gp.c = q.c;
+  gp.splits = s.splits;
+  gp.slice_k = s.slice_k;
+  gp.group = s.group;
+  gp.partials = partials;
+  gp.counters = counters;
+  launch_gemv(c.family == GemmFamily::GemvRows, c.gemv_s, v.vec_w, gp, s.units, stream);
+}
+
+}  // namespace detail
+}  // namespace tilegemm

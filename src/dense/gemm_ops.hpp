@@ -1,0 +1,72 @@
+// The dense GEMM operation model: what a config needs to know about a problem, whether it can run it
+// (and why not), the launch geometry and scratch memory it needs, and running it. can_implement and
+// the plans are pure host code (CPU-tested); run_config launches.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "dense/config.hpp"
+#include "dense/launch.hpp"
+
+namespace tilegemm {
+namespace detail {
+
+// The facts of the canonical row-major problem (launch.hpp, CanonicalGemm) a config's legality and
+// cost depend on; no pointers.
+struct GemmProblem {
+  int64_t m = 0, n = 0, k = 0;
+  bool trans_a = false, trans_b = false;
+  bool vec_a = false, vec_b = false;  // 16-byte copies allowed along the operand's contiguous dimension
+  bool beta_zero = true;              // C is not read
+  bool tiled_offsets_fit = true;      // CanonicalGemm::tiled_offsets_fit: A and B small enough for the tiled kernels
+};
+GemmProblem describe(const CanonicalGemm& g);
+
+// What the plans and the cost model need to know about the device.
+struct DeviceFacts {
+  int sm_count = 132;
+  double mem_bandwidth_gbs = 3352;
+};
+DeviceFacts current_device_facts();
+
+// The GEMV view of a product with one output dimension <= kGemvMaxS: the short side s (the smaller
+// of M and N; M on a tie) and the long side l; the long operand W is contiguous along k (rows
+// kernel) or along l (columns kernel).
+struct GemvView {
+  bool small_m = true;  // s = M (W is B), else s = N (W is A)
+  bool rows = false;    // W contiguous along k
+  int s_count = 0, l_count = 0;
+  bool vec_w = false;
+};
+GemvView gemv_view(const GemmProblem& p);
+
+// Launch geometry. Slices that would be empty are dropped (splits is the effective count).
+struct SplitPlan {
+  long long tiles = 0;     // output tiles (blocks along l for GEMV)
+  long long dp_tiles = 0;  // tiled: tiles computed whole
+  int splits = 1;
+  int slice_k = 0;         // tiled: K-tiles per slice; GEMV: K elements per slice
+  int group = 1;           // split_k_reduce's first-level group
+  long long units = 0;     // thread blocks launched
+  size_t counter_bytes = 0, partial_bytes = 0;
+};
+// Thread blocks of a tiled schedule that run at once on the device (its design occupancy).
+inline long long tiled_slots(const TileShape& t, const DeviceFacts& d) {
+  return static_cast<long long>(d.sm_count) * t.blocks;
+}
+SplitPlan plan_split(const GemmProblem& p, const GemmConfig& c, const DeviceFacts& d);
+
+// Empty when `c` can run `p`, else why not (one sentence naming the field). k must be > 0.
+std::string can_implement(const GemmProblem& p, const GemmConfig& c);
+// Scratch memory (split-K partials and counters) the config needs on the problem.
+size_t workspace_bytes(const GemmProblem& p, const GemmConfig& c, const DeviceFacts& d);
+
+// Runs C = alpha * op(A) op(B) + beta * C with `c` (can_implement checked by the caller; k > 0 and
+// alpha != 0). Scratch memory comes from the device's workspace pool (core/workspace.hpp).
+void run_config(const CanonicalGemm& g, const GemmConfig& c, cudaStream_t stream);
+
+}  // namespace detail
+}  // namespace tilegemm

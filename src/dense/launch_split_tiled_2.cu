@@ -1,0 +1,12 @@
+// Instantiates the split-K / stream-K kernel for compiled schedules 3, 4, 5 (config.hpp).
+#include "dense/launch_split_tiled.cuh"
+
+namespace tilegemm {
+namespace detail {
+
+template void launch_split_tiled_at<3>(const CanonicalGemm&, const kernels::SplitTileParams&, long long, cudaStream_t);
+template void launch_split_tiled_at<4>(const CanonicalGemm&, const kernels::SplitTileParams&, long long, cudaStream_t);
+template void launch_split_tiled_at<5>(const CanonicalGemm&, const kernels::SplitTileParams&, long long, cudaStream_t);
+
+}  // namespace detail
+}  // namespace tilegemm

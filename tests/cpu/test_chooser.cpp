@@ -1,0 +1,264 @@
+// The dense operation model without a GPU: config records and their text form, can_implement's
+// reasons, the launch plans (split-K slices, stream-K waves, workspace) and the analytic chooser's
+// decisions on a table of shapes (a legal config for every shape, the expected class where the
+// answer is clear).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "dense/choose.hpp"
+#include "dense/config.hpp"
+#include "dense/gemm_ops.hpp"
+#include "dense/launch.hpp"
+#include "tilegemm/error.hpp"
+
+namespace tilegemm {
+namespace detail {
+namespace {
+
+// The H100 SXM the model is calibrated on.
+DeviceFacts h100() {
+  DeviceFacts d;
+  d.sm_count = 132;
+  d.mem_bandwidth_gbs = 3352;
+  return d;
+}
+
+// A canonical row-major problem with aligned operands unless said.
+GemmProblem problem(int64_t m, int64_t n, int64_t k, bool ta = false, bool tb = false, bool aligned = true) {
+  GemmProblem p;
+  p.m = m, p.n = n, p.k = k;
+  p.trans_a = ta, p.trans_b = tb;
+  p.vec_a = p.vec_b = aligned;
+  return p;
+}
+
+GemmConfig tiled(int index, int splits = 1, bool tail = false, Raster r = Raster::Hilbert) {
+  GemmConfig c;
+  c.tile = kTiledSchedules[index];
+  c.splits = splits;
+  c.tail_only = tail;
+  c.raster = r;
+  return c;
+}
+
+void expect_invalid(const std::function<void()>& f, const std::string& needle) {
+  try {
+    f();
+    ADD_FAILURE() << "expected an error mentioning '" << needle << "'";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
+TEST(GemmConfigText, RoundTripsEveryCompiledScheduleAndFamily) {
+  for (int i = 0; i < kNumTiledSchedules; ++i)
+    for (int splits : {1, 3, 64})
+      for (bool tail : {false, true})
+        for (Raster r : {Raster::RowMajor, Raster::Grouped, Raster::Hilbert}) {
+          const GemmConfig c = tiled(i, splits, tail, r);
+          const std::string text = to_string(c);
+          EXPECT_EQ(parse_gemm_config(text, "x"), c) << text;
+        }
+  EXPECT_EQ(to_string(tiled(0)), "tiled:128x256x32:w64x64:t16x8:s4:b1:k1:hilbert");
+  EXPECT_EQ(to_string(tiled(4, 8, true)), "tiled:64x64x16:w32x32:t8x4:s3:b6:tail8:hilbert");
+  for (GemmFamily f : {GemmFamily::GemvRows, GemmFamily::GemvCols})
+    for (int s : {1, 2, 4, 8, 16}) {
+      GemmConfig c;
+      c.family = f;
+      c.gemv_s = s;
+      c.splits = 5;
+      EXPECT_EQ(parse_gemm_config(to_string(c), "x"), c) << to_string(c);
+    }
+  GemmConfig g;
+  g.family = GemmFamily::GemvCols;
+  g.gemv_s = 1;
+  g.splits = 4;
+  EXPECT_EQ(to_string(g), "gemv-cols:s1:k4");
+  // The split field and the raster may be left out; case does not matter.
+  EXPECT_EQ(parse_gemm_config("TILED:64x64x16:w32x32:t8x4:s3:b6", "x"), tiled(4));
+  EXPECT_EQ(parse_gemm_config("gemv-rows:s16", "x").splits, 1);
+}
+
+TEST(GemmConfigText, MalformedTextNamesTheFieldAndTheOption) {
+  expect_invalid([] { parse_gemm_config("", "--config"); }, "--config: '' is not a GEMM config (unknown family ''");
+  expect_invalid([] { parse_gemm_config("tile:1x2x3", "opt"); }, "opt: 'tile:1x2x3' is not a GEMM config (unknown family");
+  expect_invalid([] { parse_gemm_config("tiled:128x256", "x"); }, "tile, warp, thread, stage and block fields");
+  expect_invalid([] { parse_gemm_config("tiled:128x256:w64x64:t16x8:s4:b1", "x"); }, "tile field '128x256'");
+  expect_invalid([] { parse_gemm_config("tiled:128x256x32:64x64:t16x8:s4:b1", "x"); }, "warp field '64x64'");
+  expect_invalid([] { parse_gemm_config("tiled:128x256x32:w64x64:t16x0:s4:b1", "x"); }, "thread field 't16x0'");
+  expect_invalid([] { parse_gemm_config("tiled:128x256x32:w64x64:t16x8:sx:b1", "x"); }, "stage field 'sx'");
+  expect_invalid([] { parse_gemm_config("tiled:128x256x32:w64x64:t16x8:s4:b-1", "x"); }, "block field 'b-1'");
+  expect_invalid([] { parse_gemm_config("tiled:128x256x32:w64x64:t16x8:s4:b1:q2", "x"); }, "split field 'q2'");
+  expect_invalid([] { parse_gemm_config("tiled:128x256x32:w64x64:t16x8:s4:b1:k2:snake", "x"); }, "raster 'snake'");
+  expect_invalid([] { parse_gemm_config("tiled:128x256x32:w64x64:t16x8:s4:b1:k2:hilbert:x", "x"); },
+                 "unexpected field 'x'");
+  expect_invalid([] { parse_gemm_config("gemv-cols", "x"); }, "short dimension, sN");
+  expect_invalid([] { parse_gemm_config("gemv-cols:s1:tail2", "x"); }, "tailN applies to tiled configs only");
+  expect_invalid([] { parse_gemm_config("gemv-cols:s1:k2:hilbert", "x"); }, "unexpected field 'hilbert'");
+}
+
+TEST(GemmCanImplement, ReasonsNameTheProblem) {
+  EXPECT_EQ(can_implement(problem(64, 64, 64), tiled(0)), "");
+  GemmConfig bad = tiled(0);
+  bad.tile.stages = 7;
+  EXPECT_NE(can_implement(problem(64, 64, 64), bad).find("not compiled into this build"), std::string::npos);
+  EXPECT_NE(can_implement(problem(64, 64, 64), tiled(0, 0)).find("splits = 0"), std::string::npos);
+  EXPECT_NE(can_implement(problem(64, 64, 64), tiled(0, 2000)).find("splits = 2000"), std::string::npos);
+
+  GemmConfig g;
+  g.family = GemmFamily::GemvCols;
+  g.gemv_s = 1;
+  EXPECT_EQ(can_implement(problem(1, 4096, 4096), g), "");  // decode: B contiguous along n
+  EXPECT_NE(can_implement(problem(1, 4096, 4096, false, true), g).find("use gemv-rows"), std::string::npos);
+  EXPECT_NE(can_implement(problem(17, 4096, 4096), g).find("M or N <= 16"), std::string::npos);
+  EXPECT_NE(can_implement(problem(2, 4096, 4096), g).find("use s2"), std::string::npos);
+  g.gemv_s = 3;
+  EXPECT_NE(can_implement(problem(2, 4096, 4096), g).find("s3 is not 1, 2, 4, 8 or 16"), std::string::npos);
+  // Small N: W is A; row-major A (not transposed) is contiguous along k: the rows kernel.
+  g.family = GemmFamily::GemvRows;
+  g.gemv_s = 16;
+  EXPECT_EQ(can_implement(problem(2048, 16, 4096), g), "");
+  EXPECT_NE(can_implement(problem(2048, 16, 4096, true, false), g).find("use gemv-cols"), std::string::npos);
+}
+
+// Every slice holds at least one K-tile, the slices cover K, tail-only splitting leaves whole waves
+// data parallel, and the workspace holds every split tile's partials.
+TEST(GemmPlan, SlicesCoverKAndWavesStayWhole) {
+  const DeviceFacts d = h100();
+  const std::vector<GemmProblem> problems = {problem(64, 64, 65536), problem(3072, 3072, 3072), problem(1, 1, 1),
+                                             problem(4095, 4097, 4093), problem(1000, 1000, 17), problem(7, 13, 17)};
+  for (const GemmProblem& p : problems)
+    for (int i = 0; i < kNumTiledSchedules; ++i)
+      for (int splits : {1, 2, 3, 7, 64, 1024})
+        for (bool tail : {false, true}) {
+          const GemmConfig c = tiled(i, splits, tail);
+          SCOPED_TRACE(to_string(c) + " on " + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
+                       std::to_string(p.k));
+          const SplitPlan s = plan_split(p, c, d);
+          const long long k_tiles = (p.k + c.tile.bk - 1) / c.tile.bk;
+          EXPECT_GE(s.splits, 1);
+          EXPECT_LE(s.splits, splits);
+          EXPECT_GE(static_cast<long long>(s.splits) * s.slice_k, k_tiles);
+          EXPECT_LT(static_cast<long long>(s.splits - 1) * s.slice_k, k_tiles);  // no empty slice
+          EXPECT_EQ(s.units, s.dp_tiles + (s.tiles - s.dp_tiles) * s.splits);
+          if (s.splits == 1) {
+            EXPECT_EQ(s.dp_tiles, s.tiles);
+            EXPECT_EQ(s.partial_bytes, 0u);
+          } else {
+            EXPECT_EQ(s.dp_tiles % tiled_slots(c.tile, d), 0);
+            if (!tail) EXPECT_EQ(s.dp_tiles, 0);
+            EXPECT_EQ(s.partial_bytes, static_cast<size_t>(s.tiles - s.dp_tiles) * s.splits * c.tile.bm *
+                                           c.tile.bn * sizeof(float));
+            EXPECT_GE(s.counter_bytes, static_cast<size_t>(s.tiles - s.dp_tiles) * 4);
+            EXPECT_EQ(s.counter_bytes % 256, 0u);
+            EXPECT_LE(s.group, s.splits);
+          }
+          EXPECT_EQ(workspace_bytes(p, c, d), s.counter_bytes + s.partial_bytes);
+        }
+}
+
+TEST(GemmPlan, GemvSlicesAreWholeChunks) {
+  const DeviceFacts d = h100();
+  GemmConfig c;
+  c.family = GemmFamily::GemvCols;
+  c.gemv_s = 1;
+  c.splits = 6;
+  const SplitPlan s = plan_split(problem(1, 14336, 4096), c, d);
+  EXPECT_EQ(s.tiles, 112);  // 128 columns per block
+  EXPECT_EQ(s.slice_k % gemv_cols_chunk(1), 0);
+  EXPECT_GE(static_cast<long long>(s.splits) * s.slice_k, 4096);
+  EXPECT_LT(static_cast<long long>(s.splits - 1) * s.slice_k, 4096);
+  EXPECT_EQ(s.units, 112LL * s.splits);
+  EXPECT_GT(s.partial_bytes, 0u);
+  c.family = GemmFamily::GemvRows;
+  c.splits = 1;
+  const SplitPlan r = plan_split(problem(4096, 1, 14336), c, d);
+  EXPECT_EQ(r.tiles, 4096 / gemv_rows_block_rows(1));
+  EXPECT_EQ(r.splits, 1);
+  EXPECT_EQ(r.partial_bytes, 0u);
+}
+
+struct ChooserCase {
+  GemmProblem p;
+  const char* expected_class;  // nullptr: only legality is asserted
+};
+
+TEST(GemmChooser, PicksALegalConfigForEveryShapeAndTheExpectedClass) {
+  const std::vector<ChooserCase> cases = {
+      {problem(1, 4096, 4096), "gemv"},            {problem(4096, 1, 4096), "gemv"},
+      {problem(1, 14336, 4096), "gemv"},           {problem(4096, 1, 14336), "gemv"},
+      {problem(2048, 16, 4096), "gemv"},           {problem(16, 2048, 4096), nullptr},
+      {problem(8, 6144, 4096), "gemv"},            {problem(1, 4096, 4096, true, true), "gemv"},
+      {problem(64, 64, 65536), "split-k"},         {problem(512, 512, 65536), "split-k"},
+      {problem(256, 1024, 131072), "split-k"},     {problem(8192, 8192, 8192), "big-tile"},
+      {problem(4096, 4096, 4096), "big-tile"},     {problem(4096, 14336, 4096), "big-tile"},
+      {problem(1024, 512, 2048), nullptr},         {problem(1000, 1000, 1000), nullptr},
+      {problem(1536, 1536, 1536), nullptr},        {problem(3072, 3072, 3072), nullptr},
+      {problem(4095, 4097, 4093), nullptr},        {problem(2501, 3499, 1777, false, true), nullptr},
+      {problem(65536, 64, 64), nullptr},           {problem(25088, 128, 1152), nullptr},
+      {problem(1, 1, 1), nullptr},                 {problem(7, 13, 17), nullptr},
+      {problem(17, 17, 17), nullptr},              {problem(1000, 1000, 1000, false, false, false), nullptr},
+  };
+  const DeviceFacts d = h100();
+  for (const ChooserCase& c : cases) {
+    const GemmProblem& p = c.p;
+    SCOPED_TRACE(std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k));
+    const ConfigChoice choice = choose_config(p, d);
+    ASSERT_FALSE(choice.ranked.empty());
+    EXPECT_EQ(can_implement(p, choice.best.config), "") << to_string(choice.best.config);
+    EXPECT_GT(choice.best.predicted_us, 0.0);
+    EXPECT_FALSE(choice.best.why.empty());
+    EXPECT_EQ(cached_choice(p, d), choice.best.config);
+    EXPECT_EQ(cached_choice(p, d), choice.best.config);  // from the cache this time
+    if (c.expected_class)
+      EXPECT_EQ(config_class(p, choice.best.config, d), c.expected_class) << to_string(choice.best.config) << ": "
+                                                                          << choice.best.why;
+  }
+}
+
+TEST(GemmChooser, EveryCandidateIsLegalAndTheGemvOnlyWhereItApplies) {
+  const DeviceFacts d = h100();
+  for (const GemmProblem& p : {problem(17, 4096, 4096), problem(16, 4096, 4096), problem(300, 200, 100)}) {
+    bool gemv = false;
+    for (const ScoredConfig& sc : choose_config(p, d).ranked) {
+      EXPECT_EQ(can_implement(p, sc.config), "");
+      gemv = gemv || sc.config.family != GemmFamily::Tiled;
+    }
+    EXPECT_EQ(gemv, p.m <= 16);
+  }
+}
+
+// A or B beyond the tiled kernels' 32-bit copies (kMaxTiledExtent): no tiled config applies; the
+// GEMV kernel does where the shape allows, else nothing (sgemm then runs level 5).
+TEST(GemmChooser, OperandsBeyondTheTiledKernels) {
+  const DeviceFacts d = h100();
+  GemmProblem p = problem(1000, 1000, 1000);
+  p.tiled_offsets_fit = false;
+  EXPECT_NE(can_implement(p, tiled(0)).find("spans more than " + std::to_string(kMaxTiledExtent)), std::string::npos);
+  EXPECT_TRUE(choose_config(p, d).ranked.empty());
+  EXPECT_FALSE(cached_choice(p, d).has_value());
+  GemmProblem g = problem(1, 4096, 4096);
+  g.tiled_offsets_fit = false;
+  const ConfigChoice c = choose_config(g, d);
+  ASSERT_FALSE(c.ranked.empty());
+  EXPECT_EQ(config_class(g, c.best.config, d), "gemv");
+  for (const ScoredConfig& sc : c.ranked) EXPECT_NE(sc.config.family, GemmFamily::Tiled);
+}
+
+TEST(GemmChooser, ClassNames) {
+  const DeviceFacts d = h100();
+  const GemmProblem big = problem(3072, 3072, 3072);
+  EXPECT_EQ(config_class(big, tiled(0), d), "big-tile");
+  EXPECT_EQ(config_class(big, tiled(4), d), "small-tile");
+  EXPECT_EQ(config_class(big, tiled(0, 4), d), "split-k");
+  EXPECT_EQ(config_class(big, tiled(0, 4, true), d), "stream-k");  // 288 tiles: 2 whole waves + 24
+  // 12 x 11 = 132 tiles: exactly one wave, nothing left to split.
+  EXPECT_EQ(config_class(problem(1536, 2816, 1024), tiled(0, 4, true), d), "big-tile");
+}
+
+}  // namespace
+}  // namespace detail
+}  // namespace tilegemm

@@ -1,0 +1,216 @@
+// Split-K and stream-K products (dense configs whose slices are summed by core/split_k.cuh) beyond
+// the shape sweep of test_gemm_gpu.cpp: bitwise the same run to run and stream to stream, capturable
+// into a CUDA graph with or without a warm-up call, streams created and destroyed around them keep the
+// workspace pool bounded; and a product whose C spans more than 2^31 elements.
+// Names start with Small_ (also run under compute-sanitizer) or Large_.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/device_buffer.hpp"
+#include "core/workspace.hpp"
+#include "ref/reference.hpp"
+#include "tilegemm/tilegemm.hpp"
+
+namespace tilegemm {
+namespace {
+
+// Row-major C = A * B (alpha 1, beta 0) with fresh random A and B in [-1, 1], the reference, and a run
+// with one config on a stream.
+struct Product {
+  int64_t m, n, k;
+  bool trans_b;
+  DeviceBuffer<float> a, b, c;
+  std::vector<float> want;
+
+  Product(int64_t m_, int64_t n_, int64_t k_, bool trans_b_, unsigned seed)
+      : m(m_), n(n_), k(k_), trans_b(trans_b_), a(m_ * k_), b(k_ * n_), c(m_ * n_), want(m_ * n_) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    std::vector<float> ha(m * k), hb(k * n);
+    for (float& v : ha) v = dist(rng);
+    for (float& v : hb) v = dist(rng);
+    a.upload(ha);
+    b.upload(hb);
+    ref::sgemm(Layout::RowMajor, Op::N, op_b(), m, n, k, 1.0f, ha.data(), k, hb.data(), ldb(), 0.0f, want.data(), n);
+  }
+  Op op_b() const { return trans_b ? Op::T : Op::N; }
+  int64_t ldb() const { return trans_b ? k : n; }
+  void poison() { ASSERT_EQ(cudaMemset(c.get(), 0xff, c.size() * sizeof(float)), cudaSuccess); }  // NaN
+  void run(const std::string& config, cudaStream_t stream) {
+    GemmOptions opt;
+    opt.config = config;
+    sgemm(Layout::RowMajor, Op::N, op_b(), m, n, k, 1.0f, a.get(), k, b.get(), ldb(), 0.0f, c.get(), n, stream, opt);
+  }
+  void expect_near_reference(const std::vector<float>& got) const {
+    const double tol = 4.0 * 1.2e-7 * static_cast<double>(k + 2);
+    int64_t bad = 0;
+    for (size_t i = 0; i < got.size(); ++i)
+      if (!(std::fabs(got[i] - want[i]) <= tol) && bad++ < 5)
+        ADD_FAILURE() << "C[" << i << "] = " << got[i] << ", expected " << want[i] << " (tolerance " << tol << ")";
+    EXPECT_EQ(bad, 0);
+  }
+};
+
+bool bitwise_equal(const std::vector<float>& x, const std::vector<float>& y) {
+  return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) == 0;
+}
+
+struct SplitCase {
+  const char* name;
+  int64_t m, n, k;
+  bool trans_b;
+  const char* config;
+};
+
+// Split-K over every tile, two-level sums (64 slices in groups of 8), stream-K style tails, and
+// the GEMV kernels with split K.
+const SplitCase kSplitCases[] = {
+    {"Small_TiledSplit7", 300, 200, 9000, false, "tiled:64x64x16:w32x32:t8x4:s3:b6:k7"},
+    {"Small_TiledTwoLevel64", 64, 64, 65536, false, "tiled:32x32x16:w32x16:t4x4:s4:b8:k64"},
+    {"Small_TiledTwoLevel200NT", 96, 80, 60000, true, "tiled:64x64x16:w32x32:t8x4:s3:b6:k200"},
+    {"Small_GemvColsSplit6", 1, 3000, 9000, false, "gemv-cols:s1:k6"},
+    {"Small_GemvRowsSplit5", 3000, 5, 9000, false, "gemv-rows:s8:k5"},
+    {"Small_GemvRowsTwoLevel40", 2, 700, 30000, true, "gemv-rows:s2:k40"},
+    {"Large_StreamKTail", 3072, 3072, 1024, false, "tiled:128x256x32:w64x64:t16x8:s4:b1:tail4"},
+};
+
+class SplitK : public testing::TestWithParam<SplitCase> {};
+
+// Two runs on the legacy stream, then two on each of two other streams: bitwise the same C, and it
+// matches the reference.
+TEST_P(SplitK, BitwiseRepeatableAcrossRunsAndStreams) {
+  const SplitCase& sc = GetParam();
+  Product pr(sc.m, sc.n, sc.k, sc.trans_b, 17);
+  cudaStream_t s1 = nullptr, s2 = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking), cudaSuccess);
+  ASSERT_EQ(cudaStreamCreate(&s2), cudaSuccess);
+  std::vector<float> first;
+  for (cudaStream_t s : {cudaStream_t{nullptr}, cudaStream_t{nullptr}, s1, s1, s2, s2}) {
+    pr.poison();
+    pr.run(sc.config, s);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const std::vector<float> got = pr.c.download();
+    if (first.empty()) {
+      pr.expect_near_reference(got);
+      first = got;
+    } else {
+      EXPECT_TRUE(bitwise_equal(got, first)) << "a run on another stream or a later run differs";
+    }
+  }
+  ASSERT_EQ(cudaStreamDestroy(s1), cudaSuccess);
+  ASSERT_EQ(cudaStreamDestroy(s2), cudaSuccess);
+}
+
+// The scratch memory is allocated in stream order from a pool, so a capture needs no warm-up call;
+// after a warm-up call it captures as well. Each graph is replayed twice.
+TEST_P(SplitK, CapturesIntoACudaGraph) {
+  const SplitCase& sc = GetParam();
+  Product pr(sc.m, sc.n, sc.k, sc.trans_b, 23);
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  for (bool warm_up : {false, true}) {
+    SCOPED_TRACE(warm_up ? "after a warm-up call" : "first call captured");
+    if (warm_up) {
+      pr.run(sc.config, stream);
+      ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    }
+    pr.poison();
+    cudaGraph_t graph = nullptr;
+    ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+    pr.run(sc.config, stream);
+    ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+    cudaGraphExec_t exec = nullptr;
+    ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+    for (int rep = 0; rep < 2; ++rep) ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    pr.expect_near_reference(pr.c.download());
+    ASSERT_EQ(cudaGraphExecDestroy(exec), cudaSuccess);
+    ASSERT_EQ(cudaGraphDestroy(graph), cudaSuccess);
+  }
+  ASSERT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+}
+
+INSTANTIATE_TEST_SUITE_P(Configs, SplitK, testing::ValuesIn(kSplitCases),
+                         [](const testing::TestParamInfo<SplitCase>& info) { return std::string(info.param.name); });
+
+// 48 streams, each created, given a split-K product (16 MB of partial tiles) and destroyed without
+// waiting: every product is right, and once the device is idle the workspace pool keeps no more
+// than its bound plus one product's scratch (a per-stream cache kept 48 x 16 MB here).
+TEST(SplitKStreams, Large_StreamChurnKeepsTheWorkspaceBounded) {
+  const std::string config = "tiled:128x128x16:w64x32:t8x8:s4:b2:k16";  // 16 tiles x 16 slices x 64 KB
+  Product pr(512, 512, 8192, false, 29);
+  std::vector<DeviceBuffer<float>> outputs;
+  for (int i = 0; i < 48; ++i) outputs.emplace_back(512 * 512);
+  for (DeviceBuffer<float>& out : outputs) {
+    cudaStream_t s = nullptr;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    GemmOptions opt;
+    opt.config = config;
+    sgemm(Layout::RowMajor, Op::N, Op::N, 512, 512, 8192, 1.0f, pr.a.get(), 8192, pr.b.get(), 512, 0.0f, out.get(),
+          512, s, opt);
+    ASSERT_EQ(cudaStreamDestroy(s), cudaSuccess);  // work still queued: the stream goes once it is done
+  }
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const std::vector<float> first = outputs.front().download();
+  pr.expect_near_reference(first);
+  for (const DeviceBuffer<float>& out : outputs) EXPECT_TRUE(bitwise_equal(out.download(), first));
+  EXPECT_LE(detail::workspace_pool_reserved_bytes(), detail::kWorkspacePoolKeepBytes + (size_t(32) << 20));
+}
+
+// C = A * B with C of 46341 x 46341 = 2,147,488,281 elements (8.6 GB), more than 2^31: every ladder
+// level, Auto and a split config write it; sampled rows (the first, around 2^31 elements in, the
+// last) match the reference and are fully written.
+TEST(GemmHuge, Large_CBeyond2To31Elements) {
+  const int64_t m = 46341, n = 46341, k = 3;
+  ASSERT_GT(m * n, int64_t(1) << 31);
+  size_t free_bytes = 0, total = 0;
+  ASSERT_EQ(cudaMemGetInfo(&free_bytes, &total), cudaSuccess);
+  if (free_bytes < size_t(m * n) * 4 + (size_t(1) << 30)) GTEST_SKIP() << "the device has too little free memory";
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> ha(m * k), hb(k * n);
+  for (float& v : ha) v = dist(rng);
+  for (float& v : hb) v = dist(rng);
+  DeviceBuffer<float> a(ha.size()), b(hb.size()), c(size_t(m * n));
+  a.upload(ha);
+  b.upload(hb);
+  // The last row starts 2147442940 elements in and ends 2147488281 in: across 2^31.
+  const int64_t rows[] = {0, 1, m / 2, m - 2, m - 1};
+  std::vector<GemmOptions> runs;
+  for (int level = 0; level <= kNumLadderLevels; ++level) {
+    GemmOptions opt;
+    opt.kernel = static_cast<Kernel>(level);
+    runs.push_back(opt);
+  }
+  GemmOptions split;
+  split.config = "tiled:64x64x16:w32x32:t8x4:s3:b6:tail2";
+  runs.push_back(split);
+  for (const GemmOptions& opt : runs) {
+    SCOPED_TRACE(opt.config.empty() ? to_string(opt.kernel) : opt.config);
+    ASSERT_EQ(cudaMemset(c.get(), 0xff, size_t(m * n) * 4), cudaSuccess);  // NaN
+    sgemm(Layout::RowMajor, Op::N, Op::N, m, n, k, 1.0f, a.get(), k, b.get(), n, 0.0f, c.get(), n, nullptr, opt);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    for (int64_t row : rows) {
+      std::vector<float> got(n);
+      ASSERT_EQ(cudaMemcpy(got.data(), c.get() + row * n, n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+      int64_t bad = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        double want = 0;
+        for (int64_t p = 0; p < k; ++p) want += double(ha[row * k + p]) * hb[p * n + j];
+        if (!(std::fabs(got[j] - want) <= 1e-5) && bad++ < 3)
+          ADD_FAILURE() << "C(" << row << ", " << j << ") = " << got[j] << ", expected " << want;
+      }
+      EXPECT_EQ(bad, 0) << "row " << row;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tilegemm

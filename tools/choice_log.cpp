@@ -1,0 +1,34 @@
+#include "choice_log.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace tilegemm {
+namespace tools {
+
+bool log_choice_requested() {
+  const char* v = std::getenv("TILEGEMM_LOG_CHOICE");
+  return v != nullptr && v[0] != '\0' && std::string(v) != "0";
+}
+
+std::string choice_text(const Problem& p, const GemmChoice& choice) {
+  char head[160];
+  std::snprintf(head, sizeof head, " (%s), predicted %.1f us\n", choice.kind.c_str(), choice.predicted_us);
+  std::string out = "tilegemm: auto on " + p.str() + ": " + choice.config + head;
+  out += "  why: " + choice.reason + "\n";
+  for (const auto& [config, us] : choice.runners_up) {
+    char line[64];
+    std::snprintf(line, sizeof line, " (%.1f us)\n", us);
+    out += "  next: " + config + line;
+  }
+  return out;
+}
+
+void log_choice_for(const Problem& p, const float* a, const float* b, const float* c) {
+  const GemmChoice choice = explain_choice(p.layout, p.op_a, p.op_b, p.m, p.n, p.k, 1.0f, a, p.lda(), b, p.ldb(),
+                                           0.0f, c, p.ldc());
+  std::fprintf(stderr, "%s", choice_text(p, choice).c_str());
+}
+
+}  // namespace tools
+}  // namespace tilegemm

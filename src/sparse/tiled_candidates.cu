@@ -46,7 +46,7 @@ const std::vector<Candidate>& candidates() {
       // smaller shapes (perf note B7); kept as the one to retry.
       make<64, 128, 8, 8, 32, 3>(),
       // Kernel 04 (3xTF32 tensor cores); its defaults are BsrMma16/32/64 in 04_tiled_tf32x3.cuh.
-      // Session 4 sweep (perf note B10): R = 16 3 stages (+5-10 % over 4), R = 32 K-chunks of 32
+      // The 2026-11-23 sweep (perf note B10): R = 16 3 stages (+5-10 % over 4), R = 32 K-chunks of 32
       // (+10-15 %), R = 64 as is; these were slower.
       make_tf32x3<16, 256, 1, 4, 16, 4>(),  // first R = 16 default: 2 blocks per SM
       make_tf32x3<16, 128, 1, 2, 16, 4>(),  // 64 threads

@@ -20,7 +20,7 @@
 // t = lane % 4 (the PTX fragment layout); rows of kKC + 4 floats and wx D rows of kTileJ + 8 floats
 // put those 32 reads in 32 distinct banks.
 //
-// Measured (H100, session 4, xwt 8192^3, sparsity 0.8, uniform rows): 64x64 blocks 41.2 TFLOP/s
+// Measured (H100, 2026-11-23, xwt 8192^3, sparsity 0.8, uniform rows): 64x64 blocks 41.2 TFLOP/s
 // (2.89x cuSPARSE; kernel 03 38.5), 32x32 37.7 (2.70x), 16x16 30.4 (2.11x, L2-bound: X is read
 // 4 / R bytes per FMA). docs/sparse.md has every cell; perf note B10 the steps.
 #pragma once

@@ -12,7 +12,7 @@ namespace detail {
 
 namespace {
 
-// ---- Calibration (H100 80GB HBM3, 2026-11-23; docs/perf-notes.md #18-#20 has the runs) ---------
+// ---- Calibration (H100 80GB HBM3, 2026-11-23; docs/perf-notes.md #18-#24 has the runs) ---------
 // TFLOP/s of each compiled tiled schedule (config.hpp order) over the whole GPU in full waves on
 // 4096^3 without splits (level 6's kernel), by op combination (row-major NN, NT, TN, TT), with
 // 16-byte copies of the operands copied as-is; divided by the SM count, the per-SM rate at the
@@ -37,6 +37,9 @@ constexpr double kSplitKernelFactor[kNumTiledSchedules] = {0.965, 1.0, 1.0, 1.0,
 // its full rate: fewer resident blocks each run faster (fit by the choices it makes on the measured
 // single-wave shapes, perf note #19; lone blocks of 4-warp tiles fit worse, ~0.47).
 constexpr double kOccupancyExponent = 0.08;
+// ... and below 8 resident warps an SM cannot hide its latencies: sqrt(warps / 8) of that (a lone
+// 2-warp 32x32 block: ~0.4; 16x4096x4096 in 128 such blocks took 85 us where the GEMV kernel took 45).
+constexpr double kWarpsToHideLatency = 8.0;
 // Fixed time of one thread block's tile: pipeline fill (a DRAM round trip per stage in flight) and
 // the epilogue.
 constexpr double kTileFixedUs = 1.5;
@@ -62,12 +65,13 @@ constexpr double kL2OverDram = 2.0;
 constexpr double kSplitMargin = 0.03;
 // GEMV: bandwidth one thread block sustains (~22 GB/s: 128 blocks stream at 2.8 TB/s), blocks
 // resident per SM (~128 registers x 256 threads), each block wave's start-up, and the time of one
-// staged X chunk per block (rows kernel: 256 k; columns kernel: 64 or 32 k) with s rows of X.
+// staged X chunk per block with s rows of X (rows kernel: 256 k, ~3 us at s = 16 on 2048x16x4096;
+// columns kernel: 64 or 32 k, ~2 us at s = 16 on 16x14336x4096).
 constexpr double kGemvBlockGbs = 18;
 constexpr double kGemvBlocksPerSm = 2.0;
 constexpr double kGemvWaveUs = 4.0;
 constexpr double kGemvFixedUs = 5.0;
-double gemv_chunk_us(int s) { return 0.6 + 0.12 * s; }
+double gemv_chunk_us(bool rows, int s) { return rows ? 1.0 + 0.12 * s : 0.8 + 0.075 * s; }
 // -------------------------------------------------------------------------------------------------
 
 int op_index(bool trans_a, bool trans_b) { return (trans_a ? 2 : 0) + (trans_b ? 1 : 0); }
@@ -101,7 +105,9 @@ ScoredConfig score_tiled(const GemmProblem& p, const GemmConfig& c, const Device
   // last wave, whose SMs hold fewer blocks that each run faster.
   auto waves_us = [&](double units, double k_tiles) {
     auto wave = [&](double resident) {
-      const double block_rate = rate_sm * std::pow(resident / t.blocks, kOccupancyExponent) / resident;
+      const double warps = resident * t.threads() / 32.0;
+      const double block_rate = rate_sm * std::pow(resident / t.blocks, kOccupancyExponent) *
+                                std::sqrt(std::min(1.0, warps / kWarpsToHideLatency)) / resident;
       return kTileFixedUs + k_tiles * 2.0 * t.bm * t.bn * t.bk / block_rate * 1e6;
     };
     const double full = std::floor(units / slots), rest = units - full * slots;
@@ -146,7 +152,7 @@ ScoredConfig score_gemv(const GemmProblem& p, const GemmConfig& c, const DeviceF
   const double waves = ceil_div(static_cast<double>(s.units), kGemvBlocksPerSm * d.sm_count);
   const int chunk = c.family == GemmFamily::GemvRows ? kGemvRowsChunk : gemv_cols_chunk(c.gemv_s);
   const double chunks = ceil_div(static_cast<double>(s.slice_k), chunk);
-  const double blocks = waves * chunks * gemv_chunk_us(c.gemv_s);
+  const double blocks = waves * chunks * gemv_chunk_us(c.family == GemmFamily::GemvRows, c.gemv_s);
   const double fixup = s.splits > 1 ? kSplitFixedUs + (s.group < s.splits ? 2 : 1) * kFixupLevelUs : 0.0;
   ScoredConfig sc;
   sc.config = c;

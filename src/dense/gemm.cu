@@ -14,7 +14,6 @@
 #include "dense/config.hpp"
 #include "dense/gemm_ops.hpp"
 #include "dense/launch.hpp"
-#include "tilegemm/device.hpp"
 #include "tilegemm/error.hpp"
 #include "tilegemm/gemm.hpp"
 

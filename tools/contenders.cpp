@@ -7,7 +7,6 @@
 #include "dense/config.hpp"
 #include "dense/gemm_ops.hpp"
 #include "dense/launch.hpp"
-#include "tilegemm/error.hpp"
 #include "tilegemm/gemm.hpp"
 
 namespace tilegemm {
@@ -42,25 +41,26 @@ Contender library_contender(Kernel kernel, const Raster* raster) {
   return c;
 }
 
-// An explicit config (GemmOptions::config), skipped where it cannot run the problem.
+// The problem laid out at a, b, c in the library's canonical form (what can_implement and the chooser
+// judge: sizes, transposes, alignment).
+detail::GemmProblem canonical_problem(const Problem& p, const float* a, const float* b, const float* c) {
+  return detail::describe(detail::canonicalize(p.layout, p.op_a, p.op_b, p.m, p.n, p.k, 1.0f, a, p.lda(), b,
+                                               p.ldb(), 0.0f, const_cast<float*>(c), p.ldc(), Raster::Hilbert));
+}
+
+// An explicit config (GemmOptions::config; `text` was checked by parse_config_list), skipped with
+// can_implement's reason where it cannot run the problem.
 Contender config_contender(const std::string& text, const std::string& label) {
   GemmOptions opt;
   opt.config = text;
+  const detail::GemmConfig config = detail::parse_gemm_config(text, "--config");
   Contender c;
   c.label = label;
   c.run = [opt](const Problem& p, const float* a, const float* b, float* cc) { run_sgemm(p, a, b, cc, opt); };
   c.config = [text](const Problem&, const float*, const float*, const float*) { return text; };
-  c.unsupported = [opt](const Problem& p, const float* a, const float* b, const float* cc) -> std::string {
+  c.unsupported = [config](const Problem& p, const float* a, const float* b, const float* cc) -> std::string {
     if (p.k == 0) return "K = 0 runs no config";
-    try {
-      explain(p, a, b, cc, opt);
-    } catch (const Error& e) {
-      const std::string what = e.what();
-      const std::string prefix = "cannot run this product: ";
-      const size_t at = what.find(prefix);
-      return at == std::string::npos ? what : what.substr(at + prefix.size());
-    }
-    return "";
+    return detail::can_implement(canonical_problem(p, a, b, cc), config);
   };
   return c;
 }
@@ -94,12 +94,10 @@ std::vector<Contender> make_contenders(const Problem& p, const std::vector<Kerne
     // canonical form with the alignment the bench's buffers give it (cudaMalloc bases are 256-byte
     // aligned; the matrices start p.offset elements in).
     const auto at = [&p](int which) {
-      return reinterpret_cast<float*>((uintptr_t(which + 1) << 40) + 4 * uintptr_t(p.offset));
+      return reinterpret_cast<const float*>((uintptr_t(which + 1) << 40) + 4 * uintptr_t(p.offset));
     };
-    const detail::CanonicalGemm g = detail::canonicalize(p.layout, p.op_a, p.op_b, p.m, p.n, p.k, 1.0f, at(0),
-                                                          p.lda(), at(1), p.ldb(), 0.0f, at(2), p.ldc(),
-                                                          Raster::Hilbert);
-    const detail::ConfigChoice choice = detail::choose_config(detail::describe(g), detail::current_device_facts());
+    const detail::ConfigChoice choice =
+        detail::choose_config(canonical_problem(p, at(0), at(1), at(2)), detail::current_device_facts());
     std::vector<int> seen;  // compiled schedule index, or -1 for the GEMV kernel
     for (const detail::ScoredConfig& sc : choice.ranked) {
       const bool tiled = sc.config.family == detail::GemmFamily::Tiled;

@@ -8,6 +8,10 @@ command -v g++ >/dev/null || need+=(g++)
 [ -f /usr/include/gtest/gtest.h ] || need+=(libgtest-dev)
 [ -f /usr/include/CLI/CLI.hpp ] || need+=(libcli11-dev)
 [ -f /usr/include/nlohmann/json.hpp ] || need+=(nlohmann-json3-dev)
+# The BLAS drop-in's tests: a Fortran caller, a C program linked to the system BLAS, Debian's NumPy.
+command -v gfortran >/dev/null || need+=(gfortran)
+[ -e /usr/lib/x86_64-linux-gnu/libblas.so ] || need+=(libblas-dev)
+/usr/bin/python3 -c "import numpy" 2>/dev/null || need+=(python3-numpy)
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}"
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"

@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
 # Copies the built binaries the GPU machine runs into dist/ and packs them as dist.tar.xz (both
-# ignored by git): carry dist.tar.xz (the two binaries are ~80 MB unpacked, ~12 MB packed);
-# scripts/gpu-check.sh unpacks it. The CPU test binary stays here: CI runs it.
+# ignored by git): carry dist.tar.xz; scripts/gpu-check.sh and scripts/blas-check.sh unpack it.
+# The CPU test binary stays here: CI runs it.
+#   scripts/pack-dist.sh        the command and the GPU suite (~80 MB unpacked, ~12 MB packed)
+#   scripts/pack-dist.sh blas   the BLAS drop-in, its tests, the C/Fortran callers and its benchmark
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rm -rf dist && mkdir -p dist
-cp build/tilegemm build/tests/tilegemm_gpu_tests dist/
+if [ "${1:-}" = blas ]; then
+  cp build/blas/libtilegemm_blas.so build/tilegemm_blas_bench build/tests/blas/tilegemm_blas_tests \
+     build/tests/blas/tilegemm_blas_gpu_tests build/tests/blas/blas_sgemm_program dist/
+  [ -x build/tests/blas/blas_fortran_sgemm ] && cp build/tests/blas/blas_fortran_sgemm dist/
+else
+  cp build/tilegemm build/tests/tilegemm_gpu_tests dist/
+fi
 strip dist/* 2>/dev/null || true
 tar cJf dist.tar.xz dist
 du -sh dist dist.tar.xz

@@ -54,9 +54,14 @@ std::string describe(const ColMajorCall& call) {
   return buf;
 }
 
-void finish(const char* entry, const ColMajorCall& call, int route, const std::string& where) {
+// Counts the call's route and, with TILEGEMM_BLAS_LOG=1, prints it (strings are only built then:
+// this runs on every call, however small).
+void finish(const char* entry, const ColMajorCall& call, int route, const char* where) {
   g_route_counts[route].fetch_add(1, std::memory_order_relaxed);
-  if (settings().log) print_line(std::string(entry) + " " + describe(call) + " -> " + where);
+  if (!settings().log) return;
+  const bool cpu = route == TILEGEMM_BLAS_CPU || route == TILEGEMM_BLAS_CPU_FALLBACK;
+  print_line(std::string(entry) + " " + describe(call) + " -> " + where +
+             (cpu ? " (" + cpu_blas_name() + ")" : std::string()));
 }
 
 void run(const char* entry, const ColMajorCall& call) {
@@ -64,11 +69,7 @@ void run(const char* entry, const ColMajorCall& call) {
   // Pointers can only be device memory when the process has loaded the CUDA driver; otherwise
   // nothing touches CUDA and small products cost no more than the CPU BLAS call.
   OnDevice on;
-  if (cuda_driver_loaded()) {
-    on.c = is_device_accessible(call.c);
-    on.a = is_device_accessible(call.a);
-    on.b = is_device_accessible(call.b);
-  }
+  if (cuda_driver_loaded()) on = classify(call);
   if (only_scales_c(call)) {  // A and B are not read
     if (!on.c) {
       scale_c_host(call);
@@ -93,7 +94,7 @@ void run(const char* entry, const ColMajorCall& call) {
     }
     warn_once("the GPU failed (" + failure->message + ")");
     cpu_sgemm(*failure->cpu_rest);
-    return finish(entry, call, TILEGEMM_BLAS_CPU_FALLBACK, "cpu after a GPU failure (" + cpu_blas_name() + ")");
+    return finish(entry, call, TILEGEMM_BLAS_CPU_FALLBACK, "cpu after a GPU failure");
   }
   if (on.any()) {
     print_line("error: " + std::string(entry) + " " + describe(call) +
@@ -101,8 +102,8 @@ void run(const char* entry, const ColMajorCall& call) {
     return finish(entry, call, TILEGEMM_BLAS_FAILED, "failed");
   }
   cpu_sgemm(call);
-  if (want_gpu) return finish(entry, call, TILEGEMM_BLAS_CPU_FALLBACK, "cpu, no usable GPU (" + cpu_blas_name() + ")");
-  finish(entry, call, TILEGEMM_BLAS_CPU, "cpu (" + cpu_blas_name() + "), below TILEGEMM_BLAS_MIN_FLOPS");
+  if (want_gpu) return finish(entry, call, TILEGEMM_BLAS_CPU_FALLBACK, "cpu, no usable GPU");
+  finish(entry, call, TILEGEMM_BLAS_CPU, "cpu below TILEGEMM_BLAS_MIN_FLOPS");
 }
 
 // Nothing may unwind into a Fortran or C caller.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <cstring>
 #include <mutex>
@@ -27,14 +28,28 @@ bool cuda_driver_loaded() {
   return true;
 }
 
-bool is_device_accessible(const void* ptr) {
-  if (ptr == nullptr) return false;
+namespace {
+cudaMemoryType memory_type(const void* ptr) {
   cudaPointerAttributes attr{};
-  if (cudaPointerGetAttributes(&attr, ptr) != cudaSuccess) {
+  if (ptr == nullptr || cudaPointerGetAttributes(&attr, ptr) != cudaSuccess) {
     cudaGetLastError();
-    return false;
+    return cudaMemoryTypeUnregistered;
   }
-  return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
+  return attr.type;
+}
+}  // namespace
+
+OnDevice classify(const ColMajorCall& call) {
+  OnDevice on;
+  auto one = [](const void* ptr, bool* device, bool* locked) {
+    const cudaMemoryType t = memory_type(ptr);
+    *device = t == cudaMemoryTypeDevice || t == cudaMemoryTypeManaged;
+    *locked = t == cudaMemoryTypeHost;
+  };
+  one(call.a, &on.a, &on.locked_a);
+  one(call.b, &on.b, &on.locked_b);
+  one(call.c, &on.c, &on.locked_c);
+  return on;
 }
 
 namespace {
@@ -84,7 +99,7 @@ class LanePool {
   Lane* acquire(int device) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      auto& free = free_[device];
+      std::vector<Lane*>& free = free_[device];
       if (!free.empty()) {
         Lane* lane = free.back();
         free.pop_back();
@@ -100,7 +115,7 @@ class LanePool {
 
  private:
   std::mutex mutex_;
-  std::vector<Lane*> free_[64];  // indexed by device ordinal
+  std::map<int, std::vector<Lane*>> free_;  // by device ordinal
 };
 
 LanePool& lane_pool() {
@@ -217,15 +232,6 @@ StagingBytes staging_bytes(const ColMajorCall& call, const OnDevice& on, const S
   return b;
 }
 
-bool is_page_locked(const void* ptr) {
-  cudaPointerAttributes attr{};
-  if (cudaPointerGetAttributes(&attr, ptr) != cudaSuccess) {
-    cudaGetLastError();
-    return false;
-  }
-  return attr.type == cudaMemoryTypeHost;
-}
-
 // Copies a rows x cols column-major block between host buffers, split over threads when large: one
 // core moves ~6-10 GB/s, the PCIe link ~50 GB/s.
 constexpr size_t kBytesPerCopyThread = size_t(4) << 20;
@@ -325,12 +331,9 @@ void run_staged(const ColMajorCall& call, const OnDevice& on, const Staging& s, 
   // The operand held whole: in place when on the device, else uploaded once.
   const bool whole_on_device = s.split_n ? on.a : on.b;
   Block whole = s.split_n ? stored_a(call) : stored_b(call);
-  // Page-locked host operands are copied by DMA directly; pageable ones through the bounce buffers.
-  const bool locked_a = !on.a && is_page_locked(call.a), locked_b = !on.b && is_page_locked(call.b);
-  const bool locked_c = !on.c && is_page_locked(call.c);
   if (!whole_on_device) {
     float* d = carve(bytes.whole);
-    upload(lane, whole, s.split_n ? locked_a : locked_b, d);
+    upload(lane, whole, s.split_n ? on.locked_a : on.locked_b, d);
     whole = {d, whole.rows, whole.cols, whole.rows};
   }
   float* streamed_buf[2] = {};
@@ -354,12 +357,12 @@ void run_staged(const ColMajorCall& call, const OnDevice& on, const Staging& s, 
     }
     Block sb = streamed_block(call, s, e0, len);
     if (!streamed_on_device) {
-      upload(lane, sb, s.split_n ? locked_b : locked_a, streamed_buf[slot]);
+      upload(lane, sb, s.split_n ? on.locked_b : on.locked_a, streamed_buf[slot]);
       sb = {streamed_buf[slot], sb.rows, sb.cols, sb.rows};
     }
     Block cb = c_block(call, s, e0, len);
     if (!on.c) {
-      if (call.beta != 0.0f) upload(lane, cb, locked_c, c_buf[slot]);  // beta == 0 never reads C
+      if (call.beta != 0.0f) upload(lane, cb, on.locked_c, c_buf[slot]);  // beta == 0 never reads C
       cb = {c_buf[slot], cb.rows, cb.cols, cb.rows};
     }
     dev[slot] = {sb, cb};
@@ -381,7 +384,7 @@ void run_staged(const ColMajorCall& call, const OnDevice& on, const Staging& s, 
   auto download_chunk = [&](int64_t j) {
     const int slot = int(j & 1);
     TILEGEMM_CUDA_CHECK(cudaStreamWaitEvent(lane->d2h, lane->computed[slot], 0));
-    if (!on.c) download(lane, dev[slot].c.ptr, c_block(call, s, j * s.chunk, extent_of(j)), locked_c);
+    if (!on.c) download(lane, dev[slot].c.ptr, c_block(call, s, j * s.chunk, extent_of(j)), on.locked_c);
     TILEGEMM_CUDA_CHECK(cudaEventRecord(lane->downloaded[slot], lane->d2h));
     TILEGEMM_CUDA_CHECK(cudaEventSynchronize(lane->downloaded[slot]));
     *chunks_final = j + 1;
@@ -399,11 +402,6 @@ void run_staged(const ColMajorCall& call, const OnDevice& on, const Staging& s, 
 }
 
 }  // namespace
-
-size_t staged_device_bytes(const ColMajorCall& call, const OnDevice& on_device) {
-  const Staging s = plan_staging(call, on_device);
-  return staging_bytes(call, on_device, s).total(s.slots());
-}
 
 std::optional<GpuFailure> gpu_sgemm(const ColMajorCall& call, const OnDevice& on, GpuPath* path) {
   const bool staged = !on.all();

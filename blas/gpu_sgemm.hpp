@@ -14,15 +14,17 @@ namespace blas {
 // pointers; false means every pointer is host memory, known without initializing CUDA.
 bool cuda_driver_loaded();
 
-// True for device or managed memory (the GPU reads it in place); false for host memory, pinned or not.
-bool is_device_accessible(const void* ptr);
-
-// Which operands the device reads in place.
+// Where the operands live: device (or managed) memory, which the GPU reads in place, or host memory,
+// page-locked (copied by DMA directly) or pageable (copied through bounce buffers).
 struct OnDevice {
   bool a = false, b = false, c = false;
+  bool locked_a = false, locked_b = false, locked_c = false;
   bool any() const { return a || b || c; }
   bool all() const { return a && b && c; }
 };
+
+// Asks CUDA about each pointer of `call` (one query per pointer).
+OnDevice classify(const ColMajorCall& call);
 
 enum class GpuPath { Direct, Staged };
 
@@ -38,9 +40,6 @@ struct GpuFailure {
 // failure the chunks of C already copied back are final and `cpu_rest` covers the others.
 std::optional<GpuFailure> gpu_sgemm(const ColMajorCall& call, const OnDevice& on_device,
                                     GpuPath* path);
-
-// Device bytes the staged path allocates for `call` (for tests and the docs' memory note).
-size_t staged_device_bytes(const ColMajorCall& call, const OnDevice& on_device);
 
 }  // namespace blas
 }  // namespace tilegemm

@@ -26,9 +26,16 @@ void warn_once(const std::string& what) {
   static std::once_flag once;
   if (settings().quiet) return;
   std::call_once(once, [&] {
-    if (!settings().problem.empty()) print_line("warning: " + settings().problem);
     if (!cpu_blas_warning().empty()) print_line("warning: " + cpu_blas_warning());
     print_line("warning: " + what + "; running on the CPU BLAS (" + cpu_blas_name() + ")");
+  });
+}
+
+// A malformed environment variable is said once, at the first call (it is the user's setting).
+void report_settings_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (!settings().problem.empty()) print_line("warning: " + settings().problem);
   });
 }
 
@@ -65,6 +72,7 @@ void finish(const char* entry, const ColMajorCall& call, int route, const char* 
 }
 
 void run(const char* entry, const ColMajorCall& call) {
+  report_settings_once();
   if (is_quick_return(call)) return finish(entry, call, TILEGEMM_BLAS_QUICK, "quick return");
   // Pointers can only be device memory when the process has loaded the CUDA driver; otherwise
   // nothing touches CUDA and small products cost no more than the CPU BLAS call.

@@ -26,7 +26,7 @@ struct Settings {
   double chunk_bytes = kDefaultChunkBytes;
   bool quiet = false;
   bool log = false;
-  std::string problem;  // a malformed variable, reported with the first warning
+  std::string problem;  // a malformed variable, reported once at the first call
 };
 
 const Settings& settings();

@@ -20,6 +20,7 @@
 #include "sparse_command.hpp"
 #include "tilegemm/device.hpp"
 #include "tilegemm/error.hpp"
+#include "ref/reference.hpp"
 
 namespace tilegemm {
 namespace tools {
@@ -57,7 +58,7 @@ Row measure(const Contender& ct, const Problem& p, const BenchPlan& plan, const 
   r.kernel = ct.label;
   r.baseline = ct.is_baseline;
   // |A|,|B| <= 1: the FP32 rounding bound of a K-term dot product, for both sides of the comparison.
-  r.tol = 2.0 * 4.0 * 1.2e-7 * static_cast<double>(p.k + 2);
+  r.tol = 2.0 * ref::fp32_gemm_error_bound(p.k);
   const std::string why = ct.unsupported(p, a, b, c);
   if (!why.empty()) {
     r.status = "skipped: " + why;

@@ -18,6 +18,7 @@
 #include "tilegemm/bsr_gpu.hpp"
 #include "tilegemm/device.hpp"
 #include "tilegemm/error.hpp"
+#include "ref/reference.hpp"
 
 namespace tilegemm {
 namespace tools {
@@ -118,7 +119,7 @@ std::vector<SparseRow> bench_problem(const SparseProblem& p, size_t index, const
   base.max_row_blocks = dw.max_row_blocks();
   base.dtype = plan.dtype.name;
   // |X|, |W| <= 1: the FP32 rounding bound of a K-term dot product, for both sides (as the dense bench).
-  base.tol = 2.0 * 4.0 * 1.2e-7 * static_cast<double>(p.k + 2);
+  base.tol = 2.0 * ref::fp32_gemm_error_bound(p.k);
   const Bench b{plan, flush_bytes, dev.fp32_peak_tflops(), y.get(), y_ref.get(), p.size_y(),
                 useful_flops(p, w.nnzb())};
   const size_t contenders = 2 + plan.kernels.size();

@@ -55,7 +55,7 @@ void run_check(const CheckArgs& args) {
     // A pageable cudaMemcpy may return before its DMA is done; the comparisons run on the bench stream.
     TILEGEMM_CUDA_CHECK(cudaDeviceSynchronize());
     if (log_choice) log_choice_for(p, a.get() + off, b.get() + off, c.get() + off);
-    const double tol = (cpu ? 1.0 : 2.0) * 4.0 * 1.2e-7 * static_cast<double>(p.k + 2);
+    const double tol = (cpu ? 1.0 : 2.0) * ref::fp32_gemm_error_bound(p.k);
     for (const Contender& ct : make_contenders(p, plan.kernels, plan.configs, {}, false, cublas)) {
       if (ct.is_baseline) continue;
       const std::string why = ct.unsupported(p, a.get() + off, b.get() + off, c.get() + off);

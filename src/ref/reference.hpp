@@ -8,6 +8,11 @@
 namespace tilegemm {
 namespace ref {
 
+// How far an FP32 product of K-term sums may sit from the exact one, per unit of max|A| * max|B|:
+// four FP32 roundings (1.2e-7 each, a margin over 2^-23) per term, K + 2 terms. Tests and the tools'
+// verification scale it (by the inputs' magnitudes; by 2 when both sides of a comparison are FP32).
+inline double fp32_gemm_error_bound(int64_t k) { return 4.0 * 1.2e-7 * static_cast<double>(k + 2); }
+
 // C = alpha * op(A) * op(B) + beta * C on host pointers, with the layout/op/ld conventions of
 // tilegemm::sgemm. beta == 0 never reads C; k == 0 or alpha == 0 gives C = beta * C without reading
 // A or B. `threads` <= 0 uses std::thread::hardware_concurrency().

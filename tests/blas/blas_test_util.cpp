@@ -97,7 +97,7 @@ std::string describe(const Problem& p) {
   if (p.k > 0)
     tilegemm::ref::gemm_f64(p.layout, p.trans_a() ? Op::T : Op::N, p.trans_b() ? Op::T : Op::N, p.m,
                             p.n, p.k, p.a.data(), p.lda, p.b.data(), p.ldb, prod.data());
-  const double bound = 4.0 * 1.2e-7 * double(p.k + 2) * max_abs(p.a) * max_abs(p.b);
+  const double bound = tilegemm::ref::fp32_gemm_error_bound(p.k) * max_abs(p.a) * max_abs(p.b);
   std::vector<bool> inside(c.size(), false);
   int bad = 0;
   std::string first;

@@ -30,6 +30,7 @@
 #include "core/device_buffer.hpp"
 #include "ref/bsr_reference.hpp"
 #include "tilegemm/tilegemm.hpp"
+#include "ref/reference.hpp"
 
 namespace tilegemm {
 namespace {
@@ -275,7 +276,7 @@ TEST_P(BsrProducts, MatchesCpuReference) {
   float max_w = 0.0f;
   for (float v : w.block_data) max_w = std::max(max_w, std::fabs(v));
   // Float accumulation of at most k products (|x|, |w| <= 1), plus the reference's own rounding.
-  const double bound = 4.0 * 1.2e-7 * static_cast<double>(k + 2) * max_abs(x) * max_w;
+  const double bound = ref::fp32_gemm_error_bound(k) * max_abs(x) * max_w;
 
   const DeviceBsrMatrix dw(w);
   DeviceBuffer<float> dx(x.storage.size()), dy(y0.storage.size());
@@ -654,7 +655,7 @@ struct LongRowProduct {
     opt.kernel = kernel;
     bsr_xwt(kBatch, w.rows, w.cols, 1.0f, dx.get(), x.ld, dw, 0.0f, dy.get(), w.rows, stream, opt);
   }
-  double tolerance() const { return 4.0 * 1.2e-7 * static_cast<double>(w.cols + 2); }
+  double tolerance() const { return ref::fp32_gemm_error_bound(w.cols); }
 };
 
 // A block row far longer than the rest is split over several thread blocks (split-K in the tiled
@@ -798,7 +799,7 @@ TEST(BsrProductsSpecial, Small_RunsOnTheGivenStream) {
                                 cudaMemcpyDeviceToHost, stream),
                 cudaSuccess);
       ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
-      expect_all_near(got, pr.want, 4.0 * 1.2e-7 * static_cast<double>(k + 2));
+      expect_all_near(got, pr.want, ref::fp32_gemm_error_bound(k));
     }
   }
   ASSERT_EQ(cudaStreamDestroy(stream), cudaSuccess);

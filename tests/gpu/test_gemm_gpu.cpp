@@ -136,7 +136,7 @@ TEST_P(GemmLadder, MatchesCpuReference) {
   DeviceBuffer<float> da(a.storage.size()), db(b.storage.size()), dc(c0.storage.size());
   da.upload(a.storage);
   db.upload(b.storage);
-  const double bound_ab = 4.0 * 1.2e-7 * static_cast<double>(k + 2) * max_abs(a) * max_abs(b);
+  const double bound_ab = ref::fp32_gemm_error_bound(k) * max_abs(a) * max_abs(b);
 
   struct AlphaBeta {
     float alpha, beta;

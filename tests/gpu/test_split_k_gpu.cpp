@@ -49,7 +49,7 @@ struct Product {
     sgemm(Layout::RowMajor, Op::N, op_b(), m, n, k, 1.0f, a.get(), k, b.get(), ldb(), 0.0f, c.get(), n, stream, opt);
   }
   void expect_near_reference(const std::vector<float>& got) const {
-    const double tol = 4.0 * 1.2e-7 * static_cast<double>(k + 2);
+    const double tol = ref::fp32_gemm_error_bound(k);
     int64_t bad = 0;
     for (size_t i = 0; i < got.size(); ++i)
       if (!(std::fabs(got[i] - want[i]) <= tol) && bad++ < 5)

@@ -16,8 +16,9 @@ namespace bsr_detail {
 
 [[noreturn]] void invalid(const std::string& msg) { throw Error(ErrorCode::InvalidArgument, msg); }
 
-void check_shape(const char* prefix, int64_t rows, int64_t cols, int block_rows, int block_cols) {
-  const std::string p = prefix;
+void check_shape(const char* prefix, int64_t rows, int64_t cols, int block_rows, int block_cols,
+                 const char* member) {
+  const std::string p = std::string(prefix) + member, m = member;
   if (block_rows < 1) invalid(p + "block_rows = " + std::to_string(block_rows) + " must be >= 1");
   if (block_cols < 1) invalid(p + "block_cols = " + std::to_string(block_cols) + " must be >= 1");
   if (rows < 0) invalid(p + "rows = " + std::to_string(rows) + " is negative");
@@ -26,11 +27,33 @@ void check_shape(const char* prefix, int64_t rows, int64_t cols, int block_rows,
   if (rows > INT_MAX) invalid(p + "rows = " + std::to_string(rows) + " exceeds 2^31-1");
   if (cols > INT_MAX) invalid(p + "cols = " + std::to_string(cols) + " exceeds 2^31-1");
   if (rows % block_rows != 0)
-    invalid(p + "rows = " + std::to_string(rows) +
-            " is not divisible by block_rows = " + std::to_string(block_rows));
+    invalid(p + "rows = " + std::to_string(rows) + " is not divisible by " + m +
+            "block_rows = " + std::to_string(block_rows));
   if (cols % block_cols != 0)
-    invalid(p + "cols = " + std::to_string(cols) +
-            " is not divisible by block_cols = " + std::to_string(block_cols));
+    invalid(p + "cols = " + std::to_string(cols) + " is not divisible by " + m +
+            "block_cols = " + std::to_string(block_cols));
+}
+
+void check_view_shape(const char* prefix, const char* member, const BsrView& m) {
+  check_shape(prefix, m.rows, m.cols, m.block_rows, m.block_cols, member);
+  const std::string p = std::string(prefix) + member;
+  const int64_t brows = m.block_row_count(), bcols = m.block_col_count();
+  if (m.nnzb < 0) invalid(p + "nnzb = " + std::to_string(m.nnzb) + " is negative");
+  if (m.nnzb > INT_MAX)
+    invalid(p + "nnzb = " + std::to_string(m.nnzb) + " exceeds 2^31-1 (index_pointer is int32)");
+  // brows, bcols <= 2^31 - 1, so the product fits in int64.
+  if (m.nnzb > brows * bcols)
+    invalid(p + "nnzb = " + std::to_string(m.nnzb) + " exceeds the number of blocks (" +
+            std::to_string(brows) + " x " + std::to_string(bcols) + " = " +
+            std::to_string(brows * bcols) + ")");
+  // A matrix with no block rows (0 x cols, e.g. a default-constructed DeviceBsrMatrix) has nothing
+  // to point to; index_pointer may then be null.
+  if (m.index_pointer == nullptr && brows > 0)
+    invalid(p + "index_pointer is a null pointer (" + std::to_string(brows) + " block rows)");
+  if (m.nnzb > 0 && m.block_indices == nullptr)
+    invalid(p + "block_indices is a null pointer (nnzb = " + std::to_string(m.nnzb) + ")");
+  if (m.nnzb > 0 && m.block_data == nullptr)
+    invalid(p + "block_data is a null pointer (nnzb = " + std::to_string(m.nnzb) + ")");
 }
 
 void check_dense(const char* prefix, const char* name, const char* ld_name, const float* dense,
@@ -127,25 +150,7 @@ BsrMatrix gather_blocks(const float* dense, int64_t rows, int64_t cols, int64_t 
 
 }  // namespace
 
-void validate_bsr_shape(const BsrView& m) {
-  bsr_detail::check_shape("bsr: ", m.rows, m.cols, m.block_rows, m.block_cols);
-  const int64_t brows = m.block_row_count(), bcols = m.block_col_count();
-  if (m.nnzb < 0) invalid("bsr: nnzb = " + std::to_string(m.nnzb) + " is negative");
-  if (m.nnzb > INT_MAX)
-    invalid("bsr: nnzb = " + std::to_string(m.nnzb) + " exceeds 2^31-1 (index_pointer is int32)");
-  // brows, bcols <= 2^31 - 1, so the product fits in int64.
-  if (m.nnzb > brows * bcols)
-    invalid("bsr: nnzb = " + std::to_string(m.nnzb) + " exceeds the number of blocks (" +
-            std::to_string(brows) + " x " + std::to_string(bcols) + " = " +
-            std::to_string(brows * bcols) + ")");
-  // A matrix with no block rows (0 x cols, e.g. a default-constructed DeviceBsrMatrix) has nothing
-  // to point to; index_pointer may then be null.
-  if (m.index_pointer == nullptr && brows > 0) invalid("bsr: index_pointer is a null pointer");
-  if (m.nnzb > 0 && m.block_indices == nullptr)
-    invalid("bsr: block_indices is a null pointer (nnzb = " + std::to_string(m.nnzb) + ")");
-  if (m.nnzb > 0 && m.block_data == nullptr)
-    invalid("bsr: block_data is a null pointer (nnzb = " + std::to_string(m.nnzb) + ")");
-}
+void validate_bsr_shape(const BsrView& m) { bsr_detail::check_view_shape("bsr: ", "", m); }
 
 void validate_bsr(const BsrView& m) {
   validate_bsr_shape(m);

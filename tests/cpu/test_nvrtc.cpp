@@ -212,6 +212,12 @@ std::vector<KernelCase> all_cases() {
                           ">");
     cases.push_back(c);
   }
+  // DeviceBsrMatrix::from_device's preparation kernels (src/sparse/device_bsr_prepare.cu).
+  cases.push_back({"S00_bsr_validate_structure", "sparse/kernels/validate_bsr.cuh",
+                   {"&" + ns + "bsr_validate_structure"}});
+  cases.push_back({"S00_bsr_narrow_indices", "sparse/kernels/narrow_indices.cuh",
+                   {"&" + ns + "bsr_narrow_indices"}});
+  cases.push_back({"S00_bsr_row_lengths", "sparse/kernels/row_lengths.cuh", {"&" + ns + "bsr_row_lengths"}});
   return cases;
 }
 

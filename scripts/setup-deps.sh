@@ -18,6 +18,17 @@ if [ ${#need[@]} -gt 0 ]; then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}"
 fi
+# The Python package's build and tests (nanobind, pytest, NumPy) and the plot tests (matplotlib), for
+# the python3 on PATH.
+py_need=()
+for mod in nanobind pytest numpy matplotlib; do
+  python3 -c "import $mod" 2>/dev/null || py_need+=("$mod")
+done
+if [ ${#py_need[@]} -gt 0 ]; then
+  pins=(); for mod in "${py_need[@]}"; do [ "$mod" = nanobind ] && pins+=("nanobind==2.9.2") || pins+=("$mod"); done
+  echo "setup: pip installing ${pins[*]}"
+  python3 -m pip install -q --disable-pip-version-check "${pins[@]}"
+fi
 if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
   echo "setup: the CUDA toolkit (nvcc) was not found in PATH or /usr/local/cuda; install CUDA 13 first" >&2
   exit 1

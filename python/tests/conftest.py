@@ -1,0 +1,31 @@
+"""Shared pieces of the Python tests: a stand-in CUDA array for the argument checks that need no
+GPU, and the skip rules for the GPU tests (skipped, never passed, without a GPU or framework)."""
+import os
+
+import pytest
+
+import tilegemm
+
+# JAX takes most of the GPU's memory up front unless told not to.
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+
+HAS_GPU = tilegemm.device_count() > 0
+
+
+class FakeCudaArray:
+    """Speaks __cuda_array_interface__ with a made-up address: enough for everything the package
+    checks before the library touches the device."""
+
+    def __init__(self, shape, typestr="<f4", strides=None, address=0x7F0000000000):
+        self.__cuda_array_interface__ = {"shape": tuple(shape), "typestr": typestr,
+                                         "data": (address, False), "strides": strides, "version": 3}
+
+
+def torch_cuda():
+    """torch with a usable CUDA device, or skip."""
+    if not HAS_GPU:
+        pytest.skip("no CUDA device")
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch sees no CUDA device")
+    return torch

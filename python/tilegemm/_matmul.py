@@ -1,0 +1,214 @@
+"""tilegemm.matmul: C = alpha * A @ B + beta * C on framework arrays, without copies."""
+from __future__ import annotations
+
+from typing import Any, NamedTuple, Optional
+
+from . import _arrays, _tilegemm
+from ._arrays import Array, BlasMatrix, blas_matrix, batch_of, describe
+
+
+class GemmCall(NamedTuple):
+    """One library call (tilegemm::sgemm, row-major) for `batch` products."""
+
+    trans_a: bool
+    trans_b: bool
+    m: int
+    n: int
+    k: int
+    a: int
+    lda: int
+    b: int
+    ldb: int
+    c: int
+    ldc: int
+    batch: int
+    stride_a: int
+    stride_b: int
+    stride_c: int
+    device: int
+
+
+def _matrix_shape(x: Array):
+    return x.shape[-2], x.shape[-1], x.strides[-2], x.strides[-1]
+
+
+def _same_device(name: str, x: Array, ref: Array) -> None:
+    if x.device >= 0 and ref.device >= 0 and x.device != ref.device:
+        raise ValueError(f"{name}: on CUDA device {x.device}, but a is on device {ref.device}")
+
+
+class Operands(NamedTuple):
+    shape: tuple  # the result's shape, batch first
+    a: BlasMatrix
+    b: BlasMatrix
+
+
+def operands(a: Array, b: Array) -> Operands:
+    """The result's shape and A's and B's BLAS forms, checking that a and b fit together."""
+    m, k, sa0, sa1 = _matrix_shape(a)
+    k_b, n, sb0, sb1 = _matrix_shape(b)
+    _same_device("b", b, a)
+    if k_b != k:
+        raise ValueError(f"b: shape {b.shape} does not fit a: {a.shape} (a @ b needs b with {k} rows, "
+                         f"the columns of a)")
+    batch_a, _ = batch_of(a)
+    batch_b, _ = batch_of(b)
+    if batch_a != batch_b and batch_a != 1 and batch_b != 1:
+        raise ValueError(f"b: batch {batch_b} does not broadcast with a's batch {batch_a}")
+    shape = (max(batch_a, batch_b), m, n) if len(a.shape) == 3 or len(b.shape) == 3 else (m, n)
+    return Operands(shape, blas_matrix("a", m, k, sa0, sa1), blas_matrix("b", k, n, sb0, sb1))
+
+
+def plan(a: Array, b: Array, ops: Operands, c: Array) -> GemmCall:
+    """The library call for C = alpha * A @ B + beta * C (a and b checked by operands())."""
+    _same_device("out", c, a)
+    expected = ops.shape
+    if tuple(c.shape) != tuple(expected):
+        raise ValueError(f"out: shape {tuple(c.shape)}, expected {tuple(expected)} for a {a.shape} @ b {b.shape}")
+    m, k, _, _ = _matrix_shape(a)
+    n = b.shape[-1]
+    _, _, sc0, sc1 = _matrix_shape(c)
+    ma, mb = ops.a, ops.b
+    mc = blas_matrix("out", m, n, sc0, sc1)
+    batch = expected[0] if len(expected) == 3 else 1
+    stride_a = batch_of(a)[1] if batch_of(a)[0] > 1 else 0
+    stride_b = batch_of(b)[1] if batch_of(b)[0] > 1 else 0
+    stride_c = batch_of(c)[1]
+    if batch > 1:
+        # Each product's C must be its own: the batch stride has to step past a whole matrix.
+        rows, cols = (n, m) if mc.transposed else (m, n)
+        extent = (rows - 1) * mc.ld + cols if rows > 0 and cols > 0 else 0
+        if abs(stride_c) < extent:
+            raise ValueError(f"out: batch stride {stride_c} makes the {batch} results overlap "
+                             f"(each spans {extent} elements)")
+    device = a.device if a.device >= 0 else (b.device if b.device >= 0 else c.device)
+    if not mc.transposed:
+        return GemmCall(ma.transposed, mb.transposed, m, n, k, a.address, ma.ld, b.address, mb.ld,
+                        c.address, mc.ld, batch, stride_a, stride_b, stride_c, device)
+    # C stored column-major: compute C^T = B^T A^T into its row-major storage.
+    return GemmCall(not mb.transposed, not ma.transposed, n, m, k, b.address, mb.ld, a.address, ma.ld,
+                    c.address, mc.ld, batch, stride_b, stride_a, stride_c, device)
+
+
+_ops = None
+
+
+def _torch_ops_module():
+    global _ops
+    if _ops is None:
+        from . import _torch_ops
+
+        _ops = _torch_ops
+    return _ops
+
+
+def _kernel_name(kernel: Any) -> str:
+    return str(kernel)
+
+
+def _torch_2d(torch, a, b, out, alpha, beta, kernel, config, stream):
+    """The common torch case (2-D float32 CUDA tensors on one device) with as few Python steps as
+    possible: call overhead is what small products pay. None when anything is unusual: the
+    general path then runs (and names what is wrong)."""
+    f32 = torch.float32
+    if (a.dtype is not f32 or b.dtype is not f32 or not a.is_cuda or not b.is_cuda or a.dim() != 2
+            or b.dim() != 2 or a.layout is not torch.strided or b.layout is not torch.strided):
+        return None
+    device = a.get_device()
+    m, k = a.shape
+    k_b, n = b.shape
+    if k_b != k or b.get_device() != device:
+        return None
+    sa0, sa1 = a.stride()
+    sb0, sb1 = b.stride()
+    try:
+        ma = blas_matrix("a", m, k, sa0, sa1)
+        mb = blas_matrix("b", k, n, sb0, sb1)
+    except ValueError:
+        return None
+    if out is None:
+        if beta != 0:
+            return None
+        c = torch.empty((m, n), dtype=f32, device=a.device)
+        tc, ldc = False, max(n, 1)
+    else:
+        c = out
+        if (c.dtype is not f32 or not c.is_cuda or c.dim() != 2 or c.layout is not torch.strided
+                or c.get_device() != device or tuple(c.shape) != (m, n)):
+            return None
+        sc0, sc1 = c.stride()
+        try:
+            tc, ldc = blas_matrix("out", m, n, sc0, sc1)
+        except ValueError:
+            return None
+    s = _arrays.stream_handle(stream) if stream is not None else _arrays.torch_stream(device)
+    if tc:  # C stored column-major: C^T = B^T A^T
+        _tilegemm.sgemm(not mb.transposed, not ma.transposed, n, m, k, float(alpha), b.data_ptr(), mb.ld,
+                        a.data_ptr(), ma.ld, float(beta), c.data_ptr(), ldc, s, device, str(kernel),
+                        config or "")
+    else:
+        _tilegemm.sgemm(ma.transposed, mb.transposed, m, n, k, float(alpha), a.data_ptr(), ma.ld,
+                        b.data_ptr(), mb.ld, float(beta), c.data_ptr(), ldc, s, device, str(kernel),
+                        config or "")
+    return c
+
+
+def matmul(a: Any, b: Any, *, out: Any = None, alpha: float = 1.0, beta: float = 0.0,
+           kernel: Any = "auto", config: Optional[str] = None, stream: Any = None):
+    """C = alpha * a @ b + beta * out (BLAS semantics), FP32, on the GPU.
+
+    a, b: CUDA float32 arrays (torch, CuPy, JAX, any DLPack array), 2-D, or 3-D batches (a 2-D
+    operand broadcasts over the other's batch). Strided views map to leading dimensions and
+    transposes (a transposed torch view is Op.T, not a copy).
+    out: written in place when given; beta then scales its contents (beta == 0 never reads it).
+      Without out a new array of a's framework is returned, and beta must be 0.
+    kernel: "auto" (the analytic chooser), a ladder level 1-6 or its name.
+    config: a config's text form (docs/shapes.md), run exactly; kernel must be "auto".
+    stream: a CUDA stream (int handle, torch.cuda.Stream, cupy.cuda.Stream); default: the
+      framework's current stream (torch, CuPy), else the legacy default stream.
+    Returns out, or the new array. Raises ValueError (invalid argument, the library's message) or
+    TypeError (unsupported array), RuntimeError for CUDA failures, before anything is launched.
+    """
+    if _arrays.is_torch_tensor(a):
+        _torch_ops = _torch_ops_module()
+        if _torch_ops.compiling():
+            return _torch_ops.matmul_traced(a, b, out=out, alpha=alpha, beta=beta, kernel=kernel,
+                                            config=config)
+        c = _torch_2d(_arrays._torch, a, b, out, alpha, beta, kernel, config, stream)
+        if c is not None:
+            return c
+    user_stream = _arrays.stream_handle(stream) if stream is not None else None
+    A = describe("a", a, user_stream or 0)
+    B = describe("b", b, user_stream or 0)
+    s = user_stream if user_stream is not None else _arrays.current_stream(A, None)
+    ops = operands(A, B)
+    if out is None:
+        if beta != 0:
+            raise ValueError(f"beta: {beta} scales out's contents; pass out= (or beta=0)")
+        result = _arrays.new_output(A, ops.shape, s)
+        C, finish = result.target, result.finish
+    else:
+        C, finish = describe("out", out, s), (lambda: out)
+    call = plan(A, B, ops, C)
+    _tilegemm.sgemm(call.trans_a, call.trans_b, call.m, call.n, call.k, float(alpha), call.a,
+                    call.lda, call.b, call.ldb, float(beta), call.c, call.ldc, s, call.device,
+                    _kernel_name(kernel), config or "", call.batch, call.stride_a, call.stride_b,
+                    call.stride_c)
+    return finish()
+
+
+def explain_choice(a: Any, b: Any, *, out: Any = None, alpha: float = 1.0, beta: float = 0.0,
+                   kernel: Any = "auto", config: Optional[str] = None) -> dict:
+    """What matmul would run for these arrays and why: {config, kind, predicted_us, reason,
+    runners_up} (tilegemm::explain_choice). Launches nothing."""
+    A = describe("a", a)
+    B = describe("b", b)
+    ops = operands(A, B)
+    if out is not None:
+        C = describe("out", out)
+    else:  # an aligned row-major result stands in for the one matmul would allocate
+        C = Array(256, ops.shape, tuple(_arrays._contiguous_strides(ops.shape)), A.device, "none", None)
+    call = plan(A, B, ops, C)
+    return _tilegemm.explain_choice(call.trans_a, call.trans_b, call.m, call.n, call.k, float(alpha),
+                                    call.a, call.lda, call.b, call.ldb, float(beta), call.c, call.ldc,
+                                    call.device, _kernel_name(kernel), config or "")

@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "gpu/bsr_test_util.hpp"
 #include "core/device_buffer.hpp"
 #include "ref/bsr_reference.hpp"
 #include "ref/reference.hpp"
@@ -38,34 +39,8 @@ const BsrKernel kAllKernels[] = {BsrKernel::Auto, BsrKernel::Reduction, BsrKerne
                                  BsrKernel::Tiled, BsrKernel::TiledTf32x3};
 const char* const kFrom = "DeviceBsrMatrix::from_device: ";
 
-void expect_invalid(const std::function<void()>& call, const std::string& needle) {
-  try {
-    call();
-    ADD_FAILURE() << "expected tilegemm::Error mentioning '" << needle << "'";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::InvalidArgument) << e.what();
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos)
-        << "message '" << e.what() << "' does not mention '" << needle << "'";
-  }
-}
-
-::testing::AssertionResult same_matrix(const BsrMatrix& got, const BsrMatrix& want) {
-  if (got.rows != want.rows || got.cols != want.cols || got.block_rows != want.block_rows ||
-      got.block_cols != want.block_cols)
-    return ::testing::AssertionFailure()
-           << "shape " << got.rows << "x" << got.cols << " blocks " << got.block_rows << "x"
-           << got.block_cols << ", expected " << want.rows << "x" << want.cols << " blocks "
-           << want.block_rows << "x" << want.block_cols;
-  if (got.index_pointer != want.index_pointer)
-    return ::testing::AssertionFailure() << "index_pointer differs";
-  if (got.block_indices != want.block_indices)
-    return ::testing::AssertionFailure() << "block_indices differ";
-  if (got.block_data.size() != want.block_data.size() ||
-      (!got.block_data.empty() && std::memcmp(got.block_data.data(), want.block_data.data(),
-                                              got.block_data.size() * sizeof(float)) != 0))
-    return ::testing::AssertionFailure() << "block_data differs";
-  return ::testing::AssertionSuccess();
-}
+using bsr_test::expect_invalid;
+using bsr_test::same_matrix;
 
 bool is_device_memory(const void* p) {
   cudaPointerAttributes attr{};

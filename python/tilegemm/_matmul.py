@@ -71,8 +71,8 @@ def plan(a: Array, b: Array, ops: Operands, c: Array) -> GemmCall:
     ma, mb = ops.a, ops.b
     mc = blas_matrix("out", m, n, sc0, sc1)
     batch = expected[0] if len(expected) == 3 else 1
-    stride_a = batch_of(a)[1] if batch_of(a)[0] > 1 else 0
-    stride_b = batch_of(b)[1] if batch_of(b)[0] > 1 else 0
+    stride_a = batch_of(a)[1]  # 0 for a 2-D operand or a batch of one: it broadcasts
+    stride_b = batch_of(b)[1]
     stride_c = batch_of(c)[1]
     if batch > 1:
         # Each product's C must be its own: the batch stride has to step past a whole matrix.
@@ -100,10 +100,6 @@ def _torch_ops_module():
 
         _ops = _torch_ops
     return _ops
-
-
-def _kernel_name(kernel: Any) -> str:
-    return str(kernel)
 
 
 def _torch_2d(torch, a, b, out, alpha, beta, kernel, config, stream):
@@ -192,7 +188,7 @@ def matmul(a: Any, b: Any, *, out: Any = None, alpha: float = 1.0, beta: float =
     call = plan(A, B, ops, C)
     _tilegemm.sgemm(call.trans_a, call.trans_b, call.m, call.n, call.k, float(alpha), call.a,
                     call.lda, call.b, call.ldb, float(beta), call.c, call.ldc, s, call.device,
-                    _kernel_name(kernel), config or "", call.batch, call.stride_a, call.stride_b,
+                    str(kernel), config or "", call.batch, call.stride_a, call.stride_b,
                     call.stride_c)
     return finish()
 
@@ -211,4 +207,4 @@ def explain_choice(a: Any, b: Any, *, out: Any = None, alpha: float = 1.0, beta:
     call = plan(A, B, ops, C)
     return _tilegemm.explain_choice(call.trans_a, call.trans_b, call.m, call.n, call.k, float(alpha),
                                     call.a, call.lda, call.b, call.ldb, float(beta), call.c, call.ldc,
-                                    call.device, _kernel_name(kernel), config or "")
+                                    call.device, str(kernel), config or "")

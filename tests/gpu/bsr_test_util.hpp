@@ -1,11 +1,12 @@
 // Assertions shared by the BSR GPU tests: a call that must throw InvalidArgument mentioning a
-// phrase, and exact equality of two host BSR matrices.
+// phrase, exact equality of two host BSR matrices, and the empty matrices every BSR test runs.
 #pragma once
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "tilegemm/bsr.hpp"
 #include "tilegemm/error.hpp"
@@ -40,6 +41,20 @@ inline ::testing::AssertionResult same_matrix(const BsrMatrix& got, const BsrMat
                                               got.block_data.size() * sizeof(float)) != 0))
     return ::testing::AssertionFailure() << "block_data differs";
   return ::testing::AssertionSuccess();
+}
+
+// The empty cases: 48 x 0 (block rows, no columns), 0 x 24 (no block rows) and 0 x 0.
+inline std::vector<BsrMatrix> empty_bsr_matrices() {
+  BsrMatrix k0;  // 48 x 0
+  k0.rows = 48;
+  k0.block_rows = 16;
+  k0.block_cols = 4;
+  k0.index_pointer = {0, 0, 0, 0};
+  BsrMatrix rows0;  // 0 x 24
+  rows0.cols = 24;
+  rows0.block_rows = 8;
+  rows0.block_cols = 8;
+  return {k0, rows0, BsrMatrix{}};
 }
 
 }  // namespace bsr_test

@@ -163,18 +163,7 @@ std::vector<BsrMatrix> sample_matrices() {
   v.push_back(generate_bsr(224, 72, 32, 8, 0.8, RowDistribution::Skewed, 17));
   v.push_back(generate_bsr(69, 50, 3, 5, 0.4, RowDistribution::Skewed, 18));
   v.push_back(generate_bsr(64, 64, 16, 16, 1.0, RowDistribution::Uniform, 19));  // nnzb = 0
-  BsrMatrix k0;  // 48 x 0
-  k0.rows = 48;
-  k0.block_rows = 16;
-  k0.block_cols = 4;
-  k0.index_pointer = {0, 0, 0, 0};
-  v.push_back(k0);
-  BsrMatrix rows0;  // 0 x 24
-  rows0.cols = 24;
-  rows0.block_rows = 8;
-  rows0.block_cols = 8;
-  v.push_back(rows0);
-  v.push_back(BsrMatrix{});  // 0 x 0
+  for (const BsrMatrix& empty : bsr_test::empty_bsr_matrices()) v.push_back(empty);
   return v;
 }
 

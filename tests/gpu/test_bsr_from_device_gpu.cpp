@@ -641,18 +641,7 @@ TEST(BsrFromDevice, Small_BorrowHostChecks) {
 TEST(BsrFromDevice, Small_EmptyMatrices) {
   std::vector<BsrMatrix> mats;
   mats.push_back(generate_bsr(40, 24, 8, 8, 1.0, RowDistribution::Uniform, 1));  // nnzb = 0
-  BsrMatrix k0;  // 48 x 0
-  k0.rows = 48;
-  k0.block_rows = 16;
-  k0.block_cols = 4;
-  k0.index_pointer = {0, 0, 0, 0};
-  mats.push_back(k0);
-  BsrMatrix rows0;  // 0 x 24
-  rows0.cols = 24;
-  rows0.block_rows = 8;
-  rows0.block_cols = 8;
-  mats.push_back(rows0);
-  mats.push_back(BsrMatrix{});  // 0 x 0
+  for (const BsrMatrix& empty : bsr_test::empty_bsr_matrices()) mats.push_back(empty);
   std::vector<float> y0(64 * 48);
   for (size_t i = 0; i < y0.size(); ++i) y0[i] = 0.01f * float(i % 101) - 0.5f;
   for (const BsrMatrix& h : mats)

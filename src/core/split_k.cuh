@@ -20,18 +20,25 @@ __host__ __device__ inline int split_k_counters(int slices, int group) {
   return 1 + (slices + group - 1) / group;
 }
 
-// Sums slices [first, first + count) of the tile's partials in order into v (element-major layout:
-// element e of thread t at e * kThreads + t). Slices outer, elements inner, so each step issues kPer
-// independent loads (an element-outer loop serialized one L2 round trip per load: perf note B9).
+// Sums slots first, first + stride, ... (count of them) of the tile's partials in order into v (element-major layout:
+// element e of thread t at e * kThreads + t). Slices outer, elements inner, so each step issues
+// kChunk independent loads (an element-outer loop serialized one L2 round trip per load: perf note
+// B9); kChunk < kPer sums the elements kChunk at a time, so that a kernel holding many values per
+// thread does not need registers for kPer loads in flight (perf note #30).
 // __ldcg: the partials were written by other blocks, so they are read from L2, never a stale L1.
-template <int kPer, int kThreads>
-__device__ __forceinline__ void split_k_sum(float (&v)[kPer], const float* partials, int first, int count) {
+template <int kPer, int kThreads, int kChunk = kPer>
+__device__ __forceinline__ void split_k_sum(float (&v)[kPer], const float* partials, int first, int count,
+                                            int stride = 1) {
+  static_assert(kPer % kChunk == 0, "chunks must divide the values per thread");
 #pragma unroll
   for (int e = 0; e < kPer; ++e) v[e] = 0.0f;
-  for (int s = first; s < first + count; ++s) {
-    const float* part = partials + static_cast<long long>(s) * (kPer * kThreads) + threadIdx.x;
 #pragma unroll
-    for (int e = 0; e < kPer; ++e) v[e] += __ldcg(part + e * kThreads);
+  for (int e0 = 0; e0 < kPer; e0 += kChunk) {
+    for (int s = first; s < first + count * stride; s += stride) {
+      const float* part = partials + static_cast<long long>(s) * (kPer * kThreads) + threadIdx.x;
+#pragma unroll
+      for (int e = e0; e < e0 + kChunk; ++e) v[e] += __ldcg(part + e * kThreads);
+    }
   }
 }
 
@@ -46,7 +53,7 @@ __device__ __forceinline__ void split_k_store(const float (&v)[kPer], float* par
 // values each (v), the block's partial tile for `slice` of `slices`. partials: the tile's slices x
 // kPer * kThreads floats; counters: the tile's split_k_counters(slices, group) counters. Returns true
 // in the one block that must store the tile; v then holds the sum over all slices, in slice order.
-template <int kPer, int kThreads>
+template <int kPer, int kThreads, int kChunk = kPer>
 __device__ __forceinline__ bool split_k_reduce(float (&v)[kPer], float* partials, unsigned* counters,
                                                int slice, int slices, int group) {
   __shared__ int split_k_last;
@@ -63,7 +70,7 @@ __device__ __forceinline__ bool split_k_reduce(float (&v)[kPer], float* partials
   __syncthreads();
   if (!split_k_last) return false;
   __threadfence();
-  if (owner) split_k_sum<kPer, kThreads>(v, partials, first, count);
+  if (owner) split_k_sum<kPer, kThreads, kChunk>(v, partials, first, count);
   if (groups == 1) return true;
 
   if (owner) split_k_store<kPer, kThreads>(v, partials, first);  // the group's sum, in its first slot
@@ -76,15 +83,7 @@ __device__ __forceinline__ bool split_k_reduce(float (&v)[kPer], float* partials
   __syncthreads();
   if (!split_k_last) return false;
   __threadfence();
-  if (owner) {
-#pragma unroll
-    for (int e = 0; e < kPer; ++e) v[e] = 0.0f;
-    for (int gg = 0; gg < groups; ++gg) {
-      const float* part = partials + static_cast<long long>(gg) * group * (kPer * kThreads) + threadIdx.x;
-#pragma unroll
-      for (int e = 0; e < kPer; ++e) v[e] += __ldcg(part + e * kThreads);
-    }
-  }
+  if (owner) split_k_sum<kPer, kThreads, kChunk>(v, partials, 0, groups, group);  // group sums, in order
   return true;
 }
 

@@ -135,6 +135,21 @@ struct TileCopier {
       else cp_async_4(to, from, n > 0);
     }
   }
+
+  // Copies of a K-tile inside the operand on every side (not the last tile row / column of a
+  // ragged edge, not the last K-tile of a K that BK does not divide): no bounds, so each copy is an
+  // address and the copy. issue()'s per-copy bounds arithmetic and address selects were ~270
+  // instructions per 128x256x32 K-tile. In kGroups groups, so the main loop can spread them over
+  // its first k steps.
+  static constexpr int kGroups = kCopies;
+  __device__ __forceinline__ const float* interior_base(const float* src, int ld, int k0, int c0) const {
+    return src + ((kContigK ? c0 : k0) + outer) * ld + (kContigK ? k0 : c0) + inner;
+  }
+  __device__ __forceinline__ void issue_interior_group(float* tile, const float* base, int ld, int r) const {
+    float* to = tile + smem_offset + r * kRowStep * kLd;
+    if (kVec) cp_async_16(to, base + r * kRowStep * ld, kWidth);
+    else cp_async_4(to, base + r * kRowStep * ld, true);
+  }
 };
 
 // Copies the BK x kCols slice of an operand contiguous along k (element (k, col) at src[col*ld + k])
@@ -168,6 +183,17 @@ struct TransposingCopier {
         cp_async_4(to + kc * 8 * kLd + r * kColStep, from, ok);
       }
     }
+  }
+
+  // Interior copies in groups (see TileCopier::interior_base): group r is column group r.
+  static constexpr int kGroups = kColCopies;
+  __device__ __forceinline__ const float* interior_base(const float* src, int ld, int k0, int c0) const {
+    return src + (c0 + col_in) * ld + k0 + k_in;
+  }
+  __device__ __forceinline__ void issue_interior_group(float* tile, const float* base, int ld, int r) const {
+    float* to = tile + k_in * kLd + col_in + r * kColStep;
+#pragma unroll
+    for (int kc = 0; kc < kKCopies; ++kc) cp_async_4(to + kc * 8 * kLd, base + r * kColStep * ld + kc * 8, true);
   }
 };
 
@@ -222,6 +248,13 @@ struct WarpTiledBlock {
                                      TileCopier<BK, BM, S::kThreads, kAContigK, kVecA>>::type;
   using CopierB = typename PickType<kBTransposed, TransposingCopier<BK, BN, S::kThreads>,
                                      TileCopier<BK, BN, S::kThreads, kBContigK, kVecB>>::type;
+  // The step-pipelined main loop, for schedules with registers to spare (one block per SM) whose
+  // tiles are both [k][col]: every k step of a K-tile spelled out, the fragments of step s + 1 read
+  // while step s's FMAs run, and an interior tile's copies of the next stage issued one group per
+  // step among them instead of all at once after the barrier. 128x256x32 at 4096^3: 0.937x ->
+  // 0.958x cuBLAS NN, 0.849x -> 0.995x TT (perf note #30). Under the register caps of 2-8 blocks
+  // per SM the extra fragments and copy path spill, so those keep the plain loop.
+  static constexpr bool kStepPipelined = S::kMinBlocksPerSm == 1 && !kAContigK && !kBContigK;
 
   // acc += the product over K-tiles [kt_begin, kt_end) of the tile at (m0, n0). smem: the dynamic
   // shared memory (S::kSmemBytes).
@@ -235,54 +268,129 @@ struct WarpTiledBlock {
 
     const CopierA copy_a(tid);
     const CopierB copy_b(tid);
-    auto load_stage = [&](int stage, int k0) {
-      copy_a.issue(a_smem + stage * kTileA, p.a, p.lda, k0, m0, p.k, p.m);
-      copy_b.issue(b_smem + stage * kTileB, p.b, p.ldb, k0, n0, p.k, p.n);
+    // Interior tiles (not the last tile row / column of a ragged edge) copy without bounds on every
+    // K-tile but the last of a K that BK does not divide (TileCopier::interior_base).
+    const bool a_interior = kStepPipelined && m0 + BM <= p.m, b_interior = kStepPipelined && n0 + BN <= p.n;
+    auto stage_a = [&](int stage) { return a_smem + stage * kTileA; };
+    auto stage_b = [&](int stage) { return b_smem + stage * kTileB; };
+    // All copies of one stage at once; interior ones without bounds unless told general.
+    auto load_stage = [&](int stage, int k0, bool a_general, bool b_general) {
+      if (a_general) {
+        copy_a.issue(stage_a(stage), p.a, p.lda, k0, m0, p.k, p.m);
+      } else {
+        const float* base = copy_a.interior_base(p.a, p.lda, k0, m0);
+#pragma unroll
+        for (int g = 0; g < CopierA::kGroups; ++g) copy_a.issue_interior_group(stage_a(stage), base, p.lda, g);
+      }
+      if (b_general) {
+        copy_b.issue(stage_b(stage), p.b, p.ldb, k0, n0, p.k, p.n);
+      } else {
+        const float* base = copy_b.interior_base(p.b, p.ldb, k0, n0);
+#pragma unroll
+        for (int g = 0; g < CopierB::kGroups; ++g) copy_b.issue_interior_group(stage_b(stage), base, p.ldb, g);
+      }
     };
 
     const int k_tiles = kt_end - kt_begin;
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
-      if (s < k_tiles) load_stage(s, (kt_begin + s) * BK);
+      const int k0 = (kt_begin + s) * BK;
+      const bool full_k = k0 + BK <= p.k;
+      if (s < k_tiles) load_stage(s, k0, !(full_k && a_interior), !(full_k && b_interior));
       cp_async_commit();  // empty groups keep the group count uniform
     }
 
     for (int kt = 0; kt < k_tiles; ++kt) {
       cp_async_wait<STAGES - 2>();  // tile kt has landed (for this thread's copies)...
       __syncthreads();              // ...and for everyone's; stage (kt-1)%STAGES is free again
-      const int next = kt + STAGES - 1;
-      if (next < k_tiles) load_stage(next % STAGES, (kt_begin + next) * BK);
-      cp_async_commit();
-
-      const float* a_tile = a_smem + (kt % STAGES) * kTileA;
-      const float* b_tile = b_smem + (kt % STAGES) * kTileB;
+      const int next = kt + STAGES - 1, next_stage = next % STAGES;
+      const int next_k0 = (kt_begin + next) * BK;
+      if constexpr (kStepPipelined) {
+        const bool have_next = next < k_tiles, next_full_k = next_k0 + BK <= p.k;
+        const bool spread_a = have_next && next_full_k && a_interior;
+        const bool spread_b = have_next && next_full_k && b_interior;
+        if (have_next && !spread_a) copy_a.issue(a_smem + next_stage * kTileA, p.a, p.lda, next_k0, m0, p.k, p.m);
+        if (have_next && !spread_b) copy_b.issue(b_smem + next_stage * kTileB, p.b, p.ldb, next_k0, n0, p.k, p.n);
+        const float* a_next = copy_a.interior_base(p.a, p.lda, next_k0, m0);
+        const float* b_next = copy_b.interior_base(p.b, p.ldb, next_k0, n0);
+        float* a_next_stage = a_smem + next_stage * kTileA;
+        float* b_next_stage = b_smem + next_stage * kTileB;
+        const float* a_tile = a_smem + (kt % STAGES) * kTileA;
+        const float* b_tile = b_smem + (kt % STAGES) * kTileB;
+        float a_frag[2][TM], b_frag[2][TN];
+        load_row<kLdA, S::kLanesM, TM>(a_frag[0], a_tile, wm0, lane_m, 0);
+        load_row<kLdB, S::kLanesN, TN>(b_frag[0], b_tile, wn0, lane_n, 0);
+        const StepTile t{a_tile, b_tile, a_next_stage, b_next_stage, a_next, b_next, wm0, lane_m, wn0, lane_n,
+                         p.lda, p.ldb, spread_a, spread_b};
+        pipelined_step<0>(t, copy_a, copy_b, a_frag, b_frag, acc);
+      } else {
+        if (next < k_tiles) load_stage(next_stage, next_k0, true, true);
+        const float* a_tile = stage_a(kt % STAGES);
+        const float* b_tile = stage_b(kt % STAGES);
 #pragma unroll
-      for (int kk4 = 0; kk4 < BK; kk4 += 4) {
-        // [col][k] operands are read 4 k at a time; [k][col] operands one k at a time, which keeps
-        // their fragments at TM (TN) registers.
-        float a4[kAContigK ? TM : 1][4], b4[kBContigK ? TN : 1][4];
-        if constexpr (kAContigK) load_columns_k4<BK, S::kLanesM, TM>(a4, a_tile, wm0, lane_m, kk4);
-        if constexpr (kBContigK) load_columns_k4<BK, S::kLanesN, TN>(b4, b_tile, wn0, lane_n, kk4);
+        for (int kk4 = 0; kk4 < BK; kk4 += 4) {
+          // [col][k] operands are read 4 k at a time; [k][col] operands one k at a time, which keeps
+          // their fragments at TM (TN) registers.
+          float a4[kAContigK ? TM : 1][4], b4[kBContigK ? TN : 1][4];
+          if constexpr (kAContigK) load_columns_k4<BK, S::kLanesM, TM>(a4, a_tile, wm0, lane_m, kk4);
+          if constexpr (kBContigK) load_columns_k4<BK, S::kLanesN, TN>(b4, b_tile, wn0, lane_n, kk4);
 #pragma unroll
-        for (int q = 0; q < 4; ++q) {
-          float a_reg[TM], b_reg[TN];
-          if constexpr (kAContigK) {
+          for (int q = 0; q < 4; ++q) {
+            float a_reg[TM], b_reg[TN];
+            if constexpr (kAContigK) {
 #pragma unroll
-            for (int i = 0; i < TM; ++i) a_reg[i] = a4[i][q];
-          } else {
-            load_row<kLdA, S::kLanesM, TM>(a_reg, a_tile, wm0, lane_m, kk4 + q);
+              for (int i = 0; i < TM; ++i) a_reg[i] = a4[i][q];
+            } else {
+              load_row<kLdA, S::kLanesM, TM>(a_reg, a_tile, wm0, lane_m, kk4 + q);
+            }
+            if constexpr (kBContigK) {
+#pragma unroll
+              for (int j = 0; j < TN; ++j) b_reg[j] = b4[j][q];
+            } else {
+              load_row<kLdB, S::kLanesN, TN>(b_reg, b_tile, wn0, lane_n, kk4 + q);
+            }
+            fma_tile(acc, a_reg, b_reg);
           }
-          if constexpr (kBContigK) {
-#pragma unroll
-            for (int j = 0; j < TN; ++j) b_reg[j] = b4[j][q];
-          } else {
-            load_row<kLdB, S::kLanesN, TN>(b_reg, b_tile, wn0, lane_n, kk4 + q);
-          }
-          fma_tile(acc, a_reg, b_reg);
         }
       }
+      cp_async_commit();  // this iteration's copies (of stage next) form one group
     }
     cp_async_wait<0>();  // no copy may still target shared memory when the block moves on
+  }
+
+  // One K-tile of the step-pipelined loop: the stage being multiplied and where the next stage's
+  // interior copies go.
+  struct StepTile {
+    const float* a_tile;
+    const float* b_tile;
+    float* a_next_stage;
+    float* b_next_stage;
+    const float* a_next;  // CopierA::interior_base of the next stage
+    const float* b_next;
+    int wm0, lane_m, wn0, lane_n;
+    int lda, ldb;
+    bool spread_a, spread_b;  // the next stage's copies are issued here, a group per step
+  };
+
+  // Step kStep of a K-tile and, recursively, the steps after it: every step spelled out (with a
+  // pragma the compiler unrolled 8 of the 32 steps and re-read fragments at its loop top right
+  // before their use). Fragments of step kStep + 1 are read before step kStep's FMAs.
+  template <int kStep>
+  __device__ __forceinline__ static void pipelined_step(const StepTile& t, const CopierA& copy_a,
+                                                        const CopierB& copy_b, float (&a_frag)[2][TM],
+                                                        float (&b_frag)[2][TN], float (&acc)[TM][TN]) {
+    if constexpr (kStep + 1 < BK) {
+      load_row<kLdA, S::kLanesM, TM>(a_frag[(kStep + 1) & 1], t.a_tile, t.wm0, t.lane_m, kStep + 1);
+      load_row<kLdB, S::kLanesN, TN>(b_frag[(kStep + 1) & 1], t.b_tile, t.wn0, t.lane_n, kStep + 1);
+    }
+    if constexpr (kStep < CopierA::kGroups) {
+      if (t.spread_a) copy_a.issue_interior_group(t.a_next_stage, t.a_next, t.lda, kStep);
+    }
+    if constexpr (kStep < CopierB::kGroups) {
+      if (t.spread_b) copy_b.issue_interior_group(t.b_next_stage, t.b_next, t.ldb, kStep);
+    }
+    fma_tile(acc, a_frag[kStep & 1], b_frag[kStep & 1]);
+    if constexpr (kStep + 1 < BK) pipelined_step<kStep + 1>(t, copy_a, copy_b, a_frag, b_frag, acc);
   }
 
   // acc[TM][TN] += a_reg[i] * b_reg[j] in the schedule's FMA order.

@@ -16,7 +16,7 @@ namespace tilegemm {
 namespace kernels {
 
 // Launch bounds as level 6's: a register cap instead (__maxnreg__ 200) measured 5 % slower for the
-// 128x256 schedule (perf note #18). Launches with no split tile run level 6's own kernel instead
+// 128x256 schedule (perf note #19). Launches with no split tile run level 6's own kernel instead
 // (launch_split_tiled.cuh): its whole-tile epilogue leaves the main loop its registers.
 template <class S, bool kTransA, bool kTransB, bool kVecA, bool kVecB>
 __global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSm)
@@ -42,8 +42,11 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSm)
     const long long split_tile = tile - sp.dp_tiles;
     float* partials = sp.partials + split_tile * sp.splits * (S::kBlockM * S::kBlockN);
     unsigned* counters = sp.counters + split_tile * split_k_counters(sp.splits, sp.group);
-    if (!split_k_reduce<TM * TN, S::kThreads>(reinterpret_cast<float(&)[TM * TN]>(acc), partials,
-                                              counters, slice, sp.splits, sp.group))
+    // The step-pipelined schedules (one block per SM) sum 64 values at a time: all TM * TN loads in
+    // flight took the 128x256 kernel to 255 registers and its main loop 5 % below level 6's.
+    constexpr int kChunk = Block::kStepPipelined ? 64 : TM * TN;
+    if (!split_k_reduce<TM * TN, S::kThreads, kChunk>(reinterpret_cast<float(&)[TM * TN]>(acc), partials,
+                                                      counters, slice, sp.splits, sp.group))
       return;
   }
   Block::store(p, m0, n0, acc);

@@ -22,6 +22,9 @@ namespace tools {
 // before reading results back.
 cudaStream_t bench_stream();
 
+// One block of an empty kernel on bench_stream(): the floor of a launch's host cost (overhead).
+void launch_empty_kernel();
+
 // Uniform [-1, 1) from a counter-based hash (deterministic per seed); fill(NaN) poisons outputs.
 // Both are enqueued on bench_stream().
 void fill_uniform(float* d, int64_t count, uint64_t seed);

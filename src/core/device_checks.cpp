@@ -11,6 +11,12 @@ namespace tilegemm {
 namespace detail {
 
 void require_device_pointer(const char* name, const void* ptr) {
+  int device = 0;
+  TILEGEMM_CUDA_CHECK(cudaGetDevice(&device));
+  require_device_pointer(name, ptr, device);
+}
+
+void require_device_pointer(const char* name, const void* ptr, int device) {
   auto invalid = [](const std::string& msg) { throw Error(ErrorCode::InvalidArgument, msg); };
   cudaPointerAttributes attr{};
   const cudaError_t e = cudaPointerGetAttributes(&attr, ptr);
@@ -20,8 +26,6 @@ void require_device_pointer(const char* name, const void* ptr) {
   }
   if (attr.type != cudaMemoryTypeDevice && attr.type != cudaMemoryTypeManaged)
     invalid(std::string(name) + " is a host pointer; tilegemm needs device memory");
-  int device = 0;
-  TILEGEMM_CUDA_CHECK(cudaGetDevice(&device));
   if (attr.type == cudaMemoryTypeDevice && attr.device != device)
     invalid(std::string(name) + " lives on device " + std::to_string(attr.device) +
             " but the current device is " + std::to_string(device));

@@ -46,8 +46,9 @@ GemmProblem describe(const CanonicalGemm& g) {
   return p;
 }
 
-DeviceFacts current_device_facts() {
-  const DeviceContext& ctx = current_device_context();
+DeviceFacts current_device_facts() { return device_facts(current_device_context()); }
+
+DeviceFacts device_facts(const DeviceContext& ctx) {
   DeviceFacts d;
   d.sm_count = ctx.sm_count;
   d.mem_bandwidth_gbs = ctx.mem_bandwidth_gbs;
@@ -160,9 +161,9 @@ size_t workspace_bytes(const GemmProblem& p, const GemmConfig& c, const DeviceFa
   return s.counter_bytes + s.partial_bytes;
 }
 
-void run_config(const CanonicalGemm& g, const GemmConfig& c, cudaStream_t stream) {
+void run_config(const CanonicalGemm& g, const GemmConfig& c, const DeviceFacts& d, cudaStream_t stream) {
   const GemmProblem p = describe(g);
-  const SplitPlan s = plan_split(p, c, current_device_facts());
+  const SplitPlan s = plan_split(p, c, d);
   std::optional<Workspace> ws;  // freed in stream order after the launch
   float* partials = nullptr;
   unsigned* counters = nullptr;

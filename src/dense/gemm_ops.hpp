@@ -14,6 +14,8 @@
 namespace tilegemm {
 namespace detail {
 
+struct DeviceContext;
+
 // The facts of the canonical row-major problem (launch.hpp, CanonicalGemm) a config's legality and
 // cost depend on; no pointers.
 struct GemmProblem {
@@ -31,6 +33,7 @@ struct DeviceFacts {
   double mem_bandwidth_gbs = 3352;
 };
 DeviceFacts current_device_facts();
+DeviceFacts device_facts(const DeviceContext& ctx);
 
 // The GEMV view of a product with one output dimension <= kGemvMaxS: the short side s (the smaller
 // of M and N; M on a tie) and the long side l; the long operand W is contiguous along k (rows
@@ -66,7 +69,7 @@ size_t workspace_bytes(const GemmProblem& p, const GemmConfig& c, const DeviceFa
 
 // Runs C = alpha * op(A) op(B) + beta * C with `c` (can_implement checked by the caller; k > 0 and
 // alpha != 0). Scratch memory comes from the device's workspace pool (core/workspace.hpp).
-void run_config(const CanonicalGemm& g, const GemmConfig& c, cudaStream_t stream);
+void run_config(const CanonicalGemm& g, const GemmConfig& c, const DeviceFacts& d, cudaStream_t stream);
 
 }  // namespace detail
 }  // namespace tilegemm

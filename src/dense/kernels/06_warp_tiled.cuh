@@ -322,7 +322,10 @@ struct WarpTiledBlock {
         load_row<kLdB, S::kLanesN, TN>(b_frag[0], b_tile, wn0, lane_n, 0);
         const StepTile t{a_tile, b_tile, a_next_stage, b_next_stage, a_next, b_next, wm0, lane_m, wn0, lane_n,
                          p.lda, p.ldb, spread_a, spread_b};
-        pipelined_step<0>(t, copy_a, copy_b, a_frag, b_frag, acc);
+        pipelined_steps</*kWithCopies*/ true>(t, 0, copy_a, copy_b, a_frag, b_frag, acc);
+#pragma unroll 1
+        for (int kb = kSpelledSteps; kb < BK; kb += kSpelledSteps)
+          pipelined_steps</*kWithCopies*/ false>(t, kb, copy_a, copy_b, a_frag, b_frag, acc);
       } else {
         if (next < k_tiles) load_stage(next_stage, next_k0, true, true);
         const float* a_tile = stage_a(kt % STAGES);
@@ -372,25 +375,41 @@ struct WarpTiledBlock {
     bool spread_a, spread_b;  // the next stage's copies are issued here, a group per step
   };
 
-  // Step kStep of a K-tile and, recursively, the steps after it: every step spelled out (with a
-  // pragma the compiler unrolled 8 of the 32 steps and re-read fragments at its loop top right
-  // before their use). Fragments of step kStep + 1 are read before step kStep's FMAs.
-  template <int kStep>
-  __device__ __forceinline__ static void pipelined_step(const StepTile& t, const CopierA& copy_a,
-                                                        const CopierB& copy_b, float (&a_frag)[2][TM],
-                                                        float (&b_frag)[2][TN], float (&acc)[TM][TN]) {
-    if constexpr (kStep + 1 < BK) {
-      load_row<kLdA, S::kLanesM, TM>(a_frag[(kStep + 1) & 1], t.a_tile, t.wm0, t.lane_m, kStep + 1);
-      load_row<kLdB, S::kLanesN, TN>(b_frag[(kStep + 1) & 1], t.b_tile, t.wn0, t.lane_n, kStep + 1);
+  // k steps spelled out per pass of the K-tile loop. All 32 steps of a 128x256x32 K-tile spelled
+  // out made a 75 KB loop body: blocks ran 669 us on most SMs but up to 760 us on some (4096x1024x4096,
+  // one wave: 762 us), as if instruction fetch missed on some SMs more than on others. 8 steps per pass (the first
+  // pass spelled separately with the next stage's copies: a 42 KB loop) run every block in 686-697 us
+  // (700 us), 3 % slower per block in many waves (perf note #31).
+  static constexpr int kSpelledSteps = BK < 8 ? BK : 8;
+  static_assert(BK % kSpelledSteps == 0 && kSpelledSteps % 2 == 0, "passes alternate the fragment buffers evenly");
+
+  // Steps kb + kStep ... kb + kSpelledSteps - 1 of a K-tile, each spelled out (a pragma unrolled 8 of 32
+  // steps and re-read fragments at its loop top right before their use). The fragments of the next
+  // step are read before this step's FMAs. kWithCopies: the first pass, which issues the next
+  // stage's interior copies spread over its steps.
+  template <bool kWithCopies, int kStep = 0>
+  __device__ __forceinline__ static void pipelined_steps(const StepTile& t, int kb, const CopierA& copy_a,
+                                                         const CopierB& copy_b, float (&a_frag)[2][TM],
+                                                         float (&b_frag)[2][TN], float (&acc)[TM][TN]) {
+    if (kStep + 1 < kSpelledSteps || kb + kSpelledSteps < BK) {
+      load_row<kLdA, S::kLanesM, TM>(a_frag[(kStep + 1) & 1], t.a_tile, t.wm0, t.lane_m, kb + kStep + 1);
+      load_row<kLdB, S::kLanesN, TN>(b_frag[(kStep + 1) & 1], t.b_tile, t.wn0, t.lane_n, kb + kStep + 1);
     }
-    if constexpr (kStep < CopierA::kGroups) {
-      if (t.spread_a) copy_a.issue_interior_group(t.a_next_stage, t.a_next, t.lda, kStep);
-    }
-    if constexpr (kStep < CopierB::kGroups) {
-      if (t.spread_b) copy_b.issue_interior_group(t.b_next_stage, t.b_next, t.ldb, kStep);
+    if constexpr (kWithCopies) {  // groups kStep, kStep + kSpelledSteps, ... (4-byte copies: up to 32 groups)
+      if (t.spread_a) {
+#pragma unroll
+        for (int g = kStep; g < CopierA::kGroups; g += kSpelledSteps)
+          copy_a.issue_interior_group(t.a_next_stage, t.a_next, t.lda, g);
+      }
+      if (t.spread_b) {
+#pragma unroll
+        for (int g = kStep; g < CopierB::kGroups; g += kSpelledSteps)
+          copy_b.issue_interior_group(t.b_next_stage, t.b_next, t.ldb, g);
+      }
     }
     fma_tile(acc, a_frag[kStep & 1], b_frag[kStep & 1]);
-    if constexpr (kStep + 1 < BK) pipelined_step<kStep + 1>(t, copy_a, copy_b, a_frag, b_frag, acc);
+    if constexpr (kStep + 1 < kSpelledSteps)
+      pipelined_steps<kWithCopies, kStep + 1>(t, kb, copy_a, copy_b, a_frag, b_frag, acc);
   }
 
   // acc[TM][TN] += a_reg[i] * b_reg[j] in the schedule's FMA order.

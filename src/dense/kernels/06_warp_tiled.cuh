@@ -249,11 +249,12 @@ struct WarpTiledBlock {
   using CopierB = typename PickType<kBTransposed, TransposingCopier<BK, BN, S::kThreads>,
                                      TileCopier<BK, BN, S::kThreads, kBContigK, kVecB>>::type;
   // The step-pipelined main loop, for schedules with registers to spare (one block per SM) whose
-  // tiles are both [k][col]: every k step of a K-tile spelled out, the fragments of step s + 1 read
-  // while step s's FMAs run, and an interior tile's copies of the next stage issued one group per
-  // step among them instead of all at once after the barrier. 128x256x32 at 4096^3: 0.937x ->
-  // 0.958x cuBLAS NN, 0.849x -> 0.995x TT (perf note #30). Under the register caps of 2-8 blocks
-  // per SM the extra fragments and copy path spill, so those keep the plain loop.
+  // tiles are both [k][col]: k steps spelled out (kSpelledSteps per pass), the fragments of step
+  // s + 1 read while step s's FMAs run, and an interior tile's copies of the next stage spread over
+  // the first pass's steps instead of issued all at once after the barrier. 128x256x32 at 4096^3:
+  // 0.937x -> 0.958x cuBLAS NN, 0.849x -> 0.995x TT (perf note #30, all 32 steps spelled out). Under
+  // the register caps of 2-8 blocks per SM the extra fragments and copy path spill, so those keep
+  // the plain loop.
   static constexpr bool kStepPipelined = S::kMinBlocksPerSm == 1 && !kAContigK && !kBContigK;
 
   // acc += the product over K-tiles [kt_begin, kt_end) of the tile at (m0, n0). smem: the dynamic
@@ -372,14 +373,14 @@ struct WarpTiledBlock {
     const float* b_next;
     int wm0, lane_m, wn0, lane_n;
     int lda, ldb;
-    bool spread_a, spread_b;  // the next stage's copies are issued here, a group per step
+    bool spread_a, spread_b;  // the next stage's copies are issued here, spread over the first pass
   };
 
   // k steps spelled out per pass of the K-tile loop. All 32 steps of a 128x256x32 K-tile spelled
   // out made a 75 KB loop body: blocks ran 669 us on most SMs but up to 760 us on some (4096x1024x4096,
-  // one wave: 762 us), as if instruction fetch missed on some SMs more than on others. 8 steps per pass (the first
-  // pass spelled separately with the next stage's copies: a 42 KB loop) run every block in 686-697 us
-  // (700 us), 3 % slower per block in many waves (perf note #31).
+  // one wave, waited 762 us for them), as if instruction fetch missed more on some SMs. 8 steps per
+  // pass (the first pass spelled separately with the next stage's copies: a 42 KB loop) run every
+  // block in 686-697 us (700 us), 3 % slower per block than the fast SMs were (perf note #31).
   static constexpr int kSpelledSteps = BK < 8 ? BK : 8;
   static_assert(BK % kSpelledSteps == 0 && kSpelledSteps % 2 == 0, "passes alternate the fragment buffers evenly");
 

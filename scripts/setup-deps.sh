@@ -8,6 +8,7 @@ command -v g++ >/dev/null || need+=(g++)
 [ -f /usr/include/gtest/gtest.h ] || need+=(libgtest-dev)
 [ -f /usr/include/CLI/CLI.hpp ] || need+=(libcli11-dev)
 [ -f /usr/include/nlohmann/json.hpp ] || need+=(nlohmann-json3-dev)
+[ -f /usr/include/sqlite3.h ] || need+=(libsqlite3-dev)  # the tuning database, linked statically
 # The BLAS drop-in's tests: a Fortran caller, a C program linked to the system BLAS, Debian's NumPy.
 command -v gfortran >/dev/null || need+=(gfortran)
 [ -e /usr/lib/x86_64-linux-gnu/libblas.so ] || need+=(libblas-dev)

@@ -13,7 +13,8 @@ bool log_choice_requested() {
 
 std::string choice_text(const Problem& p, const GemmChoice& choice) {
   char head[160];
-  std::snprintf(head, sizeof head, " (%s), predicted %.1f us\n", choice.kind.c_str(), choice.predicted_us);
+  std::snprintf(head, sizeof head, " (%s%s), predicted %.1f us\n", choice.kind.c_str(),
+                choice.tuned ? ", tuned" : "", choice.predicted_us);
   std::string out = "tilegemm: auto on " + p.str() + ": " + choice.config + head;
   out += "  why: " + choice.reason + "\n";
   for (const auto& [config, us] : choice.runners_up) {

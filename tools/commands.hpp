@@ -14,6 +14,7 @@ void add_bench_command(CLI::App& app, const std::vector<std::string>& argv);
 void add_check_command(CLI::App& app);
 void add_info_command(CLI::App& app);
 void add_overhead_command(CLI::App& app);
+void add_tune_command(CLI::App& app);
 
 }  // namespace tools
 }  // namespace tilegemm

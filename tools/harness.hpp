@@ -9,6 +9,7 @@
 #include <string>
 
 #include "problem.hpp"
+#include "tune/measure.hpp"
 
 namespace tilegemm {
 namespace tools {
@@ -25,10 +26,9 @@ cudaStream_t bench_stream();
 // One block of an empty kernel on bench_stream(): the floor of a launch's host cost (overhead).
 void launch_empty_kernel();
 
-// Uniform [-1, 1) from a counter-based hash (deterministic per seed); fill(NaN) poisons outputs.
-// Both are enqueued on bench_stream().
-void fill_uniform(float* d, int64_t count, uint64_t seed);
-void fill_value(float* d, int64_t count, float value);
+// Uniform [-1, 1) inputs and NaN poison on bench_stream() (tune/measure.hpp).
+inline void fill_uniform(float* d, int64_t count, uint64_t seed) { detail::fill_uniform(d, count, seed, bench_stream()); }
+inline void fill_value(float* d, int64_t count, float value) { detail::fill_value(d, count, value, bench_stream()); }
 
 // cuBLAS FP32 with CUBLAS_COMPUTE_32F_PEDANTIC (no TF32), mapped from our layout conventions, on
 // bench_stream() with a workspace of its own (cublasSetWorkspace: 32 MiB on compute capability 9.x
@@ -47,33 +47,21 @@ class Cublas {
   void* workspace_ = nullptr;
 };
 
-// max |x - y| over `count` elements and whether any x is non-finite (unwritten NaN poison). Waits
-// for bench_stream() (the work that wrote x and y) before reading the answer back.
-struct Diff {
-  double max_abs = 0.0;
-  bool non_finite = false;
-};
-Diff compare(const float* x, const float* y, int64_t count);
-// The same over a strided matrix: `outer` rows of `inner` elements, `ld` apart (padding not compared).
-Diff compare_matrix(const float* x, const float* y, int64_t outer, int64_t inner, int64_t ld);
-// C of `p` in buffers allocated with p.size_c() elements (the matrix starts at p.offset).
+// max |x - y| and unwritten poison (tune/measure.hpp), after the work on bench_stream().
+using detail::Diff;
+inline Diff compare_matrix(const float* x, const float* y, int64_t outer, int64_t inner, int64_t ld) {
+  return detail::compare_matrix(x, y, outer, inner, ld, bench_stream());
+}
+inline Diff compare(const float* x, const float* y, int64_t count) { return compare_matrix(x, y, 1, count, count); }
+// The same over C of `p` in buffers allocated with p.size_c() elements (the matrix starts at p.offset).
 Diff compare_c(const Problem& p, const float* x_buffer, const float* y_buffer);
 
-// Runs `launch` kWarmupRuns times, then repeats it (at least kMinReps times, until `min_time_s` of
-// kernel time) timing each run with CUDA events. With `flush_bytes` > 0 a buffer that large is read before
-// every run, outside the timed region, so each run starts with a cold L2. `launch` must enqueue its
-// work on bench_stream() and nothing else; the events are recorded there.
-//
-// With `graph_batch` N > 0 (--graph-batch): after kWarmupRuns plain calls, N consecutive calls of
-// `launch` are captured into one CUDA graph (cudaStreamCaptureModeThreadLocal on bench_stream()),
-// which is instantiated and launched kWarmupRuns times as warm-up; then each sample is one whole-graph
-// launch between two events (same min-time / kMinReps / kMaxReps loop), and median/min/max are the
-// graph's time / N: the per-launch time of back-to-back launches, without the ~5 us floor of an event
-// pair around each launch. The L2 flush happens once before each graph launch, so only the graph's
-// first launch starts cold: graph mode is in effect warm-L2. A capture that fails (a CUDA, cuBLAS or
-// cuSPARSE error, or a call not allowed while capturing) is ended cleanly, its sticky error cleared,
-// and reported as Error(CudaError) whose message starts "graph mode (--graph-batch N): ".
-Timing time_runs(const std::function<void()>& launch, double min_time_s, size_t flush_bytes, int graph_batch = 0);
+// The timing method of every contender (detail::time_runs, tune/measure.hpp) on bench_stream():
+// cold L2 with `flush_bytes` > 0, CUDA graphs of `graph_batch` launches with --graph-batch.
+inline Timing time_runs(const std::function<void()>& launch, double min_time_s, size_t flush_bytes,
+                        int graph_batch = 0) {
+  return detail::time_runs(launch, min_time_s, flush_bytes, graph_batch, bench_stream());
+}
 
 }  // namespace tools
 }  // namespace tilegemm

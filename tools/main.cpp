@@ -1,4 +1,4 @@
-// The tilegemm command: bench, check, info and overhead. Every error becomes one line on stderr,
+// The tilegemm command: bench, check, info, overhead and tune. Every error becomes one line on stderr,
 // "tilegemm: error: ...", and a non-zero exit status.
 #include <cstdio>
 #include <exception>
@@ -25,12 +25,13 @@ int main(int argc, char** argv) {
   tilegemm::tools::add_check_command(app);
   tilegemm::tools::add_info_command(app);
   tilegemm::tools::add_overhead_command(app);
+  tilegemm::tools::add_tune_command(app);
   // CLI11 reports a mistyped command as "A subcommand is required"; name it instead.
   if (argc > 1 && argv[1][0] != '-') {
     try {
       app.get_subcommand(argv[1]);
     } catch (const CLI::OptionNotFound&) {
-      return fail(std::string("unknown command '") + argv[1] + "' (expected bench, check, info or overhead)");
+      return fail(std::string("unknown command '") + argv[1] + "' (expected bench, check, info, overhead or tune)");
     }
   }
   try {

@@ -94,6 +94,35 @@ struct CheckPlan {
 };
 CheckPlan plan_check(const CheckArgs& args);
 
+// tilegemm tune: either a tuning run over shapes, or one database action (--list, --export, --import,
+// --clear) that needs no GPU.
+struct TuneArgs {  // as typed
+  std::string operation = "gemm";
+  std::vector<std::string> shapes;
+  std::string preset, layout = "row", trans = "NN", ld = "+0", offset = "0";
+  double budget_s = 30, min_time = 0.05;
+  int top = 12;  // configs to measure at most per shape; 0 = every legal config
+  bool exhaustive = false;
+  bool no_store = false;
+  std::string db;  // empty: tilegemm::tuning_database_path()
+  bool list = false, clear = false;
+  std::string export_path, import_path;
+  std::string csv, json;
+};
+struct TunePlan {
+  enum class Action { Tune, List, Export, Import, Clear };
+  Action action = Action::Tune;
+  std::vector<Problem> problems;  // Action::Tune
+  double budget_s = 30, min_time = 0.05;
+  int max_measured = 12;  // 0: exhaustive
+  bool store = true;
+  std::string db;    // the database path (resolved: never empty)
+  std::string file;  // --export / --import
+  std::string csv, json;
+};
+// Checks every argument and the output files; touches no GPU. `default_db` is used without --db.
+TunePlan plan_tune(const TuneArgs& args, const std::string& default_db);
+
 // Device bytes one problem needs: A, B and `c_buffers` C-sized buffers of 4-byte elements.
 double problem_bytes(const Problem& p, int c_buffers);
 // Throws naming the first problem that cannot fit (with `extra_bytes` also allocated) on a device

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "tilegemm/types.hpp"
+#include "tune/timing.hpp"
 
 namespace tilegemm {
 namespace tools {
@@ -32,21 +33,12 @@ struct Problem {
   std::string str() const;   // "MxNxK row NN", then " ld+P" / " ld=L" and " off=O" when set
 };
 
-// The timing method (docs/benchmarking.md): kWarmupRuns untimed runs, then at least kMinReps timed runs
-// and at least the requested minimum time, at most kMaxReps.
-inline constexpr int kWarmupRuns = 1;
-inline constexpr int kMinReps = 3;
-inline constexpr int kMaxReps = 2000;
-// --graph-batch N: N launches captured into one CUDA graph, timed per graph launch (0 = one pair of
-// events around every launch, the default). The bound keeps a graph's node count and a sample's
-// duration sensible.
-inline constexpr int kMaxGraphBatch = 10000;
-
-struct Timing {
-  double median_ms = 0, min_ms = 0, max_ms = 0;  // per launch (in graph mode: graph time / graph_batch)
-  int reps = 0;         // timed samples: launches, or in graph mode graph launches of graph_batch each
-  int graph_batch = 0;  // 0: events around each launch; N: CUDA graphs of N back-to-back launches
-};
+// The timing method (src/tune/timing.hpp, shared with the tuner).
+using detail::kMaxGraphBatch;
+using detail::kMaxReps;
+using detail::kMinReps;
+using detail::kWarmupRuns;
+using detail::Timing;
 
 // How a run times its contenders, for the header line, the JSON header and the CSV column:
 // "events per launch" or "CUDA graph of N launches (per-launch time, warm L2 after the first)".

@@ -52,6 +52,7 @@ struct GemmChoice {
   // "gemv", "split-k", "stream-k", "small-tile", "big-tile"; "ladder" for an explicit level;
   // "scale" for the quick return C = beta * C (k == 0 or alpha == 0); "empty" for m or n == 0.
   std::string kind;
+  bool tuned = false;       // the config is the tuning database's winner (tilegemm/tune.hpp), not the model's
   double predicted_us = 0;  // the analytic model's time (0 when no model applies)
   std::string reason;       // the model's terms: waves, slices, compute/DRAM/L2 times
   std::vector<std::pair<std::string, double>> runners_up;  // the next best configs and their times

@@ -6,3 +6,5 @@
 #include "tilegemm/device.hpp"
 #include "tilegemm/bsr.hpp"
 #include "tilegemm/bsr_gpu.hpp"
+#include "tilegemm/log.hpp"
+#include "tilegemm/tune.hpp"

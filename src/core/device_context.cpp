@@ -26,6 +26,8 @@ const DeviceContext* create_context() {
   const DeviceInfo info = current_device_info();
   auto* ctx = new DeviceContext();
   ctx->ordinal = info.ordinal;
+  ctx->name = info.name;
+  ctx->driver_version = info.driver_version;
   ctx->cc_major = info.cc_major;
   ctx->cc_minor = info.cc_minor;
   ctx->sm_count = info.sm_count;

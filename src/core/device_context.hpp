@@ -6,12 +6,16 @@
 #include <cstddef>
 #include <mutex>
 #include <set>
+#include <string>
+#include <unordered_map>
 
 namespace tilegemm {
 namespace detail {
 
 struct DeviceContext {
   int ordinal = 0;
+  std::string name;        // "NVIDIA H100 80GB HBM3"
+  int driver_version = 0;  // cudaDriverGetVersion
   int cc_major = 0, cc_minor = 0;
   int sm_count = 0;
   size_t l2_bytes = 0;
@@ -22,6 +26,11 @@ struct DeviceContext {
   // Kernels whose dynamic shared-memory limit was raised on this device (ensure_smem_opt_in).
   mutable std::mutex opt_in_mutex;
   mutable std::set<const void*> smem_opted_in;
+  // The tuning database's entries for this device (problem key -> config text), read on the first
+  // Auto choice that needs them (tune/tuned_table.hpp).
+  mutable std::mutex tuned_mutex;
+  mutable int tuned_generation = -1;  // loaded for this generation of tuned_table.cpp; -1: not yet
+  mutable std::unordered_map<std::string, std::string> tuned_configs;
 };
 
 // The context of the current device, created on its first use (thread-safe) and kept for the life of

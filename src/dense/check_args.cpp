@@ -61,7 +61,7 @@ void check_gemm_args(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int6
   if (n > INT_MAX) invalid("n = " + std::to_string(n) + " exceeds 2^31-1");
   if (k > INT_MAX) invalid("k = " + std::to_string(k) + " exceeds 2^31-1");
 
-  const GemmShape shape = stored_shapes(op_a, op_b, m, n, k);
+  const StoredOperands shape = stored_shapes(op_a, op_b, m, n, k);
   // Reference BLAS: alpha == 0 or k == 0 (or an empty C) reads neither A nor B.
   const bool reads_ab = m > 0 && n > 0 && k > 0 && alpha != 0.0f;
   check_operand("a", "lda", a, lda, shape.a, layout, reads_ab);

@@ -216,26 +216,41 @@ ConfigChoice choose_config(const GemmProblem& p, const DeviceFacts& d) {
   return out;
 }
 
-std::optional<GemmConfig> cached_choice(const GemmProblem& p, const DeviceFacts& d) {
-  using Key = std::tuple<int64_t, int64_t, int64_t, int, int>;
-  const Key key{p.m, p.n, p.k,
-                (p.trans_a ? 1 : 0) | (p.trans_b ? 2 : 0) | (p.vec_a ? 4 : 0) | (p.vec_b ? 8 : 0) |
-                    (p.beta_zero ? 16 : 0) | (p.tiled_offsets_fit ? 32 : 0),
-                d.sm_count};
-  static std::mutex mutex;
-  static auto* cache = new std::map<Key, std::optional<GemmConfig>>();  // never freed, like the CUDA state
+namespace {
+using ChoiceKey = std::tuple<int64_t, int64_t, int64_t, int, int, int>;
+std::mutex g_choice_mutex;
+// Never freed, like the CUDA state; bounded: a long-running process with ever-new shapes.
+auto* g_choices = new std::map<ChoiceKey, std::optional<GemmConfig>>();
+}  // namespace
+
+std::optional<GemmConfig> cached_choice(const GemmProblem& p, const DeviceFacts& d, const TunedLookup& tuned) {
+  const ChoiceKey key{p.m, p.n, p.k,
+                      (p.trans_a ? 1 : 0) | (p.trans_b ? 2 : 0) | (p.vec_a ? 4 : 0) | (p.vec_b ? 8 : 0) |
+                          (p.beta_zero ? 16 : 0) | (p.tiled_offsets_fit ? 32 : 0),
+                      d.sm_count, d.ordinal};
   {
-    std::lock_guard<std::mutex> lock(mutex);
-    const auto it = cache->find(key);
-    if (it != cache->end()) return it->second;
+    std::lock_guard<std::mutex> lock(g_choice_mutex);
+    const auto it = g_choices->find(key);
+    if (it != g_choices->end()) return it->second;
   }
-  const ConfigChoice choice = choose_config(p, d);
   std::optional<GemmConfig> c;
-  if (!choice.ranked.empty()) c = choice.best.config;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (cache->size() >= 4096) cache->clear();  // bounded: a long-running process with ever-new shapes
-  cache->emplace(key, c);
+  if (tuned) {
+    c = tuned(p);
+    if (c && !can_implement(p, *c).empty()) c.reset();  // an entry for another ld / extent
+  }
+  if (!c) {
+    const ConfigChoice choice = choose_config(p, d);
+    if (!choice.ranked.empty()) c = choice.best.config;
+  }
+  std::lock_guard<std::mutex> lock(g_choice_mutex);
+  if (g_choices->size() >= 4096) g_choices->clear();
+  g_choices->emplace(key, c);
   return c;
+}
+
+void clear_choice_cache() {
+  std::lock_guard<std::mutex> lock(g_choice_mutex);
+  g_choices->clear();
 }
 
 std::string config_class(const GemmProblem& p, const GemmConfig& c, const DeviceFacts& d) {

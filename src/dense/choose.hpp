@@ -5,6 +5,7 @@
 // partial-tile traffic. The fastest predicted config wins. Pure host code: the CPU tests check its
 // decisions on a table of shapes. docs/shapes.md describes the model and its calibration.
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,9 +31,14 @@ struct ConfigChoice {
 ScoredConfig score_config(const GemmProblem& p, const GemmConfig& c, const DeviceFacts& d);
 // All legal candidates, ranked. p.k > 0.
 ConfigChoice choose_config(const GemmProblem& p, const DeviceFacts& d);
-// The chosen config only, remembered per problem and device (the hot path of every Auto call); none
-// when no config can run the problem (A or B too large for the tiled kernels, no GEMV shape).
-std::optional<GemmConfig> cached_choice(const GemmProblem& p, const DeviceFacts& d);
+// Kernel::Auto's config, remembered per problem and device (the hot path of every Auto call): the
+// tuning database's entry when `tuned` returns one that can run the problem, else the model's best;
+// none when no config can run the problem (A or B too large for the tiled kernels, no GEMV shape).
+// `tuned` is asked only when the problem is not remembered yet.
+using TunedLookup = std::function<std::optional<GemmConfig>(const GemmProblem&)>;
+std::optional<GemmConfig> cached_choice(const GemmProblem& p, const DeviceFacts& d, const TunedLookup& tuned = {});
+// Forgets every remembered choice (after the tuning database changed).
+void clear_choice_cache();
 
 // A config's class, for logs and tests: "gemv", "split-k", "stream-k", "small-tile" (tiles under
 // 128 x 128) or "big-tile".

@@ -16,6 +16,7 @@
 #include "dense/launch.hpp"
 #include "tilegemm/error.hpp"
 #include "tilegemm/gemm.hpp"
+#include "tune/tuned_table.hpp"
 
 namespace tilegemm {
 
@@ -123,7 +124,8 @@ void sgemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, flo
   if (forced) {
     detail::run_config(g, *forced, facts, s);
   } else if (options.kernel == Kernel::Auto) {
-    const std::optional<detail::GemmConfig> c = detail::cached_choice(detail::describe(g), facts);
+    const std::optional<detail::GemmConfig> c = detail::cached_choice(
+        detail::describe(g), facts, [&ctx](const detail::GemmProblem& p) { return detail::tuned_gemm_config(ctx, p); });
     if (c) detail::run_config(g, *c, facts, s);
     else detail::launch_ladder(Kernel::Vectorized, g, s);  // A or B beyond the tiled kernels' 32-bit copies
   } else if (options.kernel == Kernel::WarpTiled) {
@@ -159,12 +161,22 @@ GemmChoice explain_choice(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n,
   const detail::CanonicalGemm g = detail::canonicalize(layout, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta,
                                                         const_cast<float*>(c), ldc, options.raster);
   const detail::GemmProblem problem = detail::describe(g);
-  const detail::DeviceFacts device = detail::current_device_facts();
+  const detail::DeviceContext& ctx = detail::current_device_context();
+  const detail::DeviceFacts device = detail::device_facts(ctx);
   detail::ScoredConfig best;
+  std::optional<detail::GemmConfig> tuned;
+  if (!forced) {
+    tuned = detail::tuned_gemm_config(ctx, problem);
+    if (tuned && !detail::can_implement(problem, *tuned).empty()) tuned.reset();
+  }
   if (forced) {
     require_applicable(problem, *forced, options);
     best = detail::score_config(problem, *forced, device);
     best.why = "options.config; " + best.why;
+  } else if (tuned) {
+    best = detail::score_config(problem, *tuned, device);
+    best.why = "the tuning database's winner for this problem on this device; model: " + best.why;
+    out.tuned = true;
   } else {
     const detail::ConfigChoice choice = detail::choose_config(problem, device);
     if (choice.ranked.empty()) {

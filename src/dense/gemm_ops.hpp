@@ -29,6 +29,7 @@ GemmProblem describe(const CanonicalGemm& g);
 
 // What the plans and the cost model need to know about the device.
 struct DeviceFacts {
+  int ordinal = 0;  // which device (cached choices are per device)
   int sm_count = 132;
   double mem_bandwidth_gbs = 3352;
 };

@@ -24,13 +24,13 @@ struct StoredMatrix {
   }
 };
 
-struct GemmShape {
+struct StoredOperands {
   StoredMatrix a, b, c;
 };
 
 // op(A) is m x k and op(B) is k x n; A and B are stored transposed when their op is T.
-inline GemmShape stored_shapes(Op op_a, Op op_b, int64_t m, int64_t n, int64_t k) {
-  GemmShape s;
+inline StoredOperands stored_shapes(Op op_a, Op op_b, int64_t m, int64_t n, int64_t k) {
+  StoredOperands s;
   s.a = op_a == Op::N ? StoredMatrix{m, k} : StoredMatrix{k, m};
   s.b = op_b == Op::N ? StoredMatrix{k, n} : StoredMatrix{n, k};
   s.c = StoredMatrix{m, n};

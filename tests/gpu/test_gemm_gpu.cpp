@@ -121,7 +121,7 @@ class GemmLadder : public testing::TestWithParam<Case> {};
 TEST_P(GemmLadder, MatchesCpuReference) {
   const Case& tc = GetParam();
   const int64_t m = tc.shape.m, n = tc.shape.n, k = tc.shape.k;
-  const GemmShape shapes = stored_shapes(tc.op_a, tc.op_b, m, n, k);
+  const StoredOperands shapes = stored_shapes(tc.op_a, tc.op_b, m, n, k);
   std::mt19937 rng(static_cast<unsigned>(m * 7919 + n * 104729 + k * 31 + tc.offset_padded));
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float pad = -777.0f;  // marks memory outside the matrices; must survive every call

@@ -16,47 +16,11 @@
 #include "core/device_buffer.hpp"
 #include "core/workspace.hpp"
 #include "ref/reference.hpp"
+#include "random_product.hpp"
 #include "tilegemm/tilegemm.hpp"
 
 namespace tilegemm {
 namespace {
-
-// Row-major C = A * B (alpha 1, beta 0) with fresh random A and B in [-1, 1], the reference, and a run
-// with one config on a stream.
-struct Product {
-  int64_t m, n, k;
-  bool trans_b;
-  DeviceBuffer<float> a, b, c;
-  std::vector<float> want;
-
-  Product(int64_t m_, int64_t n_, int64_t k_, bool trans_b_, unsigned seed)
-      : m(m_), n(n_), k(k_), trans_b(trans_b_), a(m_ * k_), b(k_ * n_), c(m_ * n_), want(m_ * n_) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-    std::vector<float> ha(m * k), hb(k * n);
-    for (float& v : ha) v = dist(rng);
-    for (float& v : hb) v = dist(rng);
-    a.upload(ha);
-    b.upload(hb);
-    ref::sgemm(Layout::RowMajor, Op::N, op_b(), m, n, k, 1.0f, ha.data(), k, hb.data(), ldb(), 0.0f, want.data(), n);
-  }
-  Op op_b() const { return trans_b ? Op::T : Op::N; }
-  int64_t ldb() const { return trans_b ? k : n; }
-  void poison() { ASSERT_EQ(cudaMemset(c.get(), 0xff, c.size() * sizeof(float)), cudaSuccess); }  // NaN
-  void run(const std::string& config, cudaStream_t stream) {
-    GemmOptions opt;
-    opt.config = config;
-    sgemm(Layout::RowMajor, Op::N, op_b(), m, n, k, 1.0f, a.get(), k, b.get(), ldb(), 0.0f, c.get(), n, stream, opt);
-  }
-  void expect_near_reference(const std::vector<float>& got) const {
-    const double tol = ref::fp32_gemm_error_bound(k);
-    int64_t bad = 0;
-    for (size_t i = 0; i < got.size(); ++i)
-      if (!(std::fabs(got[i] - want[i]) <= tol) && bad++ < 5)
-        ADD_FAILURE() << "C[" << i << "] = " << got[i] << ", expected " << want[i] << " (tolerance " << tol << ")";
-    EXPECT_EQ(bad, 0);
-  }
-};
 
 bool bitwise_equal(const std::vector<float>& x, const std::vector<float>& y) {
   return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) == 0;
@@ -87,7 +51,7 @@ class SplitK : public testing::TestWithParam<SplitCase> {};
 // matches the reference.
 TEST_P(SplitK, BitwiseRepeatableAcrossRunsAndStreams) {
   const SplitCase& sc = GetParam();
-  Product pr(sc.m, sc.n, sc.k, sc.trans_b, 17);
+  RandomProduct pr(sc.m, sc.n, sc.k, sc.trans_b, 17);
   cudaStream_t s1 = nullptr, s2 = nullptr;
   ASSERT_EQ(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking), cudaSuccess);
   ASSERT_EQ(cudaStreamCreate(&s2), cudaSuccess);
@@ -112,7 +76,7 @@ TEST_P(SplitK, BitwiseRepeatableAcrossRunsAndStreams) {
 // after a warm-up call it captures as well. Each graph is replayed twice.
 TEST_P(SplitK, CapturesIntoACudaGraph) {
   const SplitCase& sc = GetParam();
-  Product pr(sc.m, sc.n, sc.k, sc.trans_b, 23);
+  RandomProduct pr(sc.m, sc.n, sc.k, sc.trans_b, 23);
   cudaStream_t stream = nullptr;
   ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
   for (bool warm_up : {false, true}) {
@@ -145,7 +109,7 @@ INSTANTIATE_TEST_SUITE_P(Configs, SplitK, testing::ValuesIn(kSplitCases),
 // than its bound plus one product's scratch (a per-stream cache kept 48 x 16 MB here).
 TEST(SplitKStreams, Large_StreamChurnKeepsTheWorkspaceBounded) {
   const std::string config = "tiled:128x128x16:w64x32:t8x8:s4:b2:k16";  // 16 tiles x 16 slices x 64 KB
-  Product pr(512, 512, 8192, false, 29);
+  RandomProduct pr(512, 512, 8192, false, 29);
   std::vector<DeviceBuffer<float>> outputs;
   for (int i = 0; i < 48; ++i) outputs.emplace_back(512 * 512);
   for (DeviceBuffer<float>& out : outputs) {

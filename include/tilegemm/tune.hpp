@@ -1,0 +1,76 @@
+// The tuner: measures the configs that can run a product on this GPU and stores the fastest in the
+// tuning database, which Kernel::Auto consults before its analytic model (docs/tuning.md).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tilegemm/types.hpp"
+
+namespace tilegemm {
+
+// A dense product to tune: what a config's legality and speed depend on. The tuner allocates and
+// fills its own operands (uniform in [-1, 1]) with these leading dimensions and offsets.
+struct GemmShape {
+  Layout layout = Layout::RowMajor;
+  Op op_a = Op::N, op_b = Op::N;
+  int64_t m = 0, n = 0, k = 0;  // each >= 1
+  int64_t lda = 0, ldb = 0, ldc = 0;  // 0: the tight leading dimension
+  int64_t offset = 0;           // elements every matrix starts into its buffer (1 breaks 16-byte alignment)
+  bool beta_zero = true;        // C not read (beta == 0), or read
+};
+
+// One step of a tuning run, for progress displays.
+struct TuneProgress {
+  std::string problem;       // the database key of the product
+  int measured = 0;          // configs measured so far
+  int candidates = 0;        // legal configs
+  std::string config;        // the one just measured
+  double us = 0;             // its median time (0: it failed, see TuneCandidate::status)
+  std::string best_config;   // the fastest so far
+  double best_us = 0;
+};
+
+struct TuneOptions {
+  double budget_s = 30;       // wall-clock budget of one product (its first measurement always runs)
+  int max_measured = 12;      // configs to measure at most; 0: every legal config (exhaustive)
+  double min_time_s = 0.05;   // timed runs of one config (at least 3), cold L2, median
+  std::string database;       // empty: tuning_database_path()
+  bool store = true;          // write the winner to the database
+  std::function<void(const TuneProgress&)> progress;  // after every measured config
+  std::function<bool()> cancelled;                    // asked before every config: true stops early
+};
+
+struct TuneCandidate {
+  std::string config;
+  double predicted_us = 0;  // the analytic model's time
+  double measured_us = 0;   // median; 0 when not measured or it failed
+  std::string status;       // "measured", "not measured", "wrong result: ...", "failed: ..."
+};
+
+struct TuneResult {
+  std::string problem;      // the database key, e.g. "gemm f32 4096x4096x4096 NN a16 b16 beta0"
+  std::string best_config;  // the fastest measured config
+  double best_us = 0;
+  std::string auto_config;  // what the analytic chooser alone picks (untuned Auto), measured in the same run
+  double auto_us = 0;
+  int measured = 0;
+  bool exhaustive = false;  // every legal config was measured
+  bool stopped = false;     // the budget ran out or `cancelled` said stop before the search was done
+  bool stored = false;      // the database took the winner (false: not asked, or it holds a faster one)
+  double seconds = 0;
+  std::vector<TuneCandidate> candidates;  // every legal config, in the model's order
+};
+
+// Tunes `shape` on the current device. Throws Error(InvalidArgument) naming the field for a bad
+// shape or option, before anything is allocated; Error(OutOfMemory/CudaError) from the device.
+TuneResult tune(const GemmShape& shape, const TuneOptions& options = {});
+
+// The database Auto reads: $TILEGEMM_TUNING_DB, else tuning.sqlite3 in $TILEGEMM_CACHE_DIR, else in
+// $XDG_CACHE_HOME/tilegemm, else in ~/.cache/tilegemm. Read once per process and device.
+std::string tuning_database_path();
+// Makes the next Auto call read the database again (after it was replaced or the variables changed).
+void reload_tuning_database();
+
+}  // namespace tilegemm

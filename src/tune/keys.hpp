@@ -1,0 +1,27 @@
+// What a tuning database entry is keyed by: the device (tune/database.hpp, DeviceKey) and the
+// problem, in a stable text form.
+#pragma once
+#include <string>
+
+#include "dense/gemm_ops.hpp"
+#include "tune/database.hpp"
+
+namespace tilegemm {
+namespace detail {
+
+struct DeviceContext;
+
+// SHA-256 prefix of the kernel headers and launch code this library was built from
+// (cmake/source_hash.cmake).
+const char* kernel_source_hash();
+// This library's version ("0.1.0").
+const char* library_version();
+DeviceKey device_key(const DeviceContext& ctx);
+
+// The canonical row-major problem (col-major products map onto it) with what a config's legality
+// and speed depend on: "gemm f32 4096x4096x4096 NN a16 b16 beta0". a16/a4: 16-byte copies of A
+// allowed or not; beta0/beta1: C not read or read.
+std::string gemm_problem_key(const GemmProblem& p);
+
+}  // namespace detail
+}  // namespace tilegemm

@@ -1,0 +1,242 @@
+// The tuner and Kernel::Auto's use of the tuning database on the GPU: tune() measures, verifies and
+// stores a winner that Auto then runs; a stored entry (even a slow one) wins over the analytic model
+// for its device and problem only; entries of another device key, illegal configs and damaged files
+// are ignored with one warning through the log callback, and products stay right.
+// Names start with Small_ (also run under compute-sanitizer).
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/device_buffer.hpp"
+#include "core/device_context.hpp"
+#include "random_product.hpp"
+#include "tilegemm/tilegemm.hpp"
+#include "tune/database.hpp"
+#include "tune/keys.hpp"
+
+namespace tilegemm {
+namespace {
+
+// Points TILEGEMM_TUNING_DB at a fresh folder's file for one test, and the library at it; restores
+// the variable, the log callback and the library's tables afterwards.
+class TuneTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/tilegemm-tunetest-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    db_ = dir_ + "/tuning.sqlite3";
+    const char* old = std::getenv("TILEGEMM_TUNING_DB");
+    had_old_ = old != nullptr;
+    if (old) old_ = old;
+    setenv("TILEGEMM_TUNING_DB", db_.c_str(), 1);
+    reload_tuning_database();
+    set_log_callback([this](LogLevel level, const std::string& message) {
+      std::lock_guard<std::mutex> lock(log_mutex_);
+      if (level == LogLevel::Warning) warnings_.push_back(message);
+    });
+  }
+  void TearDown() override {
+    set_log_callback({});
+    if (had_old_) setenv("TILEGEMM_TUNING_DB", old_.c_str(), 1);
+    else unsetenv("TILEGEMM_TUNING_DB");
+    reload_tuning_database();
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  std::vector<std::string> warnings() {
+    std::lock_guard<std::mutex> lock(log_mutex_);
+    return warnings_;
+  }
+  std::string dir_, db_;
+
+ private:
+  bool had_old_ = false;
+  std::string old_;
+  std::mutex log_mutex_;
+  std::vector<std::string> warnings_;
+};
+
+GemmShape shape_of(int64_t m, int64_t n, int64_t k) {
+  GemmShape s;
+  s.m = m;
+  s.n = n;
+  s.k = k;
+  return s;
+}
+
+TuneOptions quick(bool store) {
+  TuneOptions o;
+  o.max_measured = 4;
+  o.min_time_s = 0.001;
+  o.store = store;
+  return o;
+}
+
+// Stores `config` for the problem `key` under this device's key (or a changed one).
+void store_entry(const std::string& path, const std::string& key, const std::string& config,
+                 const std::string& source_hash = "") {
+  detail::TunedEntry e;
+  e.device = detail::device_key(detail::current_device_context());
+  if (!source_hash.empty()) e.device.source_hash = source_hash;
+  e.problem = key;
+  e.config = config;
+  e.measured_us = 1.0;
+  e.tuned_at = detail::utc_now();
+  detail::TuningDatabase db(path, detail::TuningDatabase::Mode::ReadWrite);
+  ASSERT_TRUE(db.put(e));
+}
+
+TEST_F(TuneTest, Small_TuneStoresAVerifiedWinnerThatAutoRuns) {
+  RandomProduct p(192, 320, 200, false, 5);
+  EXPECT_FALSE(p.explain().tuned);
+  const TuneResult r = tune(shape_of(p.m, p.n, p.k), quick(true));
+  EXPECT_EQ(r.problem, "gemm f32 192x320x200 NN a16 b16 beta0");
+  ASSERT_GE(r.candidates.size(), 2u);
+  EXPECT_EQ(r.auto_config, r.candidates[0].config);  // the model's pick is measured first
+  EXPECT_EQ(r.auto_config, p.explain().config);
+  EXPECT_GT(r.auto_us, 0.0);
+  EXPECT_GE(r.measured, 2);
+  EXPECT_LE(r.measured, 4);
+  int measured = 0;
+  for (const TuneCandidate& c : r.candidates) {
+    EXPECT_TRUE(c.status == "measured" || c.status == "not measured") << c.config << ": " << c.status;
+    if (c.status == "measured") {
+      ++measured;
+      EXPECT_GT(c.measured_us, 0.0);
+      EXPECT_GE(c.measured_us, r.best_us);
+    }
+  }
+  EXPECT_EQ(measured, r.measured);
+  ASSERT_TRUE(r.stored);
+  EXPECT_TRUE(std::filesystem::exists(db_));
+
+  const GemmChoice choice = p.explain();
+  EXPECT_TRUE(choice.tuned);
+  EXPECT_EQ(choice.config, r.best_config);
+  p.run_auto_and_check();
+  EXPECT_TRUE(warnings().empty());
+
+  // A second tune of the same problem replaces the entry only with a faster time.
+  const TuneResult again = tune(shape_of(p.m, p.n, p.k), quick(true));
+  detail::TuningDatabase db(db_, detail::TuningDatabase::Mode::ReadOnly);
+  const auto entries = db.entries_for(detail::device_key(detail::current_device_context()));
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_DOUBLE_EQ(entries[0].measured_us, std::min(r.best_us, again.best_us));
+}
+
+TEST_F(TuneTest, Small_StoredEntryWinsOverTheModelForItsProblemOnly) {
+  RandomProduct p(130, 250, 96, false, 5), other(131, 250, 96, false, 6);
+  const TuneResult r = tune(shape_of(p.m, p.n, p.k), [] {
+    TuneOptions o = quick(false);
+    o.max_measured = 1;
+    return o;
+  }());
+  EXPECT_FALSE(r.stored);
+  EXPECT_FALSE(std::filesystem::exists(db_));
+  // The model's last choice, stored as if it had won: Auto must follow the database.
+  const std::string last = r.candidates.back().config;
+  ASSERT_NE(last, r.auto_config);
+  store_entry(db_, r.problem, last);
+  reload_tuning_database();
+  const GemmChoice choice = p.explain();
+  EXPECT_TRUE(choice.tuned);
+  EXPECT_EQ(choice.config, last);
+  EXPECT_NE(choice.reason.find("tuning database"), std::string::npos) << choice.reason;
+  p.run_auto_and_check();
+  EXPECT_FALSE(other.explain().tuned);  // another problem keeps the model's choice
+  other.run_auto_and_check();
+  EXPECT_TRUE(warnings().empty());
+}
+
+TEST_F(TuneTest, Small_EntryOfAnotherKernelSourceIsNotUsed) {
+  RandomProduct p(130, 250, 96, false, 5);
+  const std::string model = p.explain().config;
+  const TuneResult r = tune(shape_of(p.m, p.n, p.k), [] {
+    TuneOptions o = quick(false);
+    o.max_measured = 1;
+    return o;
+  }());
+  store_entry(db_, r.problem, r.candidates.back().config, "ffffffffffffffff");
+  reload_tuning_database();
+  const GemmChoice choice = p.explain();
+  EXPECT_FALSE(choice.tuned);
+  EXPECT_EQ(choice.config, model);
+  p.run_auto_and_check();
+  EXPECT_TRUE(warnings().empty());
+}
+
+TEST_F(TuneTest, Small_EntryThatCannotRunTheProblemFallsBackToTheModel) {
+  // A GEMV config stored for a problem whose short side is 130: it cannot run, so the model decides.
+  RandomProduct p(130, 250, 96, false, 5);
+  const std::string model = p.explain().config;
+  store_entry(db_, "gemm f32 130x250x96 NN a16 b16 beta0", "gemv-rows:s1:k1");
+  reload_tuning_database();
+  const GemmChoice choice = p.explain();
+  EXPECT_FALSE(choice.tuned);
+  EXPECT_EQ(choice.config, model);
+  p.run_auto_and_check();
+}
+
+TEST_F(TuneTest, Small_IllegalConfigTextIsIgnoredWithOneWarning) {
+  RandomProduct p(130, 250, 96, false, 5);
+  const std::string model = p.explain().config;
+  store_entry(db_, "gemm f32 130x250x96 NN a16 b16 beta0", "tiled:7x7x7");
+  reload_tuning_database();
+  p.run_auto_and_check();
+  EXPECT_EQ(p.explain().config, model);
+  RandomProduct q(64, 64, 64, false, 5);
+  q.run_auto_and_check();
+  const auto w = warnings();
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("1 entry ignored"), std::string::npos) << w[0];
+  EXPECT_NE(w[0].find("tiled:7x7x7"), std::string::npos) << w[0];
+}
+
+TEST_F(TuneTest, Small_DamagedDatabaseIsIgnoredWithOneWarning) {
+  { std::ofstream(db_) << "this is not an SQLite database, it only has the name of one\n"; }
+  reload_tuning_database();
+  RandomProduct p(130, 250, 96, false, 5), q(64, 64, 64, false, 6);
+  p.run_auto_and_check();
+  q.run_auto_and_check();
+  EXPECT_FALSE(p.explain().tuned);
+  const auto w = warnings();
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find(db_), std::string::npos) << w[0];
+  EXPECT_NE(w[0].find("analytic chooser"), std::string::npos) << w[0];
+  // tune() into a damaged file: a named error before anything is measured.
+  EXPECT_THROW(tune(shape_of(64, 64, 64), quick(true)), Error);
+}
+
+TEST_F(TuneTest, Small_TransposedColumnMajorOffsetShape) {
+  // A col-major TN product with ld + 3 and an offset of 1: the tuner verifies every candidate on it.
+  GemmShape s;
+  s.layout = Layout::ColMajor;
+  s.op_a = Op::T;
+  s.m = 77;
+  s.n = 150;
+  s.k = 301;
+  s.lda = 301 + 3;
+  s.ldb = 301 + 3;
+  s.ldc = 77 + 3;
+  s.offset = 1;
+  s.beta_zero = false;
+  const TuneResult r = tune(s, quick(false));
+  EXPECT_GE(r.measured, 2);
+  EXPECT_NE(r.problem.find("a4 b4 beta1"), std::string::npos) << r.problem;
+  for (const TuneCandidate& c : r.candidates)
+    EXPECT_TRUE(c.status == "measured" || c.status == "not measured") << c.config << ": " << c.status;
+}
+
+}  // namespace
+}  // namespace tilegemm

@@ -10,6 +10,8 @@ OUT=${OUT:-/tmp/tilegemm-out}
 S=$OUT/shapes; mkdir -p "$S"
 T=dist/tilegemm
 MT=${MIN_TIME:-0.2}
+# The analytic chooser alone: no tuning database (a missing file) unless the caller names one.
+export TILEGEMM_TUNING_DB=${TILEGEMM_TUNING_DB:-$S/untuned.sqlite3}
 run() {  # name, args...
   local name=$1; shift
   echo "### tilegemm bench $* --min-time $MT" >> "$S/bench.txt"
@@ -19,6 +21,10 @@ run models --preset models --kernels auto,6
 run odd --preset odd --kernels auto,6
 run ladder --preset ladder --kernels 4,5,6,auto
 run squares --preset tvm-post --shape 1536x1536x1536 --shape 3072x3072x3072 --shape 2048x2048x2048 --kernels auto,6
+run small-m --shape 2x4096x4096 --shape 4x4096x4096 --shape 16x4096x4096 --shape 16x14336x4096 \
+  --shape 16x2048x4096 --shape 2048x16x4096 --shape 1x4096x4096 --shape 4096x1x4096 --kernels auto
+run ops --shape 4096x4096x4096 --shape 4095x4097x4093 --trans NT --kernels auto
+run ops-tt --shape 4096x4096x4096 --shape 4095x4097x4093 --trans TT --kernels auto
 u="--shape 1000x1000x1000 --shape 1024x512x2048 --shape 4096x4096x4096 --shape 2501x3499x1777"
 run aligned $u --kernels auto
 run ld7 $u --ld +7 --kernels auto

@@ -63,6 +63,7 @@ nlohmann::json rows_json(const std::string& device, const std::vector<TuneRow>& 
                              {"stopped", r.result.stopped},
                              {"stored", r.result.stored},
                              {"seconds", r.result.seconds},
+                             {"compile_seconds", r.result.compile_seconds},
                              {"candidates", candidates}});
   }
   return out;
@@ -78,14 +79,14 @@ void write_outputs(const TunePlan& plan, const std::string& device, const std::v
   if (!plan.csv.empty()) {
     std::ofstream f(plan.csv);
     f << "device,shape,problem,best_config,best_us,auto_config,auto_us,cublas_us,best_vs_cublas,auto_vs_cublas,"
-         "measured,legal,exhaustive,stored,seconds\n";
+         "measured,legal,exhaustive,stored,seconds,compile_seconds\n";
     for (const TuneRow& r : rows)
       f << csv_quoted(device) << "," << csv_quoted(r.problem.str()) << "," << csv_quoted(r.result.problem) << ","
         << r.result.best_config << "," << r.result.best_us << "," << r.result.auto_config << "," << r.result.auto_us
         << "," << r.cublas_us << "," << ratio(r.cublas_us, r.result.best_us) << ","
         << ratio(r.cublas_us, r.result.auto_us) << "," << r.result.measured << "," << r.result.candidates.size()
         << "," << (r.result.exhaustive ? 1 : 0) << "," << (r.result.stored ? 1 : 0) << "," << r.result.seconds
-        << "\n";
+        << "," << r.result.compile_seconds << "\n";
     if (!f) invalid("--csv: cannot write '" + plan.csv + "'");
   }
 }
@@ -139,6 +140,7 @@ void run_tuning(const TunePlan& plan) {
     o.min_time_s = plan.min_time;
     o.database = plan.db;
     o.store = plan.store;
+    o.run_time_configs = plan.run_time_configs;
     o.cancelled = [] { return g_tune_interrupted != 0; };
     const std::string label = "[" + std::to_string(i + 1) + "/" + std::to_string(plan.problems.size()) + "] " + p.str();
     o.progress = [&label](const TuneProgress& pr) {
@@ -291,6 +293,7 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--budget-s", a->budget_s, "wall-clock seconds per shape (default 30)");
   cmd->add_option("--top", a->top, "configs to measure at most per shape (default 12; 0 = all)");
   cmd->add_flag("--exhaustive", a->exhaustive, "measure every legal config");
+  cmd->add_flag("--jit", a->jit, "also measure run-time compiled variants of the leading tile shapes (NVRTC)");
   cmd->add_option("--min-time", a->min_time, "seconds of timed runs per config (default 0.05)");
   cmd->add_flag("--no-store", a->no_store, "measure only; leave the database alone");
   cmd->add_option("--db", a->db, "the tuning database (default: $TILEGEMM_TUNING_DB or the cache folder)");

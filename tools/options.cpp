@@ -297,6 +297,7 @@ TunePlan plan_tune(const TuneArgs& args, const std::string& default_db) {
   plan.min_time = args.min_time;
   plan.max_measured = args.exhaustive ? 0 : args.top;
   plan.store = !args.no_store;
+  plan.run_time_configs = args.jit;
   plan.csv = args.csv;
   plan.json = args.json;
   check_distinct(plan.csv, "--csv", plan.json, "--json");

@@ -103,6 +103,7 @@ struct TuneArgs {  // as typed
   double budget_s = 30, min_time = 0.05;
   int top = 12;  // configs to measure at most per shape; 0 = every legal config
   bool exhaustive = false;
+  bool jit = false;  // also run-time compiled variants
   bool no_store = false;
   std::string db;  // empty: tilegemm::tuning_database_path()
   bool list = false, clear = false;
@@ -115,6 +116,7 @@ struct TunePlan {
   std::vector<Problem> problems;  // Action::Tune
   double budget_s = 30, min_time = 0.05;
   int max_measured = 12;  // 0: exhaustive
+  bool run_time_configs = false;
   bool store = true;
   std::string db;    // the database path (resolved: never empty)
   std::string file;  // --export / --import

@@ -38,6 +38,9 @@ struct TuneOptions {
   double min_time_s = 0.05;   // timed runs of one config (at least 3), cold L2, median
   std::string database;       // empty: tuning_database_path()
   bool store = true;          // write the winner to the database
+  // Also measure run-time compiled variants (NVRTC) of the model's two leading tile shapes: a pipeline
+  // stage more or fewer, the other K-tile depth, a block per SM more or fewer (docs/tuning.md).
+  bool run_time_configs = false;
   std::function<void(const TuneProgress&)> progress;  // after every measured config
   std::function<bool()> cancelled;                    // asked before every config: true stops early
 };
@@ -60,6 +63,7 @@ struct TuneResult {
   bool stopped = false;     // the budget ran out or `cancelled` said stop before the search was done
   bool stored = false;      // the database took the winner (false: not asked, or it holds a faster one)
   double seconds = 0;
+  double compile_seconds = 0;  // of it, compiling (or loading from the disk cache) the run-time variants
   std::vector<TuneCandidate> candidates;  // every legal config, in the model's order
 };
 

@@ -31,6 +31,9 @@ struct DeviceContext {
   mutable std::mutex tuned_mutex;
   mutable int tuned_generation = -1;  // loaded for this generation of tuned_table.cpp; -1: not yet
   mutable std::unordered_map<std::string, std::string> tuned_configs;
+  // Run-time compiled kernels loaded on this device (name expression -> cudaKernel_t, jit/jit.hpp).
+  mutable std::mutex jit_mutex;
+  mutable std::unordered_map<std::string, const void*> jit_kernels;
 };
 
 // The context of the current device, created on its first use (thread-safe) and kept for the life of

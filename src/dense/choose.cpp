@@ -77,6 +77,22 @@ double gemv_chunk_us(bool rows, int s) { return rows ? 1.0 + 0.12 * s : 0.8 + 0.
 
 int op_index(bool trans_a, bool trans_b) { return (trans_a ? 2 : 0) + (trans_b ? 1 : 0); }
 
+// The calibrated schedule whose rates stand in for `t`: itself when compiled, else the compiled one of
+// the same block tile, else the one nearest in tile area (a run-time compiled variant has no
+// calibration of its own; the tuner measures it).
+int model_schedule_index(const TileShape& t) {
+  const int exact = tiled_schedule_index(t);
+  if (exact >= 0) return exact;
+  int best = 0;
+  double best_distance = 1e300;
+  for (int i = 0; i < kNumTiledSchedules; ++i) {
+    const TileShape& c = kTiledSchedules[i];
+    const double distance = (c.bm == t.bm && c.bn == t.bn) ? -1.0 : std::fabs(std::log(double(c.bm) * c.bn / (double(t.bm) * t.bn)));
+    if (distance < best_distance) best = i, best_distance = distance;
+  }
+  return best;
+}
+
 constexpr int kSplitCounts[] = {1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64, 96, 128, 192, 256, 384, 512};
 
 double ceil_div(double a, double b) { return std::ceil(a / b); }
@@ -96,7 +112,7 @@ double min_bytes(const GemmProblem& p) {
 ScoredConfig score_tiled(const GemmProblem& p, const GemmConfig& c, const DeviceFacts& d) {
   const TileShape& t = c.tile;
   const SplitPlan s = plan_split(p, c, d);
-  const int index = tiled_schedule_index(t);
+  const int index = model_schedule_index(t);
   const bool as_is_aligned = (!p.trans_a || p.vec_a) && (p.trans_b || p.vec_b);
   const double rate_sm = kScheduleTflops[index][op_index(p.trans_a, p.trans_b)] * 1e12 / kCalibrationSms *
                          (as_is_aligned ? 1.0 : kUnalignedFactor[index]) *

@@ -65,7 +65,7 @@ std::string to_string(const GemmConfig& c) {
     const TileShape& t = c.tile;
     o << t.bm << 'x' << t.bn << 'x' << t.bk << ":w" << t.wm << 'x' << t.wn << ":t" << t.tm << 'x' << t.tn
       << ":s" << t.stages << ":b" << t.blocks << ':' << (c.tail_only ? "tail" : "k") << c.splits << ':'
-      << tilegemm::to_string(c.raster);
+      << tilegemm::to_string(c.raster) << (c.jit ? ":jit" : "");
   } else {
     o << 's' << c.gemv_s << ":k" << c.splits;
   }
@@ -124,8 +124,48 @@ GemmConfig parse_gemm_config(const std::string& text, const char* what) {
     else return bad("raster '" + r + "' is not rowmajor, grouped or hilbert");
     ++next;
   }
+  if (next < f.size() && c.family == GemmFamily::Tiled && f[next] == "jit") {
+    c.jit = true;
+    ++next;
+  }
   if (next < f.size()) return bad("unexpected field '" + f[next] + "'");
+  if (c.family == GemmFamily::Tiled && tiled_schedule_index(c.tile) < 0) c.jit = true;
   return c;
+}
+
+std::string tile_shape_problem(const TileShape& t) {
+  auto n = [](int v) { return std::to_string(v); };
+  if (t.bm <= 0 || t.bn <= 0 || t.bk <= 0 || t.wm <= 0 || t.wn <= 0 || t.tm <= 0 || t.tn <= 0)
+    return "every tile, warp and thread size must be positive";
+  if (t.bm % t.wm || t.bn % t.wn) return "the warp tile " + n(t.wm) + "x" + n(t.wn) + " must divide the block tile";
+  if (t.wm % t.tm || t.wn % t.tn) return "the thread tile " + n(t.tm) + "x" + n(t.tn) + " must divide the warp tile";
+  const int lanes_m = t.wm / t.tm, lanes_n = t.wn / t.tn;
+  if (lanes_m * lanes_n != 32)
+    return "a warp tile must be covered by exactly 32 lanes (" + n(lanes_m) + " x " + n(lanes_n) + ")";
+  if (t.tm % 4 || t.tn % 4) return "the thread tile's sides must be multiples of 4 (fragments are read 4 floats at a time)";
+  if (lanes_m > 8 || lanes_n > 8) return "at most 8 lanes along a warp tile's side";
+  const int threads = t.threads();
+  if (threads > 1024) return n(threads) + " threads: at most 1024";
+  if (t.stages < 2) return "at least 2 pipeline stages";
+  if (t.blocks < 1 || t.blocks > 32) return "blocks per SM must be 1..32";
+  if (t.tm % 2) return "the FMA order's bands of 2 rows must divide the thread tile";
+  // The transposing copies move 8 k x (threads / 8) columns per pass; the as-is copies give each
+  // thread one inner position of whole rows, with 16-byte or 4-byte copies.
+  if (t.bk % 8 || (t.bm * 8) % threads || (t.bn * 8) % threads || t.bm % 32 || t.bn % 32)
+    return "the transposing copies need BK a multiple of 8, BM and BN multiples of 32, and 8 x BM and 8 x BN "
+           "multiples of the " + n(threads) + " threads";
+  if ((t.bm * t.bk) % threads || (t.bn * t.bk) % threads || (t.bm * t.bk / 4) % threads || (t.bn * t.bk / 4) % threads)
+    return "the tile copies must split evenly over the " + n(threads) + " threads";
+  for (int cols : {t.bm, t.bn})
+    for (int width : {1, 4}) {
+      const int per_row = cols / width;
+      if (threads % per_row || t.bk % (threads / per_row))
+        return "a copy of " + n(cols) + " columns x " + n(t.bk) + " k does not split into whole rows per thread (" +
+               n(threads) + " threads)";
+    }
+  if (t.bk % 8) return "BK must be a multiple of 8 (8 k steps per pass)";
+  if (t.smem_bytes() > 227 * 1024) return n(t.smem_bytes()) + " bytes of shared memory: at most 227 KB per block";
+  return "";
 }
 
 }  // namespace detail

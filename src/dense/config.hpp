@@ -33,7 +33,8 @@ struct TileShape {
 };
 
 // The tiled schedules compiled ahead of time (src/dense/launch_split_tiled_*.cu instantiate each by
-// its index). Any other schedule is refused until the tuner's run-time compilation exists.
+// its index). Any other schedule that tile_shape_problem() accepts is compiled at run time (NVRTC,
+// src/jit/) on its first use.
 inline constexpr TileShape kTiledSchedules[] = {
     //  bm   bn  bk  wm  wn  tm  tn  st  blk
     {128, 256, 32, 64, 64, 16, 8, 4, 1},  // level 6's Large: 0.94x cuBLAS on big squares
@@ -46,6 +47,9 @@ inline constexpr TileShape kTiledSchedules[] = {
 inline constexpr int kNumTiledSchedules = sizeof(kTiledSchedules) / sizeof(kTiledSchedules[0]);
 // Index of a compiled schedule, or -1.
 int tiled_schedule_index(const TileShape& t);
+// Why kernels::WarpTiledSchedule<t..., FMA order 3, transposing copies> would not compile (the host
+// mirror of its static_asserts and its copiers'), or "" when it would.
+std::string tile_shape_problem(const TileShape& t);
 
 // The GEMV kernels' fixed shapes (mirrored from their headers; launch_gemv.cu checks they agree).
 inline constexpr int kGemvMaxS = 16;          // largest short dimension
@@ -64,15 +68,18 @@ struct GemmConfig {
   int splits = 1;                   // K slices per split tile (Tiled) or per block's range (GEMV)
   bool tail_only = false;           // Tiled: split only the tiles past the last whole wave
   Raster raster = Raster::Hilbert;  // Tiled: tile order
+  bool jit = false;                 // Tiled: compiled at run time (always for a schedule not compiled ahead)
   bool operator==(const GemmConfig& o) const {
     return family == o.family && tile == o.tile && gemv_s == o.gemv_s && splits == o.splits &&
-           tail_only == o.tail_only && raster == o.raster;
+           tail_only == o.tail_only && raster == o.raster && jit == o.jit;
   }
 };
 
 // Text form, all fields:
 //   tiled:128x256x32:w64x64:t16x8:s4:b1:k1:hilbert   (k<N>: every tile in N K slices;
 //                                                      tail<N>: tiles past the last whole wave)
+//   tiled:…:hilbert:jit                              (compiled at run time; the parser adds it to
+//                                                      any schedule not compiled ahead of time)
 //   gemv-rows:s16:k4    gemv-cols:s1:k8
 std::string to_string(const GemmConfig& c);
 // Parses the text form; the split field and the raster may be left out (k1, hilbert). Throws

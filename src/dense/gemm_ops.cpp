@@ -123,14 +123,9 @@ std::string can_implement(const GemmProblem& p, const GemmConfig& c) {
     return "splits = " + std::to_string(c.splits) + " is outside 1.." + std::to_string(kMaxSplits);
   if (c.family == GemmFamily::Tiled) {
     if (tiled_schedule_index(c.tile) < 0) {
-      std::string list;
-      for (const TileShape& t : kTiledSchedules) {
-        GemmConfig k;
-        k.tile = t;
-        const std::string text = to_string(k);
-        list += (list.empty() ? "" : ", ") + text.substr(6, text.find(":k") - 6);
-      }
-      return "the tile schedule is not compiled into this build (compiled: " + list + ")";
+      const std::string why = tile_shape_problem(c.tile);
+      if (!why.empty()) return "the tile schedule cannot be compiled: " + why;
+      if (!c.jit) return "a schedule not compiled into this build runs compiled at run time: add ':jit'";
     }
     if (!p.tiled_offsets_fit)
       return "A or B spans more than " + std::to_string(kMaxTiledExtent) + " elements, the tiled kernels' limit (32-bit copies)";
@@ -177,7 +172,10 @@ void run_config(const CanonicalGemm& g, const GemmConfig& c, const DeviceFacts& 
     const kernels::SplitTileParams sp{static_cast<int>(s.dp_tiles), s.splits, s.slice_k, s.group, partials, counters};
     CanonicalGemm h = g;
     h.p.raster = static_cast<int>(c.raster);
-    launch_split_tiled(tiled_schedule_index(c.tile), h, sp, s.units, stream);
+    if (c.jit)
+      launch_split_tiled_jit(c.tile, h, sp, s.units, stream);
+    else
+      launch_split_tiled(tiled_schedule_index(c.tile), h, sp, s.units, stream);
     return;
   }
   const GemvView v = gemv_view(p);

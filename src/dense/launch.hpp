@@ -5,7 +5,9 @@
 #include <cstdint>
 
 #include "core/with_bool.hpp"
+#include "dense/config.hpp"
 #include "dense/kernels/params.hpp"
+#include "jit/jit.hpp"
 #include "tilegemm/types.hpp"
 
 namespace tilegemm {
@@ -50,6 +52,14 @@ void launch_scale(const kernels::GemmParams& p, cudaStream_t stream);
 // (config.hpp), g.p.raster's tile order and `units` thread blocks.
 void launch_split_tiled(int index, const CanonicalGemm& g, const kernels::SplitTileParams& sp, long long units,
                         cudaStream_t stream);
+// The same kernels for any schedule tile_shape_problem() accepts, compiled at run time with NVRTC on
+// first use and cached in memory (per device) and on disk (src/jit/jit.hpp).
+// Its NVRTC request: the instantiation for schedule `t` (FMA order 3, transposing copies, as
+// TiledScheduleAt) and the problem's variant (with_warp_tiled_variant's rule: 16-byte copies only for
+// operands copied as-is and aligned); `split`: the split kernel, else level 6's.
+JitRequest tiled_jit_request(const TileShape& t, const CanonicalGemm& g, bool split);
+void launch_split_tiled_jit(const TileShape& t, const CanonicalGemm& g, const kernels::SplitTileParams& sp,
+                            long long units, cudaStream_t stream);
 // A GEMV kernel (gemv_rows.cuh or gemv_cols.cuh) for short dimension bound s (1, 2, 4, 8, 16), with
 // 16-byte loads of W when vec_w, `units` thread blocks.
 void launch_gemv(bool rows, int s, bool vec_w, const kernels::GemvParams& p, long long units, cudaStream_t stream);

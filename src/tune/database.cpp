@@ -10,6 +10,7 @@
 #include <ctime>
 #include <string>
 
+#include "core/cache_dir.hpp"
 #include "tilegemm/error.hpp"
 
 namespace tilegemm {
@@ -76,11 +77,9 @@ void bind_device(Statement& st, const DeviceKey& d) {
 }
 
 void make_parent_folders(const std::string& path) {
-  for (size_t i = 1; i < path.size(); ++i)
-    if (path[i] == '/') {
-      const std::string dir = path.substr(0, i);
-      if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) fail(path, "cannot create the folder '" + dir + "'");
-    }
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos || slash == 0) return;
+  if (!make_folders(path.substr(0, slash))) fail(path, "cannot create the folder '" + path.substr(0, slash) + "'");
 }
 
 }  // namespace
@@ -91,15 +90,9 @@ std::string to_string(const DeviceKey& k) {
 }
 
 std::string default_tuning_db_path() {
-  auto env = [](const char* name) -> std::string {
-    const char* v = std::getenv(name);
-    return v && *v ? v : "";
-  };
-  if (!env("TILEGEMM_TUNING_DB").empty()) return env("TILEGEMM_TUNING_DB");
-  std::string dir = env("TILEGEMM_CACHE_DIR");
-  if (dir.empty() && !env("XDG_CACHE_HOME").empty()) dir = env("XDG_CACHE_HOME") + "/tilegemm";
-  if (dir.empty()) dir = (env("HOME").empty() ? std::string("/tmp") : env("HOME")) + "/.cache/tilegemm";
-  return dir + "/tuning.sqlite3";
+  const char* explicit_path = std::getenv("TILEGEMM_TUNING_DB");
+  if (explicit_path && *explicit_path) return explicit_path;
+  return cache_dir() + "/tuning.sqlite3";
 }
 
 std::string utc_now() {

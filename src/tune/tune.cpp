@@ -10,6 +10,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@
 #include "dense/gemm_ops.hpp"
 #include "dense/launch.hpp"
 #include "dense/matrix_extent.hpp"
+#include "jit/jit.hpp"
 #include "ref/reference.hpp"
 #include "tilegemm/error.hpp"
 #include "tilegemm/gemm.hpp"
@@ -91,8 +93,55 @@ struct OwnedStream {
 // A config's place in the model's error pattern: its family and tile shape (or GEMV bound). Split
 // counts of one tile shape share the tile's rate error, so a measurement corrects its siblings.
 std::string error_group(const detail::GemmConfig& c) {
-  if (c.family == detail::GemmFamily::Tiled) return "tiled" + std::to_string(detail::tiled_schedule_index(c.tile));
+  if (c.family == detail::GemmFamily::Tiled) {
+    detail::GemmConfig whole = c;  // the schedule without its split and raster
+    whole.splits = 1;
+    whole.tail_only = false;
+    whole.raster = Raster::Hilbert;
+    return detail::to_string(whole);
+  }
   return std::string(detail::family_name(c.family)) + std::to_string(c.gemv_s);
+}
+
+// Run-time compiled variants of the model's two leading tile shapes, each at the split of that shape's
+// best-ranked config: one pipeline stage more or fewer, the other K-tile depth (16 <-> 32), one block
+// per SM more or fewer (its register cap). Only those that compile and differ from every compiled
+// schedule.
+std::vector<detail::GemmConfig> run_time_variants(const detail::GemmProblem& p, const detail::ConfigChoice& choice) {
+  constexpr int kBases = 2;
+  std::vector<detail::GemmConfig> bases, out;
+  for (const detail::ScoredConfig& sc : choice.ranked) {
+    if (sc.config.family != detail::GemmFamily::Tiled) continue;
+    bool seen = false;
+    for (const detail::GemmConfig& b : bases) seen = seen || b.tile == sc.config.tile;
+    if (!seen) bases.push_back(sc.config);
+    if (static_cast<int>(bases.size()) == kBases) break;
+  }
+  for (const detail::GemmConfig& base : bases) {
+    std::vector<detail::TileShape> shapes;
+    detail::TileShape t = base.tile;
+    for (int ds : {-1, 1}) {
+      t = base.tile;
+      t.stages += ds;
+      shapes.push_back(t);
+    }
+    t = base.tile;
+    t.bk = base.tile.bk == 16 ? 32 : 16;
+    shapes.push_back(t);
+    for (int db : {-1, 1}) {
+      t = base.tile;
+      t.blocks += db;
+      shapes.push_back(t);
+    }
+    for (const detail::TileShape& shape : shapes) {
+      detail::GemmConfig v = base;
+      v.tile = shape;
+      v.jit = true;
+      if (detail::tiled_schedule_index(shape) >= 0 || !detail::can_implement(p, v).empty()) continue;
+      if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+    }
+  }
+  return out;
 }
 
 // Geometric means of measured / predicted, per error group and over all.
@@ -173,7 +222,12 @@ TuneResult tune(const GemmShape& shape, const TuneOptions& options) {
 
   TuneResult result;
   result.problem = detail::gemm_problem_key(problem);
-  for (const detail::ScoredConfig& sc : choice.ranked)
+  std::vector<detail::ScoredConfig> ranked = choice.ranked;
+  const size_t compiled_count = ranked.size();
+  if (options.run_time_configs)
+    for (const detail::GemmConfig& v : run_time_variants(problem, choice))
+      ranked.push_back(detail::score_config(problem, v, facts));
+  for (const detail::ScoredConfig& sc : ranked)
     result.candidates.push_back({detail::to_string(sc.config), sc.predicted_us, 0.0, "not measured"});
   result.auto_config = result.candidates[0].config;
 
@@ -211,7 +265,26 @@ TuneResult tune(const GemmShape& shape, const TuneOptions& options) {
   ModelCorrection correction;
   std::vector<bool> tried(result.candidates.size(), false);
   std::vector<std::string> groups;
-  for (const detail::ScoredConfig& sc : choice.ranked) groups.push_back(error_group(sc.config));
+  for (const detail::ScoredConfig& sc : ranked) groups.push_back(error_group(sc.config));
+
+  // The run-time compiled variants are compiled (or read from the disk cache) all at once, in
+  // parallel, before anything is timed; one that fails to compile is reported and skipped.
+  if (ranked.size() > compiled_count) {
+    const auto c0 = std::chrono::steady_clock::now();
+    std::vector<detail::JitRequest> requests;
+    for (size_t i = compiled_count; i < ranked.size(); ++i) {
+      const detail::SplitPlan sp = detail::plan_split(problem, ranked[i].config, facts);
+      requests.push_back(detail::tiled_jit_request(ranked[i].config.tile, g, sp.dp_tiles != sp.units));
+    }
+    const std::vector<std::string> errors =
+        detail::jit_prefetch(ctx, requests, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    for (size_t j = 0; j < errors.size(); ++j)
+      if (!errors[j].empty()) {
+        result.candidates[compiled_count + j].status = "failed: " + errors[j];
+        tried[compiled_count + j] = true;
+      }
+    result.compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
+  }
   const int limit = options.max_measured > 0 ? options.max_measured : static_cast<int>(result.candidates.size());
   int attempts = 0;
   while (attempts < limit) {

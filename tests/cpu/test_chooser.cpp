@@ -109,7 +109,14 @@ TEST(GemmCanImplement, ReasonsNameTheProblem) {
   EXPECT_EQ(can_implement(problem(64, 64, 64), tiled(0)), "");
   GemmConfig bad = tiled(0);
   bad.tile.stages = 7;
-  EXPECT_NE(can_implement(problem(64, 64, 64), bad).find("not compiled into this build"), std::string::npos);
+  EXPECT_NE(can_implement(problem(64, 64, 64), bad).find("cannot be compiled: 387072 bytes of shared memory"),
+            std::string::npos)
+      << can_implement(problem(64, 64, 64), bad);
+  GemmConfig other = tiled(1);  // 128x128 with 3 stages: not compiled ahead, compiled at run time
+  other.tile.stages = 3;
+  EXPECT_NE(can_implement(problem(64, 64, 64), other).find("add ':jit'"), std::string::npos);
+  other.jit = true;
+  EXPECT_EQ(can_implement(problem(64, 64, 64), other), "");
   EXPECT_NE(can_implement(problem(64, 64, 64), tiled(0, 0)).find("splits = 0"), std::string::npos);
   EXPECT_NE(can_implement(problem(64, 64, 64), tiled(0, 2000)).find("splits = 2000"), std::string::npos);
 

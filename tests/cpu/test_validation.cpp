@@ -140,7 +140,7 @@ TEST_F(Validation, ConfigsAreCheckedBeforeAnyDeviceWork) {
                "use gemv-cols");
   opt.config = "tiled:96x96x16:w32x32:t8x4:s3:b6";
   expect_error([&] { call(R, Op::N, Op::N, 8, 8, 8, buf.a.data(), 8, buf.b.data(), 8, buf.c.data(), 8, opt); },
-               "not compiled into this build", "128x256x32:w64x64:t16x8:s4:b1");
+               "the tile schedule cannot be compiled", "multiples of the 288 threads");
 }
 
 // Level 6 forms the offsets of its copies in 32 bits: it refuses an A or B of more than 2^31 - 1

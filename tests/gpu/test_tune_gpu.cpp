@@ -218,6 +218,26 @@ TEST_F(TuneTest, Small_DamagedDatabaseIsIgnoredWithOneWarning) {
   EXPECT_THROW(tune(shape_of(64, 64, 64), quick(true)), Error);
 }
 
+TEST_F(TuneTest, Small_RunTimeCompiledVariantsAreVerifiedAndMeasured) {
+  setenv("TILEGEMM_CACHE_DIR", (std::filesystem::path(db_).parent_path() / "cache").c_str(), 1);
+  TuneOptions o = quick(false);
+  o.run_time_configs = true;
+  o.max_measured = 0;  // every config, the variants included
+  const TuneResult r = tune(shape_of(300, 200, 260), o);
+  unsetenv("TILEGEMM_CACHE_DIR");
+  int variants = 0, measured = 0;
+  for (const TuneCandidate& c : r.candidates)
+    if (c.config.size() > 4 && c.config.compare(c.config.size() - 4, 4, ":jit") == 0) {
+      ++variants;
+      EXPECT_EQ(c.status, "measured") << c.config;
+      measured += c.measured_us > 0;
+    }
+  EXPECT_GE(variants, 4);
+  EXPECT_EQ(measured, variants);
+  EXPECT_TRUE(r.exhaustive);
+  EXPECT_GT(r.compile_seconds, 0.0);
+}
+
 TEST_F(TuneTest, Small_TransposedColumnMajorOffsetShape) {
   // A col-major TN product with ld + 3 and an offset of 1: the tuner verifies every candidate on it.
   GemmShape s;

@@ -1,0 +1,50 @@
+// Level 6's kernel and the split-K / stream-K kernel for a schedule compiled at run time: the same
+// templates as launch_split_tiled.cuh instantiates ahead of time, named as NVRTC name expressions.
+#include <cuda_runtime_api.h>
+
+#include <string>
+
+#include "core/cuda_check.hpp"
+#include "core/device_context.hpp"
+#include "dense/launch.hpp"
+#include "jit/jit.hpp"
+#include "tilegemm/error.hpp"
+
+namespace tilegemm {
+namespace detail {
+
+namespace {
+const char* b(bool v) { return v ? "true" : "false"; }
+}  // namespace
+
+JitRequest tiled_jit_request(const TileShape& t, const CanonicalGemm& g, bool split) {
+  const bool ta = g.trans_a, tb = g.trans_b;
+  const bool va = ta && g.vec_a, vb = !tb && g.vec_b;
+  const std::string ns = "tilegemm::kernels::";
+  const std::string schedule = ns + "WarpTiledSchedule<" + std::to_string(t.bm) + ", " + std::to_string(t.bn) + ", " +
+                               std::to_string(t.bk) + ", " + std::to_string(t.wm) + ", " + std::to_string(t.wn) + ", " +
+                               std::to_string(t.tm) + ", " + std::to_string(t.tn) + ", " + std::to_string(t.stages) +
+                               ", " + std::to_string(t.blocks) + ", 3, true>";
+  JitRequest r;
+  r.header = "dense/kernels/split_tiled.cuh";
+  r.name_expression = "&" + ns + (split ? "gemm_split_tiled<" : "gemm_warp_tiled<") + schedule + ", " + b(ta) + ", " +
+                      b(tb) + ", " + b(va) + ", " + b(vb) + ">";
+  return r;
+}
+
+void launch_split_tiled_jit(const TileShape& t, const CanonicalGemm& g, const kernels::SplitTileParams& sp,
+                            long long units, cudaStream_t stream) {
+  const std::string why = tile_shape_problem(t);
+  if (!why.empty()) throw Error(ErrorCode::Internal, "launch_split_tiled_jit: " + why);
+  const bool split = sp.dp_tiles != units;  // nothing split: level 6's kernel, as launch_split_tiled_at
+  const void* kernel = jit_kernel(current_device_context(), tiled_jit_request(t, g, split));
+  ensure_smem_opt_in(kernel, t.smem_bytes());
+  kernels::GemmParams p = g.p;
+  kernels::SplitTileParams s = sp;
+  void* args[] = {&p, &s};  // gemm_warp_tiled takes p alone
+  TILEGEMM_CUDA_CHECK(cudaLaunchKernel(kernel, dim3(static_cast<unsigned>(units)), dim3(t.threads()), args,
+                                       t.smem_bytes(), stream));
+}
+
+}  // namespace detail
+}  // namespace tilegemm

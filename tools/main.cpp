@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "report.hpp"
 #include "tilegemm/error.hpp"
+#include "tilegemm/log.hpp"
 
 namespace {
 int fail(const std::string& message, int code = 1) {
@@ -18,6 +19,11 @@ int fail(const std::string& message, int code = 1) {
 
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv, argv + argc);
+  // The library's messages (a tuning database or a cached kernel it ignored) go to stderr.
+  tilegemm::set_log_callback([](tilegemm::LogLevel level, const std::string& message) {
+    std::fprintf(stderr, "tilegemm: %s: %s\n", level == tilegemm::LogLevel::Warning ? "warning" : "info",
+                 message.c_str());
+  });
   CLI::App app{"tilegemm: fast matrix multiplication on NVIDIA GPUs, measured against cuBLAS"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "tilegemm " + tilegemm::tools::build_info().version);

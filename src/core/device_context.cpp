@@ -73,5 +73,19 @@ void ensure_smem_opt_in(const void* kernel, int bytes) {
   ctx.smem_opted_in.insert(kernel);
 }
 
+int resident_blocks_per_sm(const void* kernel, int threads, int smem_bytes) {
+  const DeviceContext& ctx = current_device_context();
+  const auto key = std::make_tuple(kernel, threads, smem_bytes);
+  {
+    std::lock_guard<std::mutex> lock(ctx.opt_in_mutex);
+    const auto it = ctx.resident_blocks.find(key);
+    if (it != ctx.resident_blocks.end()) return it->second;
+  }
+  int n = 0;
+  TILEGEMM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, threads, smem_bytes));
+  std::lock_guard<std::mutex> lock(ctx.opt_in_mutex);
+  return ctx.resident_blocks.emplace(key, n > 0 ? n : 1).first->second;
+}
+
 }  // namespace detail
 }  // namespace tilegemm

@@ -5,7 +5,9 @@
 
 #include <cstddef>
 #include <mutex>
+#include <map>
 #include <set>
+#include <tuple>
 #include <string>
 #include <unordered_map>
 
@@ -26,6 +28,8 @@ struct DeviceContext {
   // Kernels whose dynamic shared-memory limit was raised on this device (ensure_smem_opt_in).
   mutable std::mutex opt_in_mutex;
   mutable std::set<const void*> smem_opted_in;
+  // Blocks of a kernel resident per SM (kernel, threads, shared bytes) -> count (resident_blocks_per_sm).
+  mutable std::map<std::tuple<const void*, int, int>, int> resident_blocks;
   // The tuning database's entries for this device (problem key -> config text), read on the first
   // Auto choice that needs them (tune/tuned_table.hpp).
   mutable std::mutex tuned_mutex;
@@ -47,6 +51,13 @@ void ensure_smem_opt_in(const void* kernel, int bytes);
 template <class Kernel>
 void ensure_smem_opt_in(Kernel* kernel, int bytes) {
   ensure_smem_opt_in(reinterpret_cast<const void*>(kernel), bytes);
+}
+// Thread blocks of `kernel` that fit on one SM of the current device (at least 1), remembered per
+// device (after ensure_smem_opt_in when smem_bytes > 48 KB).
+int resident_blocks_per_sm(const void* kernel, int threads, int smem_bytes);
+template <class Kernel>
+int resident_blocks_per_sm(Kernel* kernel, int threads, int smem_bytes) {
+  return resident_blocks_per_sm(reinterpret_cast<const void*>(kernel), threads, smem_bytes);
 }
 
 }  // namespace detail

@@ -199,7 +199,9 @@ const void* jit_kernel(const DeviceContext& ctx, const JitRequest& r) {
   const void* kernel = nullptr;
   std::string why;
   if (read_cached(path, key, b)) {
-    kernel = load_kernel(b, &why);
+    // Not handed to the runtime unless it is an ELF image: a damaged file costs a compile, not an error.
+    if (b.cubin.size() < 4 || std::memcmp(b.cubin.data(), "\x7f" "ELF", 4) != 0) why = "not an ELF image";
+    else kernel = load_kernel(b, &why);
     if (!kernel) log_warning("run-time compiled kernel cache '" + path + "' did not load (" + why + "); compiled again");
   }
   if (!kernel) {

@@ -77,17 +77,9 @@ void launch_bsr_tiled_kernel(const BsrProblem& prob, cudaStream_t stream) {
   const kernels::BsrParams& p = prob.p;
   constexpr int kSmem = S::template smem_bytes<kXwt>();
   auto kernel = TiledKernelOf<S, kXwt, kVec>::value;
-  static const bool configured = [&] {  // above 48 KB needs an opt-in, once per kernel
-    TILEGEMM_CUDA_CHECK(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
-    return true;
-  }();
-  (void)configured;
-  static const int blocks_per_sm = [&] {
-    int n = 0;
-    TILEGEMM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, S::kThreads, kSmem));
-    return n > 0 ? n : 1;
-  }();
+  // Above 48 KB needs an opt-in; both it and the occupancy are per device (the device context).
+  ensure_smem_opt_in(kernel, kSmem);
+  const int blocks_per_sm = resident_blocks_per_sm(kernel, S::kThreads, kSmem);
   const long long subtiles = (p.block_r + S::kTileI - 1) / S::kTileI;
   const long long j_tiles = (p.cols_j + S::kTileJ - 1) / S::kTileJ;
   const double share = slot_share(prob, blocks_per_sm, subtiles * j_tiles);

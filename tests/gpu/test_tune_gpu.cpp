@@ -223,6 +223,7 @@ TEST_F(TuneTest, Small_RunTimeCompiledVariantsAreVerifiedAndMeasured) {
   TuneOptions o = quick(false);
   o.run_time_configs = true;
   o.max_measured = 0;  // every config, the variants included
+  o.budget_s = 600;    // under compute-sanitizer too
   const TuneResult r = tune(shape_of(300, 200, 260), o);
   unsetenv("TILEGEMM_CACHE_DIR");
   int variants = 0, measured = 0;

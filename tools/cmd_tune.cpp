@@ -121,10 +121,10 @@ void run_tuning(const TunePlan& plan) {
   const DeviceInfo dev = current_device_info();
   const size_t flush_bytes = 2 * dev.l2_bytes;
   std::printf("device: %s, %d SMs; tuning database %s; %s per shape, cold L2, min %.2f s per config\n",
-              dev.name.c_str(), dev.sm_count, plan.store ? plan.db.c_str() : "(not written: --no-store)",
-              plan.max_measured > 0 ? ("at most " + std::to_string(plan.max_measured) + " configs").c_str()
+              dev.name.c_str(), dev.sm_count, plan.options.store ? plan.db.c_str() : "(not written: --no-store)",
+              plan.options.max_measured > 0 ? ("at most " + std::to_string(plan.options.max_measured) + " configs").c_str()
                                     : "every legal config",
-              plan.min_time);
+              plan.options.min_time_s);
   std::printf("%-34s %9s %-32s %10s %-32s %10s %10s %7s %7s %7s\n", "shape", "measured", "best config", "best us",
               "untuned auto", "auto us", "cuBLAS us", "best x", "auto x", "seconds");
   std::fflush(stdout);
@@ -134,13 +134,7 @@ void run_tuning(const TunePlan& plan) {
   std::vector<TuneRow> rows;
   for (size_t i = 0; i < plan.problems.size() && !g_tune_interrupted; ++i) {
     const Problem& p = plan.problems[i];
-    TuneOptions o;
-    o.budget_s = plan.budget_s;
-    o.max_measured = plan.max_measured;
-    o.min_time_s = plan.min_time;
-    o.database = plan.db;
-    o.store = plan.store;
-    o.run_time_configs = plan.run_time_configs;
+    TuneOptions o = plan.options;
     o.cancelled = [] { return g_tune_interrupted != 0; };
     const std::string label = "[" + std::to_string(i + 1) + "/" + std::to_string(plan.problems.size()) + "] " + p.str();
     o.progress = [&label](const TuneProgress& pr) {
@@ -151,7 +145,7 @@ void run_tuning(const TunePlan& plan) {
     TuneRow row;
     row.problem = p;
     row.result = tune(gemm_shape(p), o);
-    row.cublas_us = time_cublas(cublas, p, plan.min_time, flush_bytes);
+    row.cublas_us = time_cublas(cublas, p, plan.options.min_time_s, flush_bytes);
     const TuneResult& r = row.result;
     char measured[32];
     std::snprintf(measured, sizeof measured, "%d/%zu%s", r.measured, r.candidates.size(), r.stopped ? "+" : "");

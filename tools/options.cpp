@@ -293,11 +293,12 @@ TunePlan plan_tune(const TuneArgs& args, const std::string& default_db) {
   if (!std::isfinite(args.min_time) || args.min_time < 0 || args.min_time > 60)
     invalid("--min-time: must be in [0, 60] seconds");
   if (args.top < 0) invalid("--top: must be >= 0 (0 measures every legal config)");
-  plan.budget_s = args.budget_s;
-  plan.min_time = args.min_time;
-  plan.max_measured = args.exhaustive ? 0 : args.top;
-  plan.store = !args.no_store;
-  plan.run_time_configs = args.jit;
+  plan.options.budget_s = args.budget_s;
+  plan.options.min_time_s = args.min_time;
+  plan.options.max_measured = args.exhaustive ? 0 : args.top;
+  plan.options.store = !args.no_store;
+  plan.options.run_time_configs = args.jit;
+  plan.options.database = plan.db;
   plan.csv = args.csv;
   plan.json = args.json;
   check_distinct(plan.csv, "--csv", plan.json, "--json");

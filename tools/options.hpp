@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "problem.hpp"
+#include "tilegemm/tune.hpp"
 #include "tilegemm/types.hpp"
 
 namespace tilegemm {
@@ -114,11 +115,8 @@ struct TunePlan {
   enum class Action { Tune, List, Export, Import, Clear };
   Action action = Action::Tune;
   std::vector<Problem> problems;  // Action::Tune
-  double budget_s = 30, min_time = 0.05;
-  int max_measured = 12;  // 0: exhaustive
-  bool run_time_configs = false;
-  bool store = true;
-  std::string db;    // the database path (resolved: never empty)
+  TuneOptions options;  // Action::Tune: everything but the progress and cancel callbacks
+  std::string db;    // the database path (resolved: never empty; also options.database)
   std::string file;  // --export / --import
   std::string csv, json;
 };

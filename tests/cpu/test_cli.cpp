@@ -269,6 +269,45 @@ TEST(CliLd, ParsesPaddingAndAbsoluteAndRejectsTheRest) {
   expect_invalid([] { parse_offset("2000000"); }, "--offset: value '2000000' out of range");
 }
 
+TEST(CliTune, OptionsBecomeTheLibrarysTuneOptions) {
+  TuneArgs a;
+  a.preset = "models";
+  a.trans = "TT";
+  a.ld = "+3";
+  TunePlan plan = plan_tune(a, "/default/tuning.sqlite3");
+  EXPECT_EQ(plan.action, TunePlan::Action::Tune);
+  ASSERT_EQ(plan.problems.size(), 19u);
+  EXPECT_EQ(plan.problems[0].op_a, Op::T);        // --trans applies to the preset's free shapes
+  EXPECT_EQ(plan.problems.back().op_b, Op::T);    // and a fixed-op shape keeps its ops (TT)
+  EXPECT_EQ(plan.problems[17].op_a, Op::N);       // 2501x3499x1777 NT stays NT
+  EXPECT_EQ(plan.problems[0].ld_pad, 3);
+  EXPECT_EQ(plan.db, "/default/tuning.sqlite3");
+  EXPECT_EQ(plan.options.database, plan.db);
+  EXPECT_EQ(plan.options.max_measured, 12);
+  EXPECT_TRUE(plan.options.store);
+  EXPECT_FALSE(plan.options.run_time_configs);
+  a.exhaustive = true;
+  a.jit = true;
+  a.no_store = true;
+  a.db = "/x/mine.sqlite3";
+  a.budget_s = 5;
+  a.min_time = 0.01;
+  plan = plan_tune(a, "/default/tuning.sqlite3");
+  EXPECT_EQ(plan.options.max_measured, 0);
+  EXPECT_TRUE(plan.options.run_time_configs);
+  EXPECT_FALSE(plan.options.store);
+  EXPECT_EQ(plan.options.database, "/x/mine.sqlite3");
+  EXPECT_EQ(plan.options.budget_s, 5);
+  EXPECT_EQ(plan.options.min_time_s, 0.01);
+  TuneArgs list;
+  list.list = true;
+  EXPECT_EQ(plan_tune(list, "/d.sqlite3").action, TunePlan::Action::List);
+  list.min_time = 100;  // tuning options are not looked at for a database action
+  EXPECT_EQ(plan_tune(list, "/d.sqlite3").db, "/d.sqlite3");
+  a.min_time = 61;
+  expect_invalid([&] { plan_tune(a, "/d"); }, "--min-time: must be in [0, 60] seconds");
+}
+
 TEST(CliLd, AppliedToEveryShapeAndCheckedAgainstIt) {
   BenchArgs a;
   a.shapes = {"1000x1000x1000", "8x16x4"};

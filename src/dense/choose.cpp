@@ -30,10 +30,6 @@ constexpr double kCalibrationSms = 132;
 // With the operand copied as-is unaligned (4-byte copies; 4096^3 NN, ld + 7, offset 1), as a factor
 // of the aligned NN rate.
 constexpr double kUnalignedFactor[kNumTiledSchedules] = {0.909, 0.984, 0.984, 0.975, 0.939, 0.980};
-// The split kernel against level 6's on the same schedule: 1.0 since the split sum takes 64 values
-// at a time (220 registers, commit 6855022; 0.965 for 128x256 before). Measured 2026-11-25: 128x256
-// tail8 on 4096x14336x4096 runs 3.7 % faster than k1 (perf note #32).
-constexpr double kSplitKernelFactor[kNumTiledSchedules] = {1.0, 1.0, 1.0, 1.0, 1.0, 1.0};
 // An SM holding r of a schedule's `blocks` design blocks runs at (r / blocks)^kOccupancyExponent of
 // its full rate: fewer resident blocks each run faster (fit by the choices it makes on the measured
 // single-wave shapes, perf note #19; lone blocks of 4-warp tiles fit worse, ~0.47).
@@ -114,9 +110,9 @@ ScoredConfig score_tiled(const GemmProblem& p, const GemmConfig& c, const Device
   const SplitPlan s = plan_split(p, c, d);
   const int index = model_schedule_index(t);
   const bool as_is_aligned = (!p.trans_a || p.vec_a) && (p.trans_b || p.vec_b);
+  // The split kernel runs at level 6's rate on the same schedule (perf note #32).
   const double rate_sm = kScheduleTflops[index][op_index(p.trans_a, p.trans_b)] * 1e12 / kCalibrationSms *
-                         (as_is_aligned ? 1.0 : kUnalignedFactor[index]) *
-                         (s.dp_tiles < s.tiles ? kSplitKernelFactor[index] : 1.0);
+                         (as_is_aligned ? 1.0 : kUnalignedFactor[index]);
   const double slots = static_cast<double>(d.sm_count) * t.blocks;
   // `units` blocks of `k_tiles` K-tiles each: whole waves at the design occupancy, then the partial
   // last wave, whose SMs hold fewer blocks that each run faster.
@@ -251,10 +247,7 @@ std::optional<GemmConfig> cached_choice(const GemmProblem& p, const DeviceFacts&
     if (it != g_choices->end()) return it->second;
   }
   std::optional<GemmConfig> c;
-  if (tuned) {
-    c = tuned(p);
-    if (c && !can_implement(p, *c).empty()) c.reset();  // an entry for another ld / extent
-  }
+  if (tuned) c = tuned(p);
   if (!c) {
     const ConfigChoice choice = choose_config(p, d);
     if (!choice.ranked.empty()) c = choice.best.config;

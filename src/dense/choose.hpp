@@ -32,7 +32,8 @@ ScoredConfig score_config(const GemmProblem& p, const GemmConfig& c, const Devic
 // All legal candidates, ranked. p.k > 0.
 ConfigChoice choose_config(const GemmProblem& p, const DeviceFacts& d);
 // Kernel::Auto's config, remembered per problem and device (the hot path of every Auto call): the
-// tuning database's entry when `tuned` returns one that can run the problem, else the model's best;
+// tuning database's entry when `tuned` returns one (tuned_gemm_config returns only configs that can run
+// the problem), else the model's best;
 // none when no config can run the problem (A or B too large for the tiled kernels, no GEMV shape).
 // `tuned` is asked only when the problem is not remembered yet.
 using TunedLookup = std::function<std::optional<GemmConfig>(const GemmProblem&)>;

@@ -164,11 +164,8 @@ GemmChoice explain_choice(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n,
   const detail::DeviceContext& ctx = detail::current_device_context();
   const detail::DeviceFacts device = detail::device_facts(ctx);
   detail::ScoredConfig best;
-  std::optional<detail::GemmConfig> tuned;
-  if (!forced) {
-    tuned = detail::tuned_gemm_config(ctx, problem);
-    if (tuned && !detail::can_implement(problem, *tuned).empty()) tuned.reset();
-  }
+  const std::optional<detail::GemmConfig> tuned =
+      forced ? std::nullopt : detail::tuned_gemm_config(ctx, problem);
   if (forced) {
     require_applicable(problem, *forced, options);
     best = detail::score_config(problem, *forced, device);

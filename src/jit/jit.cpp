@@ -180,10 +180,15 @@ JitBinary jit_compile(const std::string& arch, const JitRequest& r) {
   return b;
 }
 
-std::string jit_cache_path(const DeviceContext& ctx, const JitRequest& r) {
+namespace {
+// The key of `r` on the context's device with this process's embedded headers and NVRTC.
+std::string device_cache_key(const DeviceContext& ctx, const JitRequest& r) {
   const NvrtcApi& api = nvrtc();
-  return cache_file(jit_cache_key(jit_sources_hash(), jit_arch(ctx.cc_major, ctx.cc_minor), api.major, api.minor, r));
+  return jit_cache_key(jit_sources_hash(), jit_arch(ctx.cc_major, ctx.cc_minor), api.major, api.minor, r);
 }
+}  // namespace
+
+std::string jit_cache_path(const DeviceContext& ctx, const JitRequest& r) { return cache_file(device_cache_key(ctx, r)); }
 
 const void* jit_kernel(const DeviceContext& ctx, const JitRequest& r) {
   {
@@ -191,9 +196,7 @@ const void* jit_kernel(const DeviceContext& ctx, const JitRequest& r) {
     const auto it = ctx.jit_kernels.find(r.name_expression);
     if (it != ctx.jit_kernels.end()) return it->second;
   }
-  const std::string arch = jit_arch(ctx.cc_major, ctx.cc_minor);
-  const NvrtcApi& api = nvrtc();
-  const std::string key = jit_cache_key(jit_sources_hash(), arch, api.major, api.minor, r);
+  const std::string key = device_cache_key(ctx, r);
   const std::string path = cache_file(key);
   JitBinary b;
   const void* kernel = nullptr;
@@ -205,7 +208,7 @@ const void* jit_kernel(const DeviceContext& ctx, const JitRequest& r) {
     if (!kernel) log_warning("run-time compiled kernel cache '" + path + "' did not load (" + why + "); compiled again");
   }
   if (!kernel) {
-    b = jit_compile(arch, r);
+    b = jit_compile(jit_arch(ctx.cc_major, ctx.cc_minor), r);
     kernel = load_kernel(b, &why);
     if (!kernel) throw Error(ErrorCode::CudaError, "loading the run-time compiled " + r.name_expression + ": " + why);
     write_cached(path, key, b);

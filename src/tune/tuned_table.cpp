@@ -9,6 +9,7 @@
 #include "core/device_context.hpp"
 #include "core/log.hpp"
 #include "dense/choose.hpp"
+#include "dense/gemm_ops.hpp"
 #include "tilegemm/error.hpp"
 #include "tune/keys.hpp"
 
@@ -69,7 +70,9 @@ std::optional<GemmConfig> tuned_gemm_config(const DeviceContext& ctx, const Gemm
     if (it == ctx.tuned_configs.end()) return std::nullopt;
     text = it->second;
   }
-  return parse_gemm_config(text, "config");  // parsed once at load: cannot throw here
+  GemmConfig c = parse_gemm_config(text, "config");  // parsed once at load: cannot throw here
+  if (!can_implement(p, c).empty()) return std::nullopt;  // an entry made with other leading dimensions or extents
+  return c;
 }
 
 void remember_tuned(const DeviceContext& ctx, const TunedEntry& e) {

@@ -14,8 +14,8 @@ namespace detail {
 
 struct DeviceContext;
 
-// The stored config for `p` on the context's device, if any (not yet checked against `p`: the caller
-// runs can_implement).
+// The stored config for `p` on the context's device, if any and if can_implement accepts it for `p`
+// (an entry may have been measured with other leading dimensions or extents).
 std::optional<GemmConfig> tuned_gemm_config(const DeviceContext& ctx, const GemmProblem& p);
 // Makes a winner just stored by the tuner visible to Auto in this process.
 void remember_tuned(const DeviceContext& ctx, const TunedEntry& e);

@@ -177,12 +177,13 @@ void add_bench_command(CLI::App& app, const std::vector<std::string>& argv) {
   cmd->add_option("--offset", args->offset, "start every matrix N elements into its buffer (unaligned pointers)")
       ->capture_default_str();
   cmd->add_option("--config", args->configs,
-                  "also run this GEMM config (text form, repeatable), e.g. tiled:64x64x16:w32x32:t8x4:s3:b6:k8:hilbert");
+                  "also run this config (text form, repeatable), e.g. tiled:64x64x16:w32x32:t8x4:s3:b6:k8:hilbert; with "
+                  "--sparse a BSR config, e.g. bsr-tiled:32x128x16:t4x8:s4");
   cmd->add_option("--rasters", args->rasters, "time levels 4-6 with each tile order: rowmajor,grouped,hilbert")
       ->delimiter(',');
   cmd->add_flag("--schedules", args->schedules,
                 "also time every compiled tiled schedule at the split the model predicts best for it, and the GEMV "
-                "kernel where it applies; with --sparse, the tiled BSR kernel's extra schedules (--op xwt)");
+                "kernel where it applies; with --sparse, every compiled config the BSR tuner measures");
   cmd->add_option("--min-time", args->min_time, "seconds of kernel time per measurement")->capture_default_str();
   cmd->add_option("--graph-batch", args->graph_batch,
                   "time CUDA graphs of N back-to-back launches and report graph time / N (0 = events around "

@@ -12,6 +12,7 @@
 #include "core/device_buffer.hpp"
 #include "harness.hpp"
 #include "shapes.hpp"
+#include "sparse/launch.hpp"
 #include "sparse_command.hpp"
 #include "sparse_harness.hpp"
 #include "sparse_report.hpp"
@@ -19,6 +20,7 @@
 #include "tilegemm/device.hpp"
 #include "tilegemm/error.hpp"
 #include "ref/reference.hpp"
+#include "tune/bsr_space.hpp"
 
 namespace tilegemm {
 namespace tools {
@@ -178,22 +180,26 @@ std::vector<SparseRow> bench_problem(const SparseProblem& p, size_t index, const
       measure(r, [&] { bsr_wx(p.m, p.n, p.k, 1.0f, dw, xp, p.n, 0.0f, yp, p.n, bench_stream(), opt); }, true, b);
     rows.push_back(r);
   }
-  // 4. With --schedules: the tiled kernel's extra schedules (xwt, aligned X, C % 4 == 0 only).
-  const std::vector<std::string> schedules = plan.schedules ? bsr_tiled_schedule_names() : std::vector<std::string>{};
-  for (size_t i = 0; i < schedules.size() && !g_sparse_interrupted; ++i) {
+  // 4. Each --config, then with --schedules every compiled config of the tuner's space but Auto's pick.
+  std::vector<std::string> configs = plan.configs;
+  if (plan.schedules) {
+    const detail::BsrProblem prob = detail::describe_bsr(xwt, xwt ? p.n : p.m, xwt ? p.m : p.n, p.k, 1.0f, x.get(),
+                                                         xwt ? p.k : p.n, dw, 0.0f, y.get(), p.n);
+    const std::vector<detail::BsrConfig> space = detail::bsr_search_space(prob, false);
+    for (size_t i = 1; i < space.size(); ++i) configs.push_back(detail::to_string(space[i]));
+  }
+  for (size_t i = 0; i < configs.size() && !g_sparse_interrupted; ++i) {
+    progress(configs[i]);
     SparseRow r = base;
-    r.kernel = "tiled:" + schedules[i];
-    if (p.block_cols % 4 != 0 || p.k % 4 != 0) {
-      r.status = "skipped: schedule candidates need block_cols % 4 == 0 and k % 4 == 0";
-      rows.push_back(r);
-      continue;
-    }
+    r.kernel = configs[i];
     BsrOptions opt;
-    opt.kernel = BsrKernel::Tiled;
-    opt.tiled_schedule = static_cast<int>(i) + 1;
+    opt.config = configs[i];
     const float* xp = x.get();
     float* yp = y.get();
-    measure(r, [&] { bsr_xwt(p.m, p.n, p.k, 1.0f, xp, p.k, dw, 0.0f, yp, p.n, bench_stream(), opt); }, true, b);
+    if (xwt)
+      measure(r, [&] { bsr_xwt(p.m, p.n, p.k, 1.0f, xp, p.k, dw, 0.0f, yp, p.n, bench_stream(), opt); }, true, b);
+    else
+      measure(r, [&] { bsr_wx(p.m, p.n, p.k, 1.0f, dw, xp, p.n, 0.0f, yp, p.n, bench_stream(), opt); }, true, b);
     rows.push_back(r);
   }
   set_speedups(rows);
@@ -293,6 +299,7 @@ SparseDispatch add_sparse_bench_options(CLI::App* cmd) {
     a.csv = shared.csv;
     a.json = shared.json;
     a.schedules = shared.schedules;
+    a.configs = shared.configs;
     for (const char* name : {"--sizes", "--layout", "--trans", "--rasters", "--plot"})
       if (cmd->count(name) > 0) a.dense_only.push_back(name);
     run_sparse_bench(a, argv);

@@ -7,16 +7,21 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
 #include "dense/config.hpp"
 #include "harness.hpp"
-#include "options.hpp"
+#include "sparse/config.hpp"
+#include "sparse_harness.hpp"
+#include "sparse_options.hpp"
+#include "tune_options.hpp"
 #include "shapes.hpp"
 #include "report.hpp"
 #include "tilegemm/device.hpp"
@@ -34,12 +39,13 @@ volatile std::sig_atomic_t g_tune_interrupted = 0;
 [[noreturn]] void invalid(const std::string& message) { throw Error(ErrorCode::InvalidArgument, message); }
 
 struct TuneRow {
-  Problem problem;
+  std::string shape;     // Problem::str() or SparseProblem::str()
   TuneResult result;
-  double cublas_us = 0;
+  std::string baseline;  // "cuBLAS" (gemm) or "cuSPARSE" (bsr), timed like the tuner times a config
+  double baseline_us = 0;  // 0: not measured (cuSPARSE rejects the problem)
 };
 
-double ratio(double cublas_us, double us) { return us > 0 && cublas_us > 0 ? cublas_us / us : 0.0; }
+double ratio(double baseline_us, double us) { return us > 0 && baseline_us > 0 ? baseline_us / us : 0.0; }
 
 nlohmann::json rows_json(const std::string& device, const std::vector<TuneRow>& rows, bool interrupted) {
   nlohmann::json out = {{"device", device}, {"interrupted", interrupted}, {"shapes", nlohmann::json::array()}};
@@ -48,15 +54,16 @@ nlohmann::json rows_json(const std::string& device, const std::vector<TuneRow>& 
     for (const TuneCandidate& c : r.result.candidates)
       candidates.push_back({{"config", c.config}, {"predicted_us", c.predicted_us}, {"measured_us", c.measured_us},
                             {"status", c.status}});
-    out["shapes"].push_back({{"shape", r.problem.str()},
+    out["shapes"].push_back({{"shape", r.shape},
                              {"problem", r.result.problem},
                              {"best_config", r.result.best_config},
                              {"best_us", r.result.best_us},
                              {"auto_config", r.result.auto_config},
                              {"auto_us", r.result.auto_us},
-                             {"cublas_us", r.cublas_us},
-                             {"best_vs_cublas", ratio(r.cublas_us, r.result.best_us)},
-                             {"auto_vs_cublas", ratio(r.cublas_us, r.result.auto_us)},
+                             {"baseline", r.baseline},
+                             {"baseline_us", r.baseline_us},
+                             {"best_vs_baseline", ratio(r.baseline_us, r.result.best_us)},
+                             {"auto_vs_baseline", ratio(r.baseline_us, r.result.auto_us)},
                              {"measured", r.result.measured},
                              {"legal", r.result.candidates.size()},
                              {"exhaustive", r.result.exhaustive},
@@ -78,13 +85,13 @@ void write_outputs(const TunePlan& plan, const std::string& device, const std::v
   }
   if (!plan.csv.empty()) {
     std::ofstream f(plan.csv);
-    f << "device,shape,problem,best_config,best_us,auto_config,auto_us,cublas_us,best_vs_cublas,auto_vs_cublas,"
-         "measured,legal,exhaustive,stored,seconds,compile_seconds\n";
+    f << "device,shape,problem,best_config,best_us,auto_config,auto_us,baseline,baseline_us,best_vs_baseline,"
+         "auto_vs_baseline,measured,legal,exhaustive,stored,seconds,compile_seconds\n";
     for (const TuneRow& r : rows)
-      f << csv_quoted(device) << "," << csv_quoted(r.problem.str()) << "," << csv_quoted(r.result.problem) << ","
+      f << csv_quoted(device) << "," << csv_quoted(r.shape) << "," << csv_quoted(r.result.problem) << ","
         << r.result.best_config << "," << r.result.best_us << "," << r.result.auto_config << "," << r.result.auto_us
-        << "," << r.cublas_us << "," << ratio(r.cublas_us, r.result.best_us) << ","
-        << ratio(r.cublas_us, r.result.auto_us) << "," << r.result.measured << "," << r.result.candidates.size()
+        << "," << r.baseline << "," << r.baseline_us << "," << ratio(r.baseline_us, r.result.best_us) << ","
+        << ratio(r.baseline_us, r.result.auto_us) << "," << r.result.measured << "," << r.result.candidates.size()
         << "," << (r.result.exhaustive ? 1 : 0) << "," << (r.result.stored ? 1 : 0) << "," << r.result.seconds
         << "," << r.result.compile_seconds << "\n";
     if (!f) invalid("--csv: cannot write '" + plan.csv + "'");
@@ -117,58 +124,102 @@ double time_cublas(Cublas& cublas, const Problem& p, double min_time, size_t flu
   return t.median_ms * 1e3;
 }
 
+// One BSR problem: W generated as the bench generates it (same seed, so `bench --sparse` then runs
+// the tuned entry), tuned, and cuSPARSE timed the same way on the same W and X.
+TuneRow tune_sparse(const SparseProblem& p, uint64_t seed, const TuneOptions& o, const Cusparse& cusparse,
+                    size_t flush_bytes) {
+  const BsrMatrix host = generate_bsr(p.w_rows(), p.w_cols(), p.block_rows, p.block_cols, p.sparsity, p.rows,
+                                      sparse_w_seed(seed, p));
+  const DeviceBsrMatrix w(host);
+  BsrShape shape;
+  shape.product = p.op == SparseOp::Xwt ? BsrProduct::Xwt : BsrProduct::Wx;
+  shape.m = p.m;
+  shape.n = p.n;
+  shape.k = p.k;
+  TuneRow row;
+  row.shape = p.str();
+  row.result = tune(shape, w, o);
+  row.baseline = "cuSPARSE";
+  DeviceBuffer<float> x(static_cast<size_t>(p.size_x())), y(static_cast<size_t>(p.size_y()));
+  fill_uniform(x.get(), p.size_x(), sparse_x_seed(seed, p));
+  TILEGEMM_CUDA_CHECK(cudaDeviceSynchronize());
+  CusparseBsrProduct sp(cusparse, p.op, p.m, p.n, p.k, w.view(), x.get(), y.get());
+  if (sp.unsupported().empty())
+    row.baseline_us = time_runs([&] { sp.run(); }, o.min_time_s, flush_bytes).median_ms * 1e3;
+  return row;
+}
+
 void run_tuning(const TunePlan& plan) {
   const DeviceInfo dev = current_device_info();
   const size_t flush_bytes = 2 * dev.l2_bytes;
+  const char* baseline = plan.bsr ? "cuSPARSE" : "cuBLAS";
   std::printf("device: %s, %d SMs; tuning database %s; %s per shape, cold L2, min %.2f s per config\n",
               dev.name.c_str(), dev.sm_count, plan.options.store ? plan.db.c_str() : "(not written: --no-store)",
               plan.options.max_measured > 0 ? ("at most " + std::to_string(plan.options.max_measured) + " configs").c_str()
                                     : "every legal config",
               plan.options.min_time_s);
-  std::printf("%-34s %9s %-32s %10s %-32s %10s %10s %7s %7s %7s\n", "shape", "measured", "best config", "best us",
-              "untuned auto", "auto us", "cuBLAS us", "best x", "auto x", "seconds");
+  const int shape_width = plan.bsr ? 66 : 34;
+  std::printf("%-*s %9s %-32s %10s %-32s %10s %10s %7s %7s %7s\n", shape_width, "shape", "measured", "best config",
+              "best us", "untuned auto", "auto us", (std::string(baseline) + " us").c_str(), "best x", "auto x",
+              "seconds");
   std::fflush(stdout);
   g_tune_interrupted = 0;
   std::signal(SIGINT, [](int) { g_tune_interrupted = 1; });
   Cublas cublas;
+  std::optional<Cusparse> cusparse;
+  if (plan.bsr) cusparse.emplace();
+  const size_t count = plan.bsr ? plan.sparse_problems.size() : plan.problems.size();
   std::vector<TuneRow> rows;
-  for (size_t i = 0; i < plan.problems.size() && !g_tune_interrupted; ++i) {
-    const Problem& p = plan.problems[i];
+  for (size_t i = 0; i < count && !g_tune_interrupted; ++i) {
     TuneOptions o = plan.options;
     o.cancelled = [] { return g_tune_interrupted != 0; };
-    const std::string label = "[" + std::to_string(i + 1) + "/" + std::to_string(plan.problems.size()) + "] " + p.str();
+    const std::string shape = plan.bsr ? plan.sparse_problems[i].str() : plan.problems[i].str();
+    const std::string label = "[" + std::to_string(i + 1) + "/" + std::to_string(count) + "] " + shape;
     o.progress = [&label](const TuneProgress& pr) {
       std::fprintf(stderr, "tune %s: %d/%d %s %s; best %s %.1f us\n", label.c_str(), pr.measured, pr.candidates,
                    pr.config.c_str(), pr.us > 0 ? (std::to_string(pr.us) + " us").c_str() : "failed",
                    pr.best_config.c_str(), pr.best_us);
     };
     TuneRow row;
-    row.problem = p;
-    row.result = tune(gemm_shape(p), o);
-    row.cublas_us = time_cublas(cublas, p, plan.options.min_time_s, flush_bytes);
+    if (plan.bsr) {
+      row = tune_sparse(plan.sparse_problems[i], plan.seed, o, *cusparse, flush_bytes);
+    } else {
+      const Problem& p = plan.problems[i];
+      row.shape = shape;
+      row.result = tune(gemm_shape(p), o);
+      row.baseline = baseline;
+      row.baseline_us = time_cublas(cublas, p, plan.options.min_time_s, flush_bytes);
+    }
     const TuneResult& r = row.result;
     char measured[32];
     std::snprintf(measured, sizeof measured, "%d/%zu%s", r.measured, r.candidates.size(), r.stopped ? "+" : "");
-    std::printf("%-34s %9s %-32s %10.1f %-32s %10.1f %10.1f %7.3f %7.3f %7.1f\n", p.str().c_str(), measured,
-                r.best_config.c_str(), r.best_us, r.auto_config.c_str(), r.auto_us, row.cublas_us,
-                ratio(row.cublas_us, r.best_us), ratio(row.cublas_us, r.auto_us), r.seconds);
+    std::printf("%-*s %9s %-32s %10.1f %-32s %10.1f %10.1f %7.3f %7.3f %7.1f\n", shape_width, shape.c_str(), measured,
+                r.best_config.c_str(), r.best_us, r.auto_config.c_str(), r.auto_us, row.baseline_us,
+                ratio(row.baseline_us, r.best_us), ratio(row.baseline_us, r.auto_us), r.seconds);
     std::fflush(stdout);
     rows.push_back(std::move(row));
     write_outputs(plan, dev.name, rows, false);  // after every shape: an interrupted run keeps its rows
   }
   std::signal(SIGINT, SIG_DFL);
-  // Geometric means over the shapes whose winner and cuBLAS were both measured.
-  double log_best = 0, log_auto = 0;
-  int n = 0;
-  for (const TuneRow& r : rows)
-    if (r.result.best_us > 0 && r.result.auto_us > 0 && r.cublas_us > 0) {
-      log_best += std::log(ratio(r.cublas_us, r.result.best_us));
-      log_auto += std::log(ratio(r.cublas_us, r.result.auto_us));
+  // Geometric means over the shapes whose winner, untuned pick and baseline were all measured.
+  double log_best = 0, log_auto = 0, log_gain = 0;
+  int n = 0, n_gain = 0;
+  for (const TuneRow& r : rows) {
+    if (r.result.best_us > 0 && r.result.auto_us > 0) {
+      log_gain += std::log(r.result.auto_us / r.result.best_us);
+      ++n_gain;
+    }
+    if (r.result.best_us > 0 && r.result.auto_us > 0 && r.baseline_us > 0) {
+      log_best += std::log(ratio(r.baseline_us, r.result.best_us));
+      log_auto += std::log(ratio(r.baseline_us, r.result.auto_us));
       ++n;
     }
+  }
   if (n > 0)
-    std::printf("geomean x cuBLAS over %d shapes: tuned %.3f, untuned auto %.3f\n", n, std::exp(log_best / n),
+    std::printf("geomean x %s over %d shapes: tuned %.3f, untuned auto %.3f\n", baseline, n, std::exp(log_best / n),
                 std::exp(log_auto / n));
+  if (n_gain > 0)
+    std::printf("geomean tuned speedup over untuned auto, %d shapes: %.3f\n", n_gain, std::exp(log_gain / n_gain));
   if (g_tune_interrupted) {
     write_outputs(plan, dev.name, rows, true);
     std::fprintf(stderr, "interrupted: kept the shapes tuned so far (and their database entries)\n");
@@ -203,7 +254,8 @@ detail::TunedEntry entry_from_json(const nlohmann::json& j) {
   e.auto_us = j.at("auto_us").get<double>();
   e.tuned_at = j.at("tuned_at").get<std::string>();
   if (!(e.measured_us > 0)) throw std::runtime_error("measured_us must be > 0");
-  (void)detail::parse_gemm_config(e.config, "config");  // throws naming the text
+  if (e.problem.compare(0, 4, "bsr ") == 0) (void)detail::parse_bsr_config(e.config, "config");  // throws naming the text
+  else (void)detail::parse_gemm_config(e.config, "config");
   return e;
 }
 
@@ -277,7 +329,8 @@ void add_tune_command(CLI::App& app) {
   auto a = std::make_shared<TuneArgs>();
   CLI::App* cmd = app.add_subcommand(
       "tune", "Measure the legal configs of each shape, store the fastest for Kernel::Auto (docs/tuning.md)");
-  cmd->add_option("operation", a->operation, "gemm (default)");
+  cmd->add_option("operation", a->operation, "gemm (default) or bsr (block-sparse; --shape with --block/--sparsity/"
+                                            "--rows/--op, or --preset " + join_alternatives(sparse_preset_names()) + ")");
   cmd->add_option("--shape", a->shapes, "MxNxK (repeatable)");
   cmd->add_option("--preset", a->preset, "named shape set (" + join_alternatives(preset_names()) + ")");
   cmd->add_option("--layout", a->layout, "row or col");
@@ -295,9 +348,17 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--export", a->export_path, "write the database's entries to a JSON file");
   cmd->add_option("--import", a->import_path, "add a JSON export's entries (a faster stored entry is kept)");
   cmd->add_flag("--clear", a->clear, "remove every entry");
+  cmd->add_option("--block", a->blocks, "bsr --shape: W's blocks R or RxC, comma list (default 32)")->delimiter(',');
+  cmd->add_option("--sparsity", a->sparsities, "bsr --shape: fraction of absent blocks, comma list (default 0.9)")
+      ->delimiter(',');
+  cmd->add_option("--rows", a->rows, "bsr --shape: uniform and/or skewed block rows (default uniform)")->delimiter(',');
+  cmd->add_option("--op", a->op, "bsr: xwt (Y = X W^T) or wx (Y = W X)")->capture_default_str();
+  cmd->add_option("--seed", a->seed, "bsr: seed of W and X (the bench's)")->capture_default_str();
   cmd->add_option("--csv", a->csv, "write one row per shape");
   cmd->add_option("--json", a->json, "write every shape with all its candidates");
-  cmd->callback([a] {
+  cmd->callback([a, cmd] {
+    for (const char* name : {"--layout", "--trans", "--ld", "--offset", "--block", "--sparsity", "--rows", "--op", "--seed"})
+      if (cmd->count(name) > 0) a->given.push_back(name);
     const TunePlan plan = plan_tune(*a, tuning_database_path());
     if (plan.action == TunePlan::Action::Tune)
       run_tuning(plan);

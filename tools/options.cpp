@@ -29,6 +29,8 @@ std::string lower(std::string s) {
   return s;
 }
 
+}  // namespace
+
 // Shapes get the one layout and transpose pair of the run (but a preset's fixed ops stay), and the
 // run's memory layout (--ld, --offset).
 void apply_layout(std::vector<Problem>& problems, const std::string& layout, const std::string& trans,
@@ -66,7 +68,6 @@ void check_distinct(const std::string& a, const char* what_a, const std::string&
     invalid(std::string(what_b) + ": '" + b + "' is the same file as " + what_a + " '" + a + "'");
 }
 
-}  // namespace
 
 const std::vector<DTypeChoice>& supported_dtypes() {
   static const std::vector<DTypeChoice> list = {{"fp32", DType::F32}};
@@ -257,54 +258,6 @@ void check_fits(const std::vector<Problem>& problems, int c_buffers, double extr
       invalid(msg);
     }
   }
-}
-
-TunePlan plan_tune(const TuneArgs& args, const std::string& default_db) {
-  TunePlan plan;
-  if (args.operation == "bsr")
-    invalid("operation 'bsr': not tunable yet (the BSR kernels have no config model; only gemm is)");
-  if (args.operation != "gemm") invalid("operation '" + args.operation + "': unknown (expected gemm)");
-  const int actions = int(args.list) + int(args.clear) + int(!args.export_path.empty()) + int(!args.import_path.empty());
-  const bool has_shapes = !args.shapes.empty() || !args.preset.empty();
-  if (actions > 1) invalid("--list, --export, --import and --clear: give at most one");
-  if (actions == 1 && has_shapes) invalid("--shape/--preset: not available with --list, --export, --import or --clear");
-  plan.db = args.db.empty() ? default_db : args.db;
-  if (args.list) plan.action = TunePlan::Action::List;
-  if (args.clear) plan.action = TunePlan::Action::Clear;
-  if (!args.export_path.empty()) {
-    plan.action = TunePlan::Action::Export;
-    plan.file = args.export_path;
-    probe_writable(plan.file, "--export");
-  }
-  if (!args.import_path.empty()) {
-    plan.action = TunePlan::Action::Import;
-    plan.file = args.import_path;
-    if (!std::ifstream(plan.file)) invalid("--import: cannot read '" + plan.file + "'");
-  }
-  if (plan.action != TunePlan::Action::Tune) return plan;
-
-  if (!args.preset.empty()) plan.problems = preset_shapes(args.preset);
-  for (const std::string& s : args.shapes) plan.problems.push_back(parse_shape(s, "--shape"));
-  if (plan.problems.empty()) invalid("--shape: no shapes to tune (give --shape or --preset)");
-  for (const Problem& p : plan.problems)
-    if (p.m < 1 || p.n < 1 || p.k < 1) invalid("--shape: " + p.dims() + " has an empty dimension: nothing to tune");
-  apply_layout(plan.problems, args.layout, args.trans, args.ld, args.offset);
-  if (!std::isfinite(args.budget_s) || args.budget_s <= 0) invalid("--budget-s: must be > 0 seconds");
-  if (!std::isfinite(args.min_time) || args.min_time < 0 || args.min_time > 60)
-    invalid("--min-time: must be in [0, 60] seconds");
-  if (args.top < 0) invalid("--top: must be >= 0 (0 measures every legal config)");
-  plan.options.budget_s = args.budget_s;
-  plan.options.min_time_s = args.min_time;
-  plan.options.max_measured = args.exhaustive ? 0 : args.top;
-  plan.options.store = !args.no_store;
-  plan.options.run_time_configs = args.jit;
-  plan.options.database = plan.db;
-  plan.csv = args.csv;
-  plan.json = args.json;
-  check_distinct(plan.csv, "--csv", plan.json, "--json");
-  if (!plan.csv.empty()) probe_writable(plan.csv, "--csv");
-  if (!plan.json.empty()) probe_writable(plan.json, "--json");
-  return plan;
 }
 
 }  // namespace tools

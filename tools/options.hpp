@@ -47,6 +47,11 @@ int parse_graph_batch(const std::string& s, const char* what = "--graph-batch");
 // Throws unless `path` can be opened for writing. Leaves the file system as it found it: an existing
 // file is opened for appending (not truncated), a new one is created and removed again.
 void probe_writable(const std::string& path, const char* what);
+// Applies --layout, --trans (to shapes whose ops the preset did not fix), --ld and --offset.
+void apply_layout(std::vector<Problem>& problems, const std::string& layout, const std::string& trans,
+                  const std::string& ld, const std::string& offset);
+// Throws when two output files given as `a` and `b` are the same file.
+void check_distinct(const std::string& a, const char* what_a, const std::string& b, const char* what_b);
 // Plots are .png or .svg (matplotlib picks the format from the extension); anything else throws.
 void check_plot_path(const std::string& path, const char* what = "--plot");
 // The CSV a plot is drawn from when no --csv was given: the plot's name with .csv, e.g. a.png -> a.csv.
@@ -94,34 +99,6 @@ struct CheckPlan {
   std::vector<std::string> configs;
 };
 CheckPlan plan_check(const CheckArgs& args);
-
-// tilegemm tune: either a tuning run over shapes, or one database action (--list, --export, --import,
-// --clear) that needs no GPU.
-struct TuneArgs {  // as typed
-  std::string operation = "gemm";
-  std::vector<std::string> shapes;
-  std::string preset, layout = "row", trans = "NN", ld = "+0", offset = "0";
-  double budget_s = 30, min_time = 0.05;
-  int top = 12;  // configs to measure at most per shape; 0 = every legal config
-  bool exhaustive = false;
-  bool jit = false;  // also run-time compiled variants
-  bool no_store = false;
-  std::string db;  // empty: tilegemm::tuning_database_path()
-  bool list = false, clear = false;
-  std::string export_path, import_path;
-  std::string csv, json;
-};
-struct TunePlan {
-  enum class Action { Tune, List, Export, Import, Clear };
-  Action action = Action::Tune;
-  std::vector<Problem> problems;  // Action::Tune
-  TuneOptions options;  // Action::Tune: everything but the progress and cancel callbacks
-  std::string db;    // the database path (resolved: never empty; also options.database)
-  std::string file;  // --export / --import
-  std::string csv, json;
-};
-// Checks every argument and the output files; touches no GPU. `default_db` is used without --db.
-TunePlan plan_tune(const TuneArgs& args, const std::string& default_db);
 
 // Device bytes one problem needs: A, B and `c_buffers` C-sized buffers of 4-byte elements.
 double problem_bytes(const Problem& p, int c_buffers);

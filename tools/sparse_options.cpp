@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "shapes.hpp"
+#include "sparse/config.hpp"
 #include "tilegemm/error.hpp"
 
 namespace tilegemm {
@@ -250,40 +251,32 @@ void reject_sparse_only_options(const std::vector<std::string>& given) {
   if (!given.empty()) invalid(given.front() + ": needs --sparse (it describes a block-sparse problem)");
 }
 
-SparseBenchPlan plan_sparse_bench(const SparseBenchArgs& args) {
-  SparseBenchPlan plan;
-  // 0. Dense-only options have no meaning here.
-  for (const std::string& name : args.dense_only) {
-    std::string why = "it is a dense-bench option";
-    if (name == "--sizes") why = "square sweeps are dense; give --shape MxNxK or a sparse --preset";
-    if (name == "--layout") why = "the sparse products are row-major";
-    if (name == "--trans") why = "choose the product with --op xwt|wx";
-    if (name == "--rasters") why = "it selects dense level-4..6 variants";
-    if (name == "--plot") why = "no plot is drawn for sparse runs yet; the CSV holds every row";
-    invalid(name + ": not available with --sparse (" + why + ")");
-  }
-  // 1. Pure parsing, in the order the options are listed in --help.
-  const SparseOp op = parse_sparse_op(args.op, "--op");
-  if (!args.preset.empty()) plan.problems = sparse_preset_problems(args.preset, op);
+std::vector<SparseProblem> parse_sparse_problems(const std::string& preset, const std::vector<std::string>& shapes,
+                                                const std::vector<std::string>& block_list,
+                                                const std::vector<std::string>& sparsity_list,
+                                                const std::vector<std::string>& row_list, const std::string& op_text) {
+  std::vector<SparseProblem> problems;
+  const SparseOp op = parse_sparse_op(op_text, "--op");
+  if (!preset.empty()) problems = sparse_preset_problems(preset, op);
   std::vector<BlockShape> blocks;
-  for (const std::string& b : args.blocks) blocks.push_back(parse_block(b, "--block"));
+  for (const std::string& b : block_list) blocks.push_back(parse_block(b, "--block"));
   std::vector<double> sparsities;
-  for (const std::string& s : args.sparsities) sparsities.push_back(parse_sparsity(s, "--sparsity"));
+  for (const std::string& s : sparsity_list) sparsities.push_back(parse_sparsity(s, "--sparsity"));
   std::vector<RowDistribution> rows;
-  for (const std::string& r : args.rows) {
+  for (const std::string& r : row_list) {
     const RowDistribution d = parse_rows(r, "--rows");
     if (std::find(rows.begin(), rows.end(), d) == rows.end()) rows.push_back(d);
   }
-  if (args.shapes.empty()) {
-    if (!args.blocks.empty()) invalid("--block: applies to --shape problems (a preset fixes its own blocks)");
-    if (!args.sparsities.empty())
+  if (shapes.empty()) {
+    if (!block_list.empty()) invalid("--block: applies to --shape problems (a preset fixes its own blocks)");
+    if (!sparsity_list.empty())
       invalid("--sparsity: applies to --shape problems (a preset fixes its own sparsities)");
-    if (!args.rows.empty()) invalid("--rows: applies to --shape problems (a preset fixes its own row distributions)");
+    if (!row_list.empty()) invalid("--rows: applies to --shape problems (a preset fixes its own row distributions)");
   }
   if (blocks.empty()) blocks.push_back({32, 32});
   if (sparsities.empty()) sparsities.push_back(0.9);
   if (rows.empty()) rows.push_back(RowDistribution::Uniform);
-  for (const std::string& s : args.shapes) {
+  for (const std::string& s : shapes) {
     const Problem shape = parse_shape(s, "--shape");
     for (const BlockShape& b : blocks)
       for (double sp : sparsities)
@@ -298,10 +291,27 @@ SparseBenchPlan plan_sparse_bench(const SparseBenchArgs& args) {
           p.sparsity = sp;
           p.rows = r;
           check_problem(p, s);
-          plan.problems.push_back(p);
+          problems.push_back(p);
         }
   }
-  if (plan.problems.empty()) plan.problems = sparse_preset_problems("seed-sparse", op);
+  if (problems.empty()) problems = sparse_preset_problems("seed-sparse", op);
+  return problems;
+}
+
+SparseBenchPlan plan_sparse_bench(const SparseBenchArgs& args) {
+  SparseBenchPlan plan;
+  // 0. Dense-only options have no meaning here.
+  for (const std::string& name : args.dense_only) {
+    std::string why = "it is a dense-bench option";
+    if (name == "--sizes") why = "square sweeps are dense; give --shape MxNxK or a sparse --preset";
+    if (name == "--layout") why = "the sparse products are row-major";
+    if (name == "--trans") why = "choose the product with --op xwt|wx";
+    if (name == "--rasters") why = "it selects dense level-4..6 variants";
+    if (name == "--plot") why = "no plot is drawn for sparse runs yet; the CSV holds every row";
+    invalid(name + ": not available with --sparse (" + why + ")");
+  }
+  // 1. Pure parsing, in the order the options are listed in --help.
+  plan.problems = parse_sparse_problems(args.preset, args.shapes, args.blocks, args.sparsities, args.rows, args.op);
   plan.dtype = parse_dtype(args.dtype, "--dtype");
   plan.kernels = parse_bsr_kernel_list(args.kernels.empty() ? kDefaultSparseKernels : args.kernels, "--kernels");
   plan.seed = parse_seed(args.seed, "--seed");
@@ -312,8 +322,8 @@ SparseBenchPlan plan_sparse_bench(const SparseBenchArgs& args) {
   plan.min_time = args.min_time;
   plan.graph_batch = parse_graph_batch(args.graph_batch, "--graph-batch");
   plan.schedules = args.schedules;
-  if (plan.schedules && op != SparseOp::Xwt)
-    invalid("--schedules: the tiled kernel's extra schedules are compiled for --op xwt only");
+  for (const std::string& text : args.configs)
+    plan.configs.push_back(detail::to_string(detail::parse_bsr_config(text, "--config")));
   plan.csv = args.csv;
   plan.json = args.json;
   if (!plan.csv.empty() && !plan.json.empty()) {  // one file for both would overwrite itself

@@ -92,7 +92,8 @@ struct SparseBenchArgs {  // as typed
   bool warm = false, cold = false;
   double min_time = 0.5;
   std::string graph_batch = "0";  // --graph-batch, as typed
-  bool schedules = false;  // also the tiled kernel's extra schedules (xwt only)
+  bool schedules = false;  // also every config the tuner would measure (bsr_search_space, compiled ones)
+  std::vector<std::string> configs;  // --config: BSR configs in text form
   std::string csv, json;
   // Dense-only bench options that were given (e.g. "--layout"); each is rejected with --sparse.
   std::vector<std::string> dense_only;
@@ -106,9 +107,16 @@ struct SparseBenchPlan {  // validated
   bool warm = false;  // false: flush L2 before every timed run (cold, the default)
   double min_time = 0.5;
   int graph_batch = 0;     // > 0: time CUDA graphs of this many launches (time_runs, harness.hpp)
-  bool schedules = false;  // also time each of bsr_tiled_schedule_names() (xwt only)
+  bool schedules = false;  // also time every compiled config of the tuner's space (bsr_search_space)
+  std::vector<std::string> configs;  // canonical text forms (--config)
   std::string csv, json;  // empty: none
 };
+// The problems of --preset (or seed-sparse without it and without --shape) and the --shape x --block x
+// --sparsity x --rows grid, for --op xwt|wx; throws naming the option.
+std::vector<SparseProblem> parse_sparse_problems(const std::string& preset, const std::vector<std::string>& shapes,
+                                                const std::vector<std::string>& blocks,
+                                                const std::vector<std::string>& sparsities,
+                                                const std::vector<std::string>& rows, const std::string& op);
 // Parses and checks every argument, then probes the output files (in that order). Touches no GPU.
 SparseBenchPlan plan_sparse_bench(const SparseBenchArgs& args);
 

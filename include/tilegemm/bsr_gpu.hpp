@@ -37,18 +37,14 @@ BsrKernel parse_bsr_kernel(const std::string& s, const char* what = "kernel");
 
 struct BsrOptions {
   BsrKernel kernel = BsrKernel::Auto;
-  // Experiment knob for the tiled kernels (what `tilegemm bench --sparse --schedules` measures),
-  // used when the kernel is Tiled or TiledTf32x3 (or Auto picks one of them); the candidate's name
-  // says which kernel it runs ("tf32x3_..." = 04, the others 03):
-  // 0 = the schedule dispatch picks by block height; i >= 1 = the i-th of
-  // bsr_tiled_schedule_names(), compiled only for bsr_xwt with 16-byte aligned X (ldx % 4 == 0)
-  // and block_cols % 4 == 0 (anything else throws InvalidArgument).
-  int tiled_schedule = 0;
+  // A config in its text form runs exactly that config instead of dispatch's pick (kernel must be
+  // Auto), e.g. "bsr-tiled:32x128x16:t4x8:s4", "bsr-tf32x3:16x256x16:w1x4:s3", "bsr-small-m"
+  // (docs/sparse.md lists the families and fields). A tiled schedule that is not compiled ahead of
+  // time for the product is compiled at run time on first use (docs/tuning.md). An unknown or
+  // inapplicable config throws Error(InvalidArgument) naming options.config and why, before
+  // anything is launched.
+  std::string config;
 };
-
-// Names of the extra tiled-kernel schedules, e.g. "32x128x16_t4x8_s4" (tile i x j x K-chunk,
-// outputs per thread, pipeline stages).
-std::vector<std::string> bsr_tiled_schedule_names();
 
 // Element type of the index arrays of DeviceBsrArrays. torch's BSR index tensors (crow_indices,
 // col_indices) are int64 by default; the kernels use int32, so Int64 arrays are converted on the

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "tilegemm/bsr_gpu.hpp"
 #include "tilegemm/types.hpp"
 
 namespace tilegemm {
@@ -19,6 +20,18 @@ struct GemmShape {
   int64_t lda = 0, ldb = 0, ldc = 0;  // 0: the tight leading dimension
   int64_t offset = 0;           // elements every matrix starts into its buffer (1 breaks 16-byte alignment)
   bool beta_zero = true;        // C not read (beta == 0), or read
+};
+
+// A block-sparse product to tune with a given W (tilegemm/bsr_gpu.hpp), sizes of the public product:
+//   Xwt: Y[m, n] = X[m, k] * W[n, k]^T      Wx: Y[m, n] = W[m, k] * X[k, n]
+// The tuner fills its own X (uniform in [-1, 1], tight leading dimensions) and Y. The best config
+// depends on W only through its block shape, stored blocks and longest block row (the database key),
+// so a random matrix with the statistics of the real one (generate_bsr) tunes it as well.
+enum class BsrProduct { Xwt, Wx };
+struct BsrShape {
+  BsrProduct product = BsrProduct::Xwt;
+  int64_t m = 0, n = 0, k = 0;  // each >= 1, and W's shape matches
+  bool beta_zero = true;        // Y not read (beta == 0), or read
 };
 
 // One step of a tuning run, for progress displays.
@@ -54,9 +67,10 @@ struct TuneCandidate {
 
 struct TuneResult {
   std::string problem;      // the database key, e.g. "gemm f32 4096x4096x4096 NN a16 b16 beta0"
+                            // or "bsr xwt f32 4096x4096x4096 b32x32 nnzb1638 long13 x16 y16 beta0"
   std::string best_config;  // the fastest measured config
   double best_us = 0;
-  std::string auto_config;  // what the analytic chooser alone picks (untuned Auto), measured in the same run
+  std::string auto_config;  // what untuned Auto picks (the analytic chooser; BSR: dispatch's rules), measured in the same run
   double auto_us = 0;
   int measured = 0;
   bool exhaustive = false;  // every legal config was measured
@@ -70,6 +84,16 @@ struct TuneResult {
 // Tunes `shape` on the current device. Throws Error(InvalidArgument) naming the field for a bad
 // shape or option, before anything is allocated; Error(OutOfMemory/CudaError) from the device.
 TuneResult tune(const GemmShape& shape, const TuneOptions& options = {});
+// Tunes a BSR product with W = `w` on the current device. Its space: dispatch's pick first, the other
+// tiled family's default schedule, the compiled candidate schedules no taller than a block row (16
+// rows at least), kernel 02 for batches <= 64 and kernel 01 for batches <= 16; with
+// options.run_time_configs also run-time compiled variants of both tiled defaults (a stage more or
+// fewer, the other K-chunk, half or twice the tile width). There is no analytic model for BSR:
+// candidates are measured in that order until max_measured, the budget or `cancelled` stops it.
+// With run_time_configs and max_measured == 0 a local search follows: every schedule one move away
+// from the best so far (each tile side, thread tile or warp count halved or doubled, another K-chunk,
+// a stage more or fewer), round after round until a round finds nothing faster (at most 4 rounds).
+TuneResult tune(const BsrShape& shape, const DeviceBsrMatrix& w, const TuneOptions& options = {});
 
 // The database Auto reads: $TILEGEMM_TUNING_DB, else tuning.sqlite3 in $TILEGEMM_CACHE_DIR, else in
 // $XDG_CACHE_HOME/tilegemm, else in ~/.cache/tilegemm. Read once per process and device.

@@ -1,41 +1,12 @@
 #include "dense/config.hpp"
 
-#include <cctype>
 #include <sstream>
 
+#include "core/config_text.hpp"
 #include "tilegemm/error.hpp"
 
 namespace tilegemm {
 namespace detail {
-
-namespace {
-
-std::vector<std::string> split_fields(const std::string& s, char sep) {
-  std::vector<std::string> out(1);
-  for (char ch : s) {
-    if (ch == sep) out.emplace_back();
-    else out.back() += ch;
-  }
-  return out;
-}
-
-// A positive decimal number of at most 5 digits; -1 when `s` is not one.
-int small_number(const std::string& s) {
-  if (s.empty() || s.size() > 5 || s.find_first_not_of("0123456789") != std::string::npos) return -1;
-  return std::stoi(s);
-}
-
-// "AxB" or "AxBxC" after `prefix`; false unless every number parses.
-bool numbers(const std::string& field, const std::string& prefix, int count, int* out) {
-  if (field.compare(0, prefix.size(), prefix) != 0) return false;
-  const std::vector<std::string> parts = split_fields(field.substr(prefix.size()), 'x');
-  if (static_cast<int>(parts.size()) != count) return false;
-  for (int i = 0; i < count; ++i)
-    if ((out[i] = small_number(parts[i])) <= 0) return false;
-  return true;
-}
-
-}  // namespace
 
 int tiled_schedule_index(const TileShape& t) {
   for (int i = 0; i < kNumTiledSchedules; ++i)
@@ -78,9 +49,7 @@ GemmConfig parse_gemm_config(const std::string& text, const char* what) {
                                                 "; e.g. tiled:128x256x32:w64x64:t16x8:s4:b1:k1:hilbert, "
                                                 "gemv-cols:s1:k8)");
   };
-  std::string lowered = text;
-  for (char& ch : lowered) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  const std::vector<std::string> f = split_fields(lowered, ':');
+  const std::vector<std::string> f = lowered_fields(text);
   GemmConfig c;
   size_t next = 0;
   if (f[0] == "tiled") {

@@ -134,16 +134,9 @@ std::string jit_cache_key(const std::string& sources_hash, const std::string& ar
 JitBinary jit_compile(const std::string& arch, const JitRequest& r) {
   const NvrtcApi& api = nvrtc();
   std::vector<const char*> texts, paths;
-  for (int i = 0; i < kNumJitSources; ++i) {
-    // Each header under its path below src/ and, for headers that include their neighbours by file
-    // name ("common.cuh"), under its file name too.
+  for (int i = 0; i < kNumJitSources; ++i) {  // each header under its path below src/, as they include each other
     texts.push_back(kJitSources[i].text);
     paths.push_back(kJitSources[i].path);
-    const char* slash = std::strrchr(kJitSources[i].path, '/');
-    if (slash) {
-      texts.push_back(kJitSources[i].text);
-      paths.push_back(slash + 1);
-    }
   }
   const std::string source = "#include \"" + r.header + "\"\n";
   Program p{api};

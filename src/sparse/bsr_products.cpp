@@ -1,24 +1,35 @@
 // tilegemm::bsr_xwt / bsr_wx: validation, the orientation-free problem (kernels/params.hpp),
 // kernel choice, launch.
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "core/device_checks.hpp"
 #include "core/device_context.hpp"
 #include "dense/launch.hpp"  // launch_scale: Y = beta * Y for the quick-return cases
 #include "sparse/bsr_checks.hpp"
+#include "sparse/config.hpp"
 #include "sparse/launch.hpp"
 #include "tilegemm/bsr_gpu.hpp"
 #include "tilegemm/error.hpp"
+#include "tune/tuned_table.hpp"
 
 namespace tilegemm {
 
 namespace {
-
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+}  // namespace
 
-// Kernel::Auto. Kernel 02 when the dense batch is small (J <= 16: it reads W once, the tiled kernel
-// would leave most of its 128-256 columns empty) or the blocks are tiny (R * C < 16, e.g. 1 x 1:
+namespace detail {
+
+// Stored columns per block row, on average.
+static double stored_row_cols(const BsrProblem& prob) {
+  return static_cast<double>(prob.nnzb) * prob.p.block_c / prob.p.block_row_count;
+}
+
+// The family Kernel::Auto picks when the tuning database has no entry. Kernel 02 when the dense
+// batch is small (J <= 16: it reads W once, the tiled kernel would leave most of its 128-256 columns
+// empty) or the blocks are tiny (R * C < 16, e.g. 1 x 1:
 // tiles would be mostly padding); kernel 03 otherwise. (Until 2026-11-22 xwt with 4-16 batch columns
 // and short W rows went to kernel 01, measured faster with per-launch event timing; graph-batched
 // timing shows kernel 02 faster on 17 of those 18 seed cells, e.g. 2.6 us against 4.0 us at
@@ -30,56 +41,36 @@ bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 
 // below); wx with R >= 64 and rows of >= 64 columns, or R >= 32 and >= 128 (1.01-1.13x; shorter rows
 // 0.82-0.99x). wx with 16 x 16 blocks stays on 03: L2-bound either way, 04 at 0.83-1.09x. R < 16
 // would leave most of 04's 16-row MMA tiles empty.
-BsrKernel choose_kernel(const detail::BsrProblem& prob) {
+BsrFamily choose_bsr_family(const BsrProblem& prob) {
   const kernels::BsrParams& p = prob.p;
-  if (p.cols_j <= 16 || p.block_r * p.block_c < 16) return BsrKernel::SmallM;
-  const double row_cols = static_cast<double>(prob.nnzb) * p.block_c / p.block_row_count;
+  if (p.cols_j <= 16 || p.block_r * p.block_c < 16) return BsrFamily::SmallM;
+  const double row_cols = stored_row_cols(prob);
   const int r = p.block_r;
   const bool tensor = prob.xwt ? r >= 64 || (r >= 16 && row_cols >= 64)
                                : (r >= 64 && row_cols >= 64) || (r >= 32 && row_cols >= 128);
-  return tensor ? BsrKernel::TiledTf32x3 : BsrKernel::Tiled;
+  return tensor ? BsrFamily::TiledTf32x3 : BsrFamily::Tiled;
 }
 
-// Everything after the device-free checks, shared by both products. i runs over W's rows, j over
-// the dense batch; x_rows x x_cols and y_rows x y_cols are the stored shapes.
-void run_product(const char* fn, bool xwt, int64_t rows_i, int64_t cols_j, int64_t k, float alpha,
-                 const float* x, int64_t ldx, const DeviceBsrMatrix& w, float beta, float* y,
-                 int64_t ldy, Stream stream, const BsrOptions& options) {
-  const int kernel_value = static_cast<int>(options.kernel);
-  if (kernel_value < 0 || kernel_value > kNumBsrKernels)
-    bsr_detail::invalid(std::string(fn) + "options.kernel = " + std::to_string(kernel_value) +
-                        " is not a BsrKernel value (0-" + std::to_string(kNumBsrKernels) + ")");
-  const int schedules = detail::bsr_tiled_schedule_count();
-  if (options.tiled_schedule < 0 || options.tiled_schedule > schedules)
-    bsr_detail::invalid(std::string(fn) + "options.tiled_schedule = " +
-                        std::to_string(options.tiled_schedule) + " is not 0 or a schedule 1-" +
-                        std::to_string(schedules));
-  if (rows_i == 0 || cols_j == 0) return;  // nothing to write
-
-  detail::current_device_context();  // NoDevice / UnsupportedArch
-  const bool reads = k > 0 && alpha != 0.0f && w.nnzb() > 0;  // else Y = beta * Y
-  if (reads) {
-    detail::require_device_pointer("x", x);
-    detail::require_device_pointer("w.block_data", w.view().block_data);
+// The config an explicit kernel (or Auto without a tuned entry) runs: a tiled family's default
+// schedule for the block shape (sparse/config.hpp).
+BsrConfig bsr_kernel_config(const BsrProblem& prob, BsrKernel kernel) {
+  BsrConfig c;
+  switch (kernel) {
+    case BsrKernel::Reduction: c.family = BsrFamily::Reduction; break;
+    case BsrKernel::SmallM: c.family = BsrFamily::SmallM; break;
+    case BsrKernel::Tiled: c.family = BsrFamily::Tiled; break;
+    case BsrKernel::TiledTf32x3: c.family = BsrFamily::TiledTf32x3; break;
+    default: c.family = choose_bsr_family(prob); break;
   }
-  detail::require_device_pointer("y", y);
-  cudaStream_t s = reinterpret_cast<cudaStream_t>(stream);
+  if (c.is_tiled())
+    c.tile = kBsrSchedules[default_bsr_schedule(c.family, prob.p.block_r, prob.p.block_c, stored_row_cols(prob))].tile;
+  return c;
+}
 
-  // Y's stored shape: xwt writes Y (j rows of i), wx writes Y (i rows of j).
-  const int64_t y_rows = xwt ? cols_j : rows_i, y_cols = xwt ? rows_i : cols_j;
-  if (!reads) {
-    kernels::GemmParams g;
-    g.m = static_cast<int>(y_rows);
-    g.n = static_cast<int>(y_cols);
-    g.c = y;
-    g.ldc = static_cast<int>(ldy);
-    g.beta = beta;
-    detail::launch_scale(g, s);
-    return;
-  }
-
+BsrProblem describe_bsr(bool xwt, int64_t rows_i, int64_t cols_j, int64_t k, float alpha, const float* x, int64_t ldx,
+                        const DeviceBsrMatrix& w, float beta, float* y, int64_t ldy) {
   const BsrView v = w.view();
-  detail::BsrProblem prob;
+  BsrProblem prob;
   prob.xwt = xwt;
   prob.row_lengths = &w.row_lengths_longest_first();
   prob.nnzb = w.nnzb();
@@ -104,19 +95,76 @@ void run_product(const char* fn, bool xwt, int64_t rows_i, int64_t cols_j, int64
   p.w_vec4 = aligned16(v.block_data) && p.block_c % 4 == 0;
   // Vector stores along i (xwt) need every 4-row group inside one block row: R % 4 == 0.
   p.y_vec4 = aligned16(y) && ldy % 4 == 0 && (!xwt || p.block_r % 4 == 0);
+  return prob;
+}
 
-  const BsrKernel kernel = options.kernel == BsrKernel::Auto ? choose_kernel(prob) : options.kernel;
-  const bool tiled = kernel == BsrKernel::Tiled || kernel == BsrKernel::TiledTf32x3;
-  if (tiled && options.tiled_schedule > 0) {  // a candidate names its own kernel (03 or 04)
-    detail::launch_bsr_tiled_candidate(prob, options.tiled_schedule, s);
+}  // namespace detail
+
+namespace {
+
+// options.config parsed (an application that forces a config passes the same text on every call).
+std::optional<detail::BsrConfig> forced_config(const char* fn, const BsrOptions& options) {
+  if (options.config.empty()) return std::nullopt;
+  if (options.kernel != BsrKernel::Auto)
+    bsr_detail::invalid(std::string(fn) + "options.config = '" + options.config +
+                        "' needs options.kernel = auto (it is " + to_string(options.kernel) + ")");
+  thread_local std::string last_text;
+  thread_local detail::BsrConfig last_config;
+  if (options.config != last_text) {
+    last_config = detail::parse_bsr_config(options.config, (std::string(fn) + "options.config").c_str());
+    last_text = options.config;
+  }
+  return last_config;
+}
+
+// Everything after the device-free checks, shared by both products. i runs over W's rows, j over
+// the dense batch; x_rows x x_cols and y_rows x y_cols are the stored shapes.
+void run_product(const char* fn, bool xwt, int64_t rows_i, int64_t cols_j, int64_t k, float alpha,
+                 const float* x, int64_t ldx, const DeviceBsrMatrix& w, float beta, float* y,
+                 int64_t ldy, Stream stream, const BsrOptions& options) {
+  const int kernel_value = static_cast<int>(options.kernel);
+  if (kernel_value < 0 || kernel_value > kNumBsrKernels)
+    bsr_detail::invalid(std::string(fn) + "options.kernel = " + std::to_string(kernel_value) +
+                        " is not a BsrKernel value (0-" + std::to_string(kNumBsrKernels) + ")");
+  const std::optional<detail::BsrConfig> forced = forced_config(fn, options);
+  if (rows_i == 0 || cols_j == 0) return;  // nothing to write
+
+  detail::current_device_context();  // NoDevice / UnsupportedArch
+  const bool reads = k > 0 && alpha != 0.0f && w.nnzb() > 0;  // else Y = beta * Y
+  if (reads) {
+    detail::require_device_pointer("x", x);
+    detail::require_device_pointer("w.block_data", w.view().block_data);
+  }
+  detail::require_device_pointer("y", y);
+  cudaStream_t s = reinterpret_cast<cudaStream_t>(stream);
+
+  // Y's stored shape: xwt writes Y (j rows of i), wx writes Y (i rows of j).
+  const int64_t y_rows = xwt ? cols_j : rows_i, y_cols = xwt ? rows_i : cols_j;
+  if (!reads) {
+    kernels::GemmParams g;
+    g.m = static_cast<int>(y_rows);
+    g.n = static_cast<int>(y_cols);
+    g.c = y;
+    g.ldc = static_cast<int>(ldy);
+    g.beta = beta;
+    detail::launch_scale(g, s);
     return;
   }
-  switch (kernel) {
-    case BsrKernel::Reduction: detail::launch_bsr_reduction(prob, s); break;
-    case BsrKernel::SmallM: detail::launch_bsr_small_m(prob, s); break;
-    case BsrKernel::TiledTf32x3: detail::launch_bsr_tiled_tf32x3(prob, s); break;
-    default: detail::launch_bsr_tiled(prob, s); break;
+
+  const detail::BsrProblem prob = detail::describe_bsr(xwt, rows_i, cols_j, k, alpha, x, ldx, w, beta, y, ldy);
+  detail::BsrConfig config;
+  if (forced) {
+    config = *forced;
+    const std::string why = detail::bsr_can_implement(prob, config);
+    if (!why.empty())
+      bsr_detail::invalid(std::string(fn) + "options.config = '" + options.config + "' cannot run this product: " + why);
+  } else if (options.kernel == BsrKernel::Auto) {
+    const std::optional<detail::BsrConfig> tuned = detail::tuned_bsr_config(detail::current_device_context(), prob);
+    config = tuned ? *tuned : detail::bsr_kernel_config(prob, BsrKernel::Auto);
+  } else {
+    config = detail::bsr_kernel_config(prob, options.kernel);
   }
+  detail::launch_bsr_config(prob, config, s);
 }
 
 }  // namespace

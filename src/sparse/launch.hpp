@@ -7,7 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "jit/jit.hpp"
+#include "sparse/config.hpp"
 #include "sparse/kernels/params.hpp"
+#include "tilegemm/bsr_gpu.hpp"
 
 namespace tilegemm {
 namespace detail {
@@ -17,16 +20,44 @@ struct BsrProblem {
   bool xwt = true;  // orientation (sparse/kernels/params.hpp)
   const std::vector<int32_t>* row_lengths = nullptr;  // block counts in p.row_order's order
   long long nnzb = 0;
+  // 16-byte copies of both operands' rows: W rows when C % 4 == 0, X rows when x and ldx allow.
+  bool vec() const { return p.w_vec4 && p.x_vec4; }
 };
+
+// The orientation-free problem of a checked product (bsr_products.cpp): i over W's rows, j over the
+// dense batch.
+BsrProblem describe_bsr(bool xwt, int64_t rows_i, int64_t cols_j, int64_t k, float alpha, const float* x, int64_t ldx,
+                        const DeviceBsrMatrix& w, float beta, float* y, int64_t ldy);
+// The family Auto picks without a tuned entry, and the config an explicit kernel (or that family)
+// runs: a tiled family's default schedule for the block shape.
+BsrFamily choose_bsr_family(const BsrProblem& prob);
+BsrConfig bsr_kernel_config(const BsrProblem& prob, BsrKernel kernel);
+
+// Why `c` cannot run `prob` ("" when it can): a tiled schedule whose copies do not split for this
+// product's orientation and copy width.
+std::string bsr_can_implement(const BsrProblem& prob, const BsrConfig& c);
+// Runs `c` (bsr_can_implement accepted it): a tiled schedule through its ahead-of-time kernel where
+// kBsrSchedules holds it for this product and c.jit is false, else compiled at run time.
+void launch_bsr_config(const BsrProblem& prob, const BsrConfig& c, cudaStream_t stream);
 
 void launch_bsr_reduction(const BsrProblem& prob, cudaStream_t stream);
 void launch_bsr_small_m(const BsrProblem& prob, cudaStream_t stream);
-void launch_bsr_tiled(const BsrProblem& prob, cudaStream_t stream);
-void launch_bsr_tiled_tf32x3(const BsrProblem& prob, cudaStream_t stream);
-// The schedule-th (1-based) entry of bsr_tiled_schedule_names() (tiled_candidates.cu).
-void launch_bsr_tiled_candidate(const BsrProblem& prob, int schedule, cudaStream_t stream);
-std::vector<std::string> bsr_tiled_schedule_names_impl();
-int bsr_tiled_schedule_count();
+
+// The ahead-of-time kernels of kBsrSchedules, by index: nullptr where the entry is not compiled for
+// the product. One function per file that instantiates a range of the table.
+using BsrLaunchFn = void (*)(const BsrProblem&, cudaStream_t);
+BsrLaunchFn tiled_default_launcher(int index, bool xwt, bool vec);   // launch_tiled.cu (kernel 03)
+BsrLaunchFn tf32x3_default_launcher(int index, bool xwt, bool vec);  // launch_tiled_tf32x3.cu (04)
+BsrLaunchFn candidate_launcher(int index, bool xwt, bool vec);       // tiled_candidates.cu
+
+// The NVRTC request of a tiled schedule's kernel (launch_jit_tiled.cpp), and its launch.
+JitRequest bsr_tiled_jit_request(BsrFamily f, const BsrTile& t, bool xwt, bool vec);
+void launch_bsr_tiled_jit(const BsrProblem& prob, const BsrConfig& c, cudaStream_t stream);
+
+// The launch plan every tiled kernel shares (longest rows first, split-K of rows that would be the
+// critical path), for `kernel` with its block size and shared memory (launch_tiled_plan.cpp).
+void launch_bsr_tiled_at(const BsrProblem& prob, const void* kernel, int threads, int smem_bytes, int tile_i,
+                         int tile_j, cudaStream_t stream);
 
 }  // namespace detail
 }  // namespace tilegemm

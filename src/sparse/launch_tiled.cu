@@ -1,22 +1,26 @@
+// Kernel 03's default schedules (kBsrSchedules[0 .. 4]) for every product.
+#include <type_traits>
+
 #include "sparse/launch_tiled.cuh"
 
 namespace tilegemm {
 namespace detail {
 
-// The tile height follows the block height R: a tile never spans two block rows (their stored
-// columns differ), and for R = 8, 16, 32, 64 no tile row is wasted.
-void launch_bsr_tiled(const BsrProblem& prob, cudaStream_t stream) {
-  const int r = prob.p.block_r;
-  if (r >= 64 && prob.p.block_c % 32 == 0)  // K-chunks of 32 need blocks at least that wide
-    launch_tiled_schedule<kernels::BsrTiled64K32>(prob, stream);
-  else if (r >= 64)
-    launch_tiled_schedule<kernels::BsrTiled64>(prob, stream);
-  else if (r >= 32)
-    launch_tiled_schedule<kernels::BsrTiled32>(prob, stream);
-  else if (r >= 16)
-    launch_tiled_schedule<kernels::BsrTiled16>(prob, stream);
-  else
-    launch_tiled_schedule<kernels::BsrTiled8>(prob, stream);
+namespace {
+constexpr int kFirst = 0, kCount = 5;
+static_assert(kBsrSchedules[kFirst].family == BsrFamily::Tiled && kBsrSchedules[kFirst + kCount - 1].family == BsrFamily::Tiled &&
+                  kBsrSchedules[kFirst + kCount].family != BsrFamily::Tiled,
+              "kernel 03's defaults are kBsrSchedules[0 .. 4]");
+// The table names the schedules the kernel header documents.
+static_assert(std::is_same_v<CompiledSchedule<0>::type, kernels::BsrTiled64K32> &&
+              std::is_same_v<CompiledSchedule<1>::type, kernels::BsrTiled64> &&
+              std::is_same_v<CompiledSchedule<2>::type, kernels::BsrTiled32> &&
+              std::is_same_v<CompiledSchedule<3>::type, kernels::BsrTiled16> &&
+              std::is_same_v<CompiledSchedule<4>::type, kernels::BsrTiled8>);
+}  // namespace
+
+BsrLaunchFn tiled_default_launcher(int index, bool xwt, bool vec) {
+  return launcher_in<kFirst>(index, xwt, vec, std::make_integer_sequence<int, kCount>{});
 }
 
 }  // namespace detail

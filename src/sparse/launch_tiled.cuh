@@ -1,15 +1,11 @@
-// Launches one instantiation of a tiled BSR kernel: 03 (CUDA cores, BsrTiledSchedule) or 04
-// (tensor cores, BsrMmaSchedule), which share the tile order, load balance and split-K. Shared by
-// the library's launchers and the schedule candidates the bench measures.
+// The ahead-of-time instantiations of the tiled BSR kernels: 03 (CUDA cores, BsrTiledSchedule) and
+// 04 (tensor cores, BsrMmaSchedule), one per entry of kBsrSchedules (sparse/config.hpp) and product.
+// Included by the files that instantiate a range of the table (launch_tiled.cu,
+// launch_tiled_tf32x3.cu, tiled_candidates.cu), so the ranges compile in parallel.
 #pragma once
-#include <cstdint>
-#include <optional>
-#include <vector>
+#include <utility>
 
-#include "core/cuda_check.hpp"
-#include "core/device_checks.hpp"
-#include "core/device_context.hpp"
-#include "core/workspace.hpp"
+#include "sparse/config.hpp"
 #include "sparse/kernels/03_tiled.cuh"
 #include "sparse/kernels/04_tiled_tf32x3.cuh"
 #include "sparse/launch.hpp"
@@ -17,111 +13,52 @@
 namespace tilegemm {
 namespace detail {
 
-// A resident slot's share of the whole run, in stored blocks walked: W = nnzb * ctas_per_row /
-// (SMs * blocks_per_sm).
-inline double slot_share(const BsrProblem& prob, int blocks_per_sm, long long ctas_per_row) {
-  return static_cast<double>(prob.nnzb) * static_cast<double>(ctas_per_row) /
-         (static_cast<double>(current_device_context().sm_count) * blocks_per_sm);
-}
-
-// Block rows (a prefix of row_order) whose thread blocks are launched first, all column tiles at
-// once. A thread block's work is its row's block count. A thread block longer than W / 8 started in
-// the last wave would stretch the run by up to that much (skewed rows: the longest row of a Zipf
-// matrix can hold 40x the mean), so those rows go first. With uniform rows none qualifies unless
-// the whole run is under 8 waves, where every row does and the order is simply row by row.
-inline long long heavy_rows(const BsrProblem& prob, double share) {
-  if (prob.row_lengths == nullptr) return 0;
-  const std::vector<int32_t>& len = *prob.row_lengths;  // non-increasing
-  long long heavy = 0;
-  while (heavy < static_cast<long long>(len.size()) && len[heavy] > share / 8) ++heavy;
-  return heavy;
-}
-
-// Split-K for rows that even launched first would be the critical path: longer than W / 2 and at
-// least two pieces long. Pieces hold max(kMinPiece, W / 4) blocks (a row's last piece may be
-// shorter); at most kernels::kMaxSplitSlots slots are split (the longest ones).
-struct SplitPlan {
-  long long rows = 0;
-  int piece_blocks = 1;
-  long long pieces = 0;  // over all split rows
+// The schedule type and kernel of kBsrSchedules[I].
+template <int I>
+struct CompiledSchedule {
+  static constexpr CompiledBsrSchedule entry = kBsrSchedules[I];
+  static constexpr BsrTile t = entry.tile;
+  template <BsrFamily F, int = 0>
+  struct Pick {
+    using type = kernels::BsrTiledSchedule<t.ti, t.tj, t.a, t.b, t.kc, t.stages>;
+    template <bool kXwt, bool kVec>
+    static constexpr auto kernel = kernels::bsr_tiled<type, kXwt, kVec>;
+  };
+  template <int Dummy>
+  struct Pick<BsrFamily::TiledTf32x3, Dummy> {
+    using type = kernels::BsrMmaSchedule<t.ti, t.tj, t.a, t.b, t.kc, t.stages>;
+    template <bool kXwt, bool kVec>
+    static constexpr auto kernel = kernels::bsr_tiled_tf32x3<type, kXwt, kVec>;
+  };
+  using Family = Pick<entry.family>;
+  using type = typename Family::type;
 };
-inline SplitPlan split_rows(const BsrProblem& prob, double share, long long subtiles) {
-  constexpr int kMinPiece = 4;
-  SplitPlan plan;
-  if (prob.row_lengths == nullptr) return plan;
-  const std::vector<int32_t>& len = *prob.row_lengths;  // non-increasing
-  const double piece = share / 4 > kMinPiece ? share / 4 : kMinPiece;
-  plan.piece_blocks = static_cast<int>(piece);
-  const long long max_rows = kernels::kMaxSplitSlots / subtiles;
-  while (plan.rows < static_cast<long long>(len.size()) && plan.rows < max_rows &&
-         len[plan.rows] > share / 2 && len[plan.rows] >= 2 * plan.piece_blocks) {
-    plan.pieces += (len[plan.rows] + plan.piece_blocks - 1) / plan.piece_blocks;
-    ++plan.rows;
+
+template <int I, bool kXwt, bool kVec>
+void launch_compiled(const BsrProblem& prob, cudaStream_t stream) {
+  using C = CompiledSchedule<I>;
+  using S = typename C::type;
+  const auto kernel = C::Family::template kernel<kXwt, kVec>;
+  launch_bsr_tiled_at(prob, reinterpret_cast<const void*>(kernel), S::kThreads, S::template smem_bytes<kXwt>(),
+                      S::kTileI, S::kTileJ, stream);
+}
+
+template <int I>
+BsrLaunchFn launcher_at(bool xwt, bool vec) {
+  if constexpr (kBsrSchedules[I].every_product) {
+    if (xwt) return vec ? &launch_compiled<I, true, true> : &launch_compiled<I, true, false>;
+    return vec ? &launch_compiled<I, false, true> : &launch_compiled<I, false, false>;
+  } else {
+    return xwt && vec ? &launch_compiled<I, true, true> : nullptr;
   }
-  return plan;
 }
 
-// The kernel a schedule type belongs to.
-template <class S, bool kXwt, bool kVec>
-struct TiledKernelOf {
-  static constexpr auto value = kernels::bsr_tiled<S, kXwt, kVec>;
-};
-template <int kTI, int kTJ, int kWI, int kWJ, int kKC, int kStages, bool kXwt, bool kVec>
-struct TiledKernelOf<kernels::BsrMmaSchedule<kTI, kTJ, kWI, kWJ, kKC, kStages>, kXwt, kVec> {
-  static constexpr auto value =
-      kernels::bsr_tiled_tf32x3<kernels::BsrMmaSchedule<kTI, kTJ, kWI, kWJ, kKC, kStages>, kXwt, kVec>;
-};
-
-template <class S, bool kXwt, bool kVec>
-void launch_bsr_tiled_kernel(const BsrProblem& prob, cudaStream_t stream) {
-  const kernels::BsrParams& p = prob.p;
-  constexpr int kSmem = S::template smem_bytes<kXwt>();
-  auto kernel = TiledKernelOf<S, kXwt, kVec>::value;
-  // Above 48 KB needs an opt-in; both it and the occupancy are per device (the device context).
-  ensure_smem_opt_in(kernel, kSmem);
-  const int blocks_per_sm = resident_blocks_per_sm(kernel, S::kThreads, kSmem);
-  const long long subtiles = (p.block_r + S::kTileI - 1) / S::kTileI;
-  const long long j_tiles = (p.cols_j + S::kTileJ - 1) / S::kTileJ;
-  const double share = slot_share(prob, blocks_per_sm, subtiles * j_tiles);
-  const SplitPlan split = split_rows(prob, share, subtiles);
-  kernels::BsrParams q = p;
-  q.heavy_slots = static_cast<int>(heavy_rows(prob, share) * subtiles);
-  const size_t partial_bytes = static_cast<size_t>(split.pieces * subtiles * j_tiles) * S::kTileI *
-                               S::kTileJ * sizeof(float);
-  constexpr size_t kMaxPartialBytes = size_t(256) << 20;  // a few MB on the skewed transformer shapes
-  std::optional<Workspace> workspace;  // freed (stream-ordered) after the launch below
-  if (split.rows > 0 && partial_bytes <= kMaxPartialBytes) {
-    q.split_slots = static_cast<int>(split.rows * subtiles);
-    q.split_piece_blocks = split.piece_blocks;
-    const long long split_tiles = split.pieces * subtiles * j_tiles;  // partial tiles = thread blocks
-    q.split_ctas = static_cast<int>(split_tiles);
-    if (q.heavy_slots < q.split_slots) q.heavy_slots = q.split_slots;
-    // Counters first (zeroed for the launch; the kernel does not rely on them staying zero), then
-    // the partial tiles.
-    const size_t counters = static_cast<size_t>(q.split_slots) * static_cast<size_t>(j_tiles);
-    const size_t counter_bytes = (counters * sizeof(int) + 255) / 256 * 256;
-    workspace.emplace(stream, counter_bytes + partial_bytes, counter_bytes);
-    q.split_counters = reinterpret_cast<int*>(workspace->get());
-    q.split_partials = reinterpret_cast<float*>(workspace->get() + counter_bytes);
-  }
-  // Split slots launch split_ctas thread blocks instead of j_tiles each.
-  const unsigned grid = static_cast<unsigned>(
-      j_tiles * (p.block_row_count * subtiles - q.split_slots) + q.split_ctas);
-  kernel<<<grid, S::kThreads, kSmem, stream>>>(q);
-  TILEGEMM_CHECK_LAUNCH();
-}
-
-// 16-byte copies need both operands' rows 16-byte aligned: W rows when C % 4 == 0, X rows when
-// x and ldx are; otherwise every element is copied with 4-byte copies.
-template <class S>
-void launch_tiled_schedule(const BsrProblem& prob, cudaStream_t stream) {
-  const bool vec = prob.p.w_vec4 && prob.p.x_vec4;
-  if (prob.xwt)
-    vec ? launch_bsr_tiled_kernel<S, true, true>(prob, stream)
-        : launch_bsr_tiled_kernel<S, true, false>(prob, stream);
-  else
-    vec ? launch_bsr_tiled_kernel<S, false, true>(prob, stream)
-        : launch_bsr_tiled_kernel<S, false, false>(prob, stream);
+// The launcher of entry `index` among First .. First + sizeof...(I) - 1 (nullptr outside).
+template <int First, int... I>
+BsrLaunchFn launcher_in(int index, bool xwt, bool vec, std::integer_sequence<int, I...>) {
+  BsrLaunchFn f = nullptr;
+  ((index == First + I ? (void)(f = launcher_at<First + I>(xwt, vec)) : (void)0), ...);
+  return f;
 }
 
 }  // namespace detail

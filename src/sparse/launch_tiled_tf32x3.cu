@@ -1,22 +1,25 @@
+// Kernel 04's default schedules (kBsrSchedules[5 .. 10]) for every product.
+#include <type_traits>
+
 #include "sparse/launch_tiled.cuh"
 
 namespace tilegemm {
 namespace detail {
 
-// As kernel 03, the tile height follows the block height R (a tile never spans two block rows);
-// R < 16 runs in 16-row tiles with the rows past R zero-filled. K-chunks of 32 when the block
-// width is a multiple of 32 (fewer barriers), else 16 (a chunk wider than the block is padding).
-void launch_bsr_tiled_tf32x3(const BsrProblem& prob, cudaStream_t stream) {
-  const int r = prob.p.block_r;
-  const bool k32 = prob.p.block_c % 32 == 0;
-  if (r >= 64)
-    k32 ? launch_tiled_schedule<kernels::BsrMma64K32>(prob, stream)
-        : launch_tiled_schedule<kernels::BsrMma64>(prob, stream);
-  else if (r >= 32)
-    k32 ? launch_tiled_schedule<kernels::BsrMma32K32>(prob, stream)
-        : launch_tiled_schedule<kernels::BsrMma32>(prob, stream);
-  else
-    launch_tiled_schedule<kernels::BsrMma16>(prob, stream);
+namespace {
+constexpr int kFirst = 5, kCount = 6;
+static_assert(kFirst + kCount == kFirstBsrCandidate);
+static_assert(std::is_same_v<CompiledSchedule<5>::type, kernels::BsrMma64K32> &&
+              std::is_same_v<CompiledSchedule<6>::type, kernels::BsrMma64K32Short> &&
+              std::is_same_v<CompiledSchedule<7>::type, kernels::BsrMma64> &&
+              std::is_same_v<CompiledSchedule<8>::type, kernels::BsrMma32K32> &&
+              std::is_same_v<CompiledSchedule<9>::type, kernels::BsrMma32> &&
+              std::is_same_v<CompiledSchedule<10>::type, kernels::BsrMma16>,
+              "kernel 04's defaults are kBsrSchedules[5 .. 10]");
+}  // namespace
+
+BsrLaunchFn tf32x3_default_launcher(int index, bool xwt, bool vec) {
+  return launcher_in<kFirst>(index, xwt, vec, std::make_integer_sequence<int, kCount>{});
 }
 
 }  // namespace detail

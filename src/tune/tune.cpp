@@ -29,6 +29,7 @@
 #include "tune/database.hpp"
 #include "tune/keys.hpp"
 #include "tune/measure.hpp"
+#include "tune/search.hpp"
 #include "tune/tuned_table.hpp"
 
 namespace tilegemm {
@@ -60,10 +61,7 @@ Operands check_shape(const GemmShape& s, const TuneOptions& o) {
   for (const auto& [name, v] : dims)
     if (v < 1 || v > INT_MAX) invalid(std::string(name) + " = " + std::to_string(v) + " is not in [1, 2^31-1]");
   if (s.offset < 0 || s.offset > (1 << 20)) invalid("shape.offset = " + std::to_string(s.offset) + " is not in [0, 2^20]");
-  if (!(o.budget_s > 0)) invalid("options.budget_s = " + std::to_string(o.budget_s) + " must be > 0");
-  if (o.max_measured < 0) invalid("options.max_measured = " + std::to_string(o.max_measured) + " is negative");
-  if (!(o.min_time_s >= 0) || o.min_time_s > 60)
-    invalid("options.min_time_s = " + std::to_string(o.min_time_s) + " is not in [0, 60]");
+  detail::check_tune_options(o);
   Operands ops;
   ops.stored = stored_shapes(s.op_a, s.op_b, s.m, s.n, s.k);
   ops.lda = tight_or(s.lda, ops.stored.a, s.layout);
@@ -80,15 +78,6 @@ Operands check_shape(const GemmShape& s, const TuneOptions& o) {
   ops.size_c = s.offset + ops.stored.c.extent(s.layout, ops.ldc);
   return ops;
 }
-
-// The cudaStream_t the tuner works on, destroyed whatever path leaves tune().
-struct OwnedStream {
-  cudaStream_t s = nullptr;
-  OwnedStream() { TILEGEMM_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
-  ~OwnedStream() {
-    if (s) cudaStreamDestroy(s);
-  }
-};
 
 // A config's place in the model's error pattern: its family and tile shape (or GEMV bound). Split
 // counts of one tile shape share the tile's rate error, so a measurement corrects its siblings.
@@ -174,17 +163,12 @@ void reload_tuning_database() { detail::forget_tuned_tables(); }
 
 TuneResult tune(const GemmShape& shape, const TuneOptions& options) {
   const Operands ops = check_shape(shape, options);
-  const auto t0 = std::chrono::steady_clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
-
-  // The database opens before anything is measured: a path that cannot hold it fails in seconds.
-  const std::string db_path = options.database.empty() ? detail::default_tuning_db_path() : options.database;
-  std::optional<detail::TuningDatabase> db;
-  if (options.store) db.emplace(db_path, detail::TuningDatabase::Mode::ReadWrite);
+  const detail::Stopwatch clock;
+  detail::TuneStore store(options);
 
   const detail::DeviceContext& ctx = detail::current_device_context();
   const detail::DeviceFacts facts = detail::device_facts(ctx);
-  OwnedStream stream;
+  detail::OwnedStream stream;
   const cudaStream_t s = stream.s;
   const Stream user_stream = reinterpret_cast<Stream>(s);
 
@@ -237,29 +221,13 @@ TuneResult tune(const GemmShape& shape, const TuneOptions& options) {
   const int64_t c_outer = shape.layout == Layout::RowMajor ? outer : inner;
   const int64_t c_inner = shape.layout == Layout::RowMajor ? inner : outer;
 
-  // Verifies, then times one candidate; false when it failed or computed a wrong result.
   auto measure = [&](TuneCandidate& cand) {
     GemmOptions opt;
     opt.config = cand.config;
-    try {
-      reset_c(c.get());
-      product(c.get(), opt);
-      const detail::Diff d = detail::compare_matrix(c.get() + off, ref.get() + off, c_outer, c_inner, ops.ldc, s);
-      if (d.non_finite || d.max_abs > tolerance) {
-        cand.status = "wrong result: max |C - level 5| = " + std::to_string(d.max_abs) +
-                      (d.non_finite ? " (non-finite elements)" : "") + ", tolerance " + std::to_string(tolerance);
-        return false;
-      }
-      const detail::Timing t = detail::time_runs([&] { product(c.get(), opt); }, options.min_time_s, flush_bytes, 0, s);
-      cand.measured_us = t.median_ms * 1e3;
-      cand.status = "measured";
-      return true;
-    } catch (const Error& e) {
-      if (e.code() == ErrorCode::InvalidArgument) throw;  // a library bug, not a property of the config
-      cudaGetLastError();
-      cand.status = std::string("failed: ") + e.what();
-      return false;
-    }
+    return detail::verify_and_time(
+        cand, [&] { reset_c(c.get()); }, [&] { product(c.get(), opt); },
+        [&] { return detail::compare_matrix(c.get() + off, ref.get() + off, c_outer, c_inner, ops.ldc, s); }, tolerance,
+        options.min_time_s, flush_bytes, s);
   };
 
   ModelCorrection correction;
@@ -298,7 +266,7 @@ TuneResult tune(const GemmShape& shape, const TuneOptions& options) {
     }
     if (next < 0) break;
     if (attempts > 0) {
-      if (elapsed() > options.budget_s || (options.cancelled && options.cancelled())) {
+      if (clock.seconds() > options.budget_s || (options.cancelled && options.cancelled())) {
         result.stopped = true;
         break;
       }
@@ -309,41 +277,16 @@ TuneResult tune(const GemmShape& shape, const TuneOptions& options) {
     ++attempts;
     TuneCandidate& cand = result.candidates[next];
     if (measure(cand)) {
-      ++result.measured;
+      detail::record_measurement(result, next);
       correction.add(groups[next], cand.predicted_us, cand.measured_us);
-      if (result.best_config.empty() || cand.measured_us < result.best_us) {
-        result.best_config = cand.config;
-        result.best_us = cand.measured_us;
-      }
-      if (next == 0) result.auto_us = cand.measured_us;
     }
-    if (options.progress) {
-      TuneProgress p;
-      p.problem = result.problem;
-      p.measured = attempts;
-      p.candidates = static_cast<int>(result.candidates.size());
-      p.config = cand.config;
-      p.us = cand.measured_us;
-      p.best_config = result.best_config;
-      p.best_us = result.best_us;
-      options.progress(p);
-    }
+    detail::report_progress(options, result, attempts, cand);
   }
   result.exhaustive = std::all_of(tried.begin(), tried.end(), [](bool t) { return t; });
   TILEGEMM_CUDA_CHECK(cudaStreamSynchronize(s));
 
-  if (db && !result.best_config.empty()) {
-    detail::TunedEntry e;
-    e.device = detail::device_key(ctx);
-    e.problem = result.problem;
-    e.config = result.best_config;
-    e.measured_us = result.best_us;
-    e.auto_us = result.auto_us;
-    e.tuned_at = detail::utc_now();
-    result.stored = db->put(e);
-    if (result.stored && db_path == detail::default_tuning_db_path()) detail::remember_tuned(ctx, e);
-  }
-  result.seconds = elapsed();
+  store.store(ctx, result);
+  result.seconds = clock.seconds();
   return result;
 }
 

@@ -26,6 +26,8 @@ bool file_exists(const std::string& path) {
   return stat(path.c_str(), &st) == 0;
 }
 
+bool is_bsr_key(const std::string& problem) { return problem.compare(0, 4, "bsr ") == 0; }
+
 // Reads the device's entries into ctx.tuned_configs (ctx.tuned_mutex held).
 void load(const DeviceContext& ctx) {
   ctx.tuned_configs.clear();
@@ -43,7 +45,8 @@ void load(const DeviceContext& ctx) {
   std::string first_bad;
   for (const TunedEntry& e : entries) {
     try {
-      (void)parse_gemm_config(e.config, "config");
+      if (is_bsr_key(e.problem)) (void)parse_bsr_config(e.config, "config");
+      else (void)parse_gemm_config(e.config, "config");
       ctx.tuned_configs[e.problem] = e.config;
     } catch (const std::exception& err) {
       if (bad++ == 0) first_bad = "'" + e.problem + "': " + err.what();
@@ -54,24 +57,35 @@ void load(const DeviceContext& ctx) {
                 " ignored (the first, " + first_bad + ")");
 }
 
+// The stored config text for `problem` on the context's device (loading the table when needed), or "".
+template <class KeyOf>
+std::string tuned_text(const DeviceContext& ctx, const KeyOf& problem) {
+  std::lock_guard<std::mutex> lock(ctx.tuned_mutex);
+  const int generation = g_generation.load();
+  if (ctx.tuned_generation != generation) {
+    load(ctx);
+    ctx.tuned_generation = generation;
+  }
+  if (ctx.tuned_configs.empty()) return "";  // nothing tuned: no key built on the hot path
+  const auto it = ctx.tuned_configs.find(problem());
+  return it == ctx.tuned_configs.end() ? "" : it->second;
+}
+
 }  // namespace
 
 std::optional<GemmConfig> tuned_gemm_config(const DeviceContext& ctx, const GemmProblem& p) {
-  std::string text;
-  {
-    std::lock_guard<std::mutex> lock(ctx.tuned_mutex);
-    const int generation = g_generation.load();
-    if (ctx.tuned_generation != generation) {
-      load(ctx);
-      ctx.tuned_generation = generation;
-    }
-    if (ctx.tuned_configs.empty()) return std::nullopt;
-    const auto it = ctx.tuned_configs.find(gemm_problem_key(p));
-    if (it == ctx.tuned_configs.end()) return std::nullopt;
-    text = it->second;
-  }
+  const std::string text = tuned_text(ctx, [&] { return gemm_problem_key(p); });
+  if (text.empty()) return std::nullopt;
   GemmConfig c = parse_gemm_config(text, "config");  // parsed once at load: cannot throw here
   if (!can_implement(p, c).empty()) return std::nullopt;  // an entry made with other leading dimensions or extents
+  return c;
+}
+
+std::optional<BsrConfig> tuned_bsr_config(const DeviceContext& ctx, const BsrProblem& prob) {
+  const std::string text = tuned_text(ctx, [&] { return bsr_problem_key(prob); });
+  if (text.empty()) return std::nullopt;
+  BsrConfig c = parse_bsr_config(text, "config");
+  if (!bsr_can_implement(prob, c).empty()) return std::nullopt;
   return c;
 }
 

@@ -7,6 +7,8 @@
 
 #include "dense/config.hpp"
 #include "dense/gemm_ops.hpp"
+#include "sparse/config.hpp"
+#include "sparse/launch.hpp"
 #include "tune/database.hpp"
 
 namespace tilegemm {
@@ -17,6 +19,8 @@ struct DeviceContext;
 // The stored config for `p` on the context's device, if any and if can_implement accepts it for `p`
 // (an entry may have been measured with other leading dimensions or extents).
 std::optional<GemmConfig> tuned_gemm_config(const DeviceContext& ctx, const GemmProblem& p);
+// The same for a BSR product (bsr_can_implement).
+std::optional<BsrConfig> tuned_bsr_config(const DeviceContext& ctx, const BsrProblem& prob);
 // Makes a winner just stored by the tuner visible to Auto in this process.
 void remember_tuned(const DeviceContext& ctx, const TunedEntry& e);
 // Drops every device's loaded entries and the chooser's remembered picks: the next Auto choice reads

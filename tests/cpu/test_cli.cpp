@@ -22,6 +22,7 @@
 #include "shapes.hpp"
 #include "sparse_options.hpp"
 #include "sparse_report.hpp"
+#include "tune_options.hpp"
 #include "tilegemm/bsr.hpp"
 #include "tilegemm/device.hpp"
 #include "tilegemm/error.hpp"
@@ -306,6 +307,51 @@ TEST(CliTune, OptionsBecomeTheLibrarysTuneOptions) {
   EXPECT_EQ(plan_tune(list, "/d.sqlite3").db, "/d.sqlite3");
   a.min_time = 61;
   expect_invalid([&] { plan_tune(a, "/d"); }, "--min-time: must be in [0, 60] seconds");
+}
+
+TEST(CliTune, BsrTakesTheSparseProblemOptions) {
+  TuneArgs a;
+  a.operation = "bsr";
+  a.preset = "transformer-sparse";
+  a.op = "wx";
+  a.seed = "7";
+  TunePlan plan = plan_tune(a, "/d.sqlite3");
+  EXPECT_TRUE(plan.bsr);
+  EXPECT_TRUE(plan.problems.empty());
+  ASSERT_EQ(plan.sparse_problems.size(), 72u);
+  EXPECT_EQ(plan.sparse_problems[0].op, SparseOp::Wx);
+  EXPECT_EQ(plan.seed, 7u);
+  TuneArgs s;
+  s.operation = "bsr";
+  s.shapes = {"512x1024x2048"};
+  s.blocks = {"16", "32x8"};
+  s.sparsities = {"0.5", "0.9"};
+  s.rows = {"skewed"};
+  plan = plan_tune(s, "/d.sqlite3");
+  ASSERT_EQ(plan.sparse_problems.size(), 4u);
+  EXPECT_EQ(plan.sparse_problems[3].block_rows, 32);
+  EXPECT_EQ(plan.sparse_problems[3].block_cols, 8);
+  EXPECT_EQ(plan.sparse_problems[3].rows, RowDistribution::Skewed);
+  EXPECT_EQ(plan.sparse_problems[0].op, SparseOp::Xwt);
+  s.given = {"--trans"};
+  expect_invalid([&] { plan_tune(s, "/d"); }, "--trans: not available with tune bsr (it describes a dense problem)");
+  TuneArgs g;
+  g.shapes = {"64x64x64"};
+  g.given = {"--sparsity"};
+  expect_invalid([&] { plan_tune(g, "/d"); }, "--sparsity: not available with tune gemm");
+  g.given.clear();
+  g.operation = "conv";
+  expect_invalid([&] { plan_tune(g, "/d"); }, "operation 'conv': unknown (expected gemm or bsr)");
+  TuneArgs none;
+  none.operation = "bsr";
+  expect_invalid([&] { plan_tune(none, "/d"); }, "--shape: no shapes to tune");
+  none.shapes = {"64x64x64"};
+  none.sparsities = {"1"};
+  expect_invalid([&] { plan_tune(none, "/d"); },
+                 "--shape: xwt m=64 k=64 n=64 block 32x32 sparsity 1 uniform has no stored blocks or an empty dimension");
+  none.sparsities.clear();
+  none.preset = "models";
+  expect_invalid([&] { plan_tune(none, "/d"); }, "--preset: 'models' is a dense preset");
 }
 
 TEST(CliLd, AppliedToEveryShapeAndCheckedAgainstIt) {
@@ -1184,10 +1230,20 @@ TEST(CliPlanSparse, RejectsEachBadArgument) {
     expect_invalid(preset_only([&](SparseBenchArgs& a) { a.dense_only = {name}; }),
                    std::string(name) + ": not available with --sparse");
   }
-  // --schedules adds the tiled kernel's extra schedules, which exist for xwt only.
-  expect_invalid(preset_only([](SparseBenchArgs& a) { a.schedules = true; a.op = "wx"; }),
-                 "--schedules: the tiled kernel's extra schedules are compiled for --op xwt only");
+  // --schedules adds the tuner's space, for either product; --config adds BSR configs, checked here.
+  EXPECT_NO_THROW(preset_only([](SparseBenchArgs& a) { a.schedules = true; a.op = "wx"; })());
   EXPECT_NO_THROW(preset_only([](SparseBenchArgs& a) { a.schedules = true; })());
+  expect_invalid(preset_only([](SparseBenchArgs& a) { a.configs = {"tiled:128x256x32:w64x64:t16x8:s4:b1"}; }),
+                 "--config: 'tiled:128x256x32:w64x64:t16x8:s4:b1' is not a BSR config (unknown family 'tiled'");
+  expect_invalid(preset_only([](SparseBenchArgs& a) { a.configs = {"bsr-tiled:32x128x16:t4x8:s1"}; }),
+                 "--config: 'bsr-tiled:32x128x16:t4x8:s1' is not a BSR config (at least 2 pipeline stages");
+  {
+    SparseBenchArgs a;
+    a.preset = "seed-sparse";
+    a.configs = {"BSR-Tiled:32x128x16:t4x8:s4", "bsr-tf32x3:16x64x16:w1x2:s3"};
+    const SparseBenchPlan plan = plan_sparse_bench(a);
+    EXPECT_EQ(plan.configs, (std::vector<std::string>{"bsr-tiled:32x128x16:t4x8:s4", "bsr-tf32x3:16x64x16:w1x2:s3:jit"}));
+  }
   expect_invalid([] { reject_sparse_only_options({"--block", "--op"}); }, "--block: needs --sparse");
   EXPECT_NO_THROW(reject_sparse_only_options({}));
 }

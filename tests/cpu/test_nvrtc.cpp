@@ -212,6 +212,14 @@ std::vector<KernelCase> all_cases() {
                           ">");
     cases.push_back(c);
   }
+  // Kernel 04 (mma.sync TF32) for two of its schedules; the rest compile at run time in the tuner.
+  for (const char* schedule : {"BsrMma64K32", "BsrMma16"}) {
+    KernelCase c{std::string("S04_bsr_tiled_tf32x3_") + schedule, "sparse/kernels/04_tiled_tf32x3.cuh", {}};
+    for (bool xwt : {false, true})
+      for (bool vec : {false, true})
+        c.names.push_back("&" + ns + "bsr_tiled_tf32x3<" + ns + schedule + ", " + b(xwt) + ", " + b(vec) + ">");
+    cases.push_back(c);
+  }
   // DeviceBsrMatrix::from_device's preparation kernels (src/sparse/device_bsr_prepare.cu).
   cases.push_back({"S00_bsr_validate_structure", "sparse/kernels/validate_bsr.cuh",
                    {"&" + ns + "bsr_validate_structure"}});

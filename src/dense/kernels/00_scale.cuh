@@ -1,7 +1,7 @@
 // Not a ladder level: C = beta * C, for the BLAS quick-return cases (k == 0 or alpha == 0), where A and
 // B must not be read. beta == 0 writes zeros without reading C.
 #pragma once
-#include "common.cuh"
+#include "dense/kernels/common.cuh"
 
 namespace tilegemm {
 namespace kernels {

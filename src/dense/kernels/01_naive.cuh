@@ -5,7 +5,7 @@
 // Measured (H200, row-major NN 4096^3, 2026-11-22): 0.97 TFLOP/s, 0.019x cuBLAS; table in docs/ladder.md.
 // Build and run: bash scripts/build.sh && build/tilegemm bench --shape 4096x4096x4096 --kernels 1
 #pragma once
-#include "common.cuh"
+#include "dense/kernels/common.cuh"
 
 namespace tilegemm {
 namespace kernels {

@@ -24,7 +24,7 @@
 // 0.943-0.945x; 4095x4097x4093 0.928x; table in docs/ladder.md.
 // Build and run: bash scripts/build.sh && build/tilegemm bench --shape 4096x4096x4096 --kernels 6
 #pragma once
-#include "common.cuh"
+#include "dense/kernels/common.cuh"
 #include "core/pick_type.hpp"
 
 // The copies form their offsets in 32 bits, as row * ld + col of the whole operand: the host runs

@@ -7,7 +7,7 @@
 // host-only constructs.
 #pragma once
 #include "core/cp_async.cuh"
-#include "params.hpp"
+#include "dense/kernels/params.hpp"
 
 namespace tilegemm {
 namespace kernels {

@@ -8,7 +8,7 @@
 // Build and run: bash scripts/build.sh && build/tilegemm bench --shape 1x14336x4096 --kernels auto
 #pragma once
 #include "core/split_k.cuh"
-#include "gemv_common.cuh"
+#include "dense/kernels/gemv_common.cuh"
 
 namespace tilegemm {
 namespace kernels {

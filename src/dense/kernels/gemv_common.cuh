@@ -2,7 +2,7 @@
 // operand X through shared memory, the K slice a thread block walks, and the store of C(s, l).
 // Device code only; compiles under NVRTC.
 #pragma once
-#include "common.cuh"
+#include "dense/kernels/common.cuh"
 #include "core/cp_async.cuh"
 
 namespace tilegemm {

@@ -8,7 +8,7 @@
 // Build and run: bash scripts/build.sh && build/tilegemm bench --shape 4096x1x14336 --kernels auto
 #pragma once
 #include "core/split_k.cuh"
-#include "gemv_common.cuh"
+#include "dense/kernels/gemv_common.cuh"
 
 namespace tilegemm {
 namespace kernels {

@@ -9,7 +9,7 @@
 // Measured (H100): docs/shapes.md.
 // Build and run: bash scripts/build.sh && build/tilegemm bench --preset models --kernels auto
 #pragma once
-#include "06_warp_tiled.cuh"
+#include "dense/kernels/06_warp_tiled.cuh"
 #include "core/split_k.cuh"
 
 namespace tilegemm {

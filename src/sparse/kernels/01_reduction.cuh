@@ -4,7 +4,7 @@
 // shuffles. Simple and any-shape; W is re-read once per output column j, so it is the reference
 // point, not the fast path.
 #pragma once
-#include "common.cuh"
+#include "sparse/kernels/common.cuh"
 
 namespace tilegemm {
 namespace kernels {

@@ -6,7 +6,7 @@
 // (for 16 columns 8 + 4 + 2 + 1 + 1 shuffles instead of 16 x 5). Any J works (chunks of 16); dispatch uses it
 // for J <= 16 and for tiny blocks (R * C < 16, e.g. 1 x 1 = CSR) where tiles would be mostly empty.
 #pragma once
-#include "common.cuh"
+#include "sparse/kernels/common.cuh"
 
 namespace tilegemm {
 namespace kernels {

@@ -22,7 +22,7 @@
 // Out-of-range rows, columns and chunk tails are zero-filled by the copies. The copies, the tile
 // order, the chunk walk and the split-K sum are shared with kernel 04 (tiled_parts.cuh).
 #pragma once
-#include "tiled_parts.cuh"
+#include "sparse/kernels/tiled_parts.cuh"
 
 namespace tilegemm {
 namespace kernels {

@@ -24,7 +24,7 @@
 // (2.89x cuSPARSE; kernel 03 38.5), 32x32 37.7 (2.70x), 16x16 30.4 (2.11x, L2-bound: X is read
 // 4 / R bytes per FMA). docs/sparse.md has every cell; perf note B10 the steps.
 #pragma once
-#include "tiled_parts.cuh"
+#include "sparse/kernels/tiled_parts.cuh"
 
 namespace tilegemm {
 namespace kernels {
@@ -186,13 +186,16 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks) bsr_tiled_tf32x3(B
     }
 }
 
-// The schedules dispatch instantiates, by block shape R x C (launch_tiled_tf32x3.cu; chosen from the
-// candidates in tiled_candidates.cu, perf note B10). Every warp owns 16 (i) x 64 (j): 32
-// accumulators, 4 + 16 fragment loads (A and B, either orientation) per 24 MMAs.
+// The schedules dispatch instantiates, by block shape R x C and stored columns per block row
+// (launch_tiled_tf32x3.cu, sparse/config.hpp; chosen from the candidates in tiled_candidates.cu,
+// perf note B10, and from tuning runs, perf note B11). Most warps own 16 (i) x 64 (j): 32
+// accumulators, 4 + 16 fragment loads (A and B, either orientation) per 24 MMAs; BsrMma64K32's own
+// 32 x 64 (4 warps, two blocks per SM).
 using BsrMma16 = BsrMmaSchedule<16, 256, 1, 4, 16, 3>;     // R < 32 (R < 16 pads the tile)
 using BsrMma32K32 = BsrMmaSchedule<32, 128, 2, 2, 32, 3>;  // 32 <= R < 64, C % 32 == 0
 using BsrMma32 = BsrMmaSchedule<32, 128, 2, 2, 16, 4>;     // 32 <= R < 64, other C
-using BsrMma64K32 = BsrMmaSchedule<64, 128, 4, 2, 32, 3>;  // R >= 64, C % 32 == 0
+using BsrMma64K32 = BsrMmaSchedule<64, 128, 2, 2, 32, 3>;  // R >= 64, C % 32 == 0, rows of >= 48 columns
+using BsrMma64K32Short = BsrMmaSchedule<64, 128, 4, 2, 32, 3>;  // the same with shorter rows
 using BsrMma64 = BsrMmaSchedule<64, 128, 4, 2, 16, 4>;     // R >= 64, other C
 
 }  // namespace kernels

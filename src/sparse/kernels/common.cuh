@@ -1,7 +1,7 @@
 // Device helpers shared by the BSR kernels: dense operand access in either orientation and the
 // BLAS epilogue. Device code only; includes only params.hpp, so it compiles under NVRTC too.
 #pragma once
-#include "params.hpp"
+#include "sparse/kernels/params.hpp"
 
 namespace tilegemm {
 namespace kernels {

@@ -5,7 +5,7 @@
 //
 // Device code only; includes only prepare_params.hpp, so it compiles under NVRTC too.
 #pragma once
-#include "prepare_params.hpp"
+#include "sparse/kernels/prepare_params.hpp"
 
 namespace tilegemm {
 namespace kernels {

@@ -9,7 +9,7 @@
 //
 // Device code only; compiles under NVRTC.
 #pragma once
-#include "common.cuh"
+#include "sparse/kernels/common.cuh"
 #include "core/cp_async.cuh"
 #include "core/pick_type.hpp"
 

@@ -1,0 +1,67 @@
+// What the dense and the BSR tuner share (tune.cpp, tune_bsr.cpp): option checks, the tuner's own
+// stream, progress reports and storing the winner.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "tilegemm/tune.hpp"
+#include "tune/database.hpp"
+#include "tune/measure.hpp"
+
+namespace tilegemm {
+namespace detail {
+
+struct DeviceContext;
+
+// Throws Error(InvalidArgument) naming the option (budget_s, max_measured, min_time_s).
+void check_tune_options(const TuneOptions& o);
+
+// The stream a tuning run works on, destroyed whatever path leaves it.
+struct OwnedStream {
+  cudaStream_t s = nullptr;
+  OwnedStream();
+  ~OwnedStream();
+  OwnedStream(const OwnedStream&) = delete;
+  OwnedStream& operator=(const OwnedStream&) = delete;
+};
+
+// The database a run stores into, opened before anything is measured (a path that cannot hold it
+// fails in seconds); empty when options.store is false.
+struct TuneStore {
+  std::string path;
+  std::optional<TuningDatabase> db;
+  explicit TuneStore(const TuneOptions& o);
+  // Stores the result's winner (if any) and, when the database is the one Auto reads, makes it
+  // visible to Auto in this process; sets result.stored.
+  void store(const DeviceContext& ctx, TuneResult& result);
+};
+
+// Calls options.progress (if set) after the attempts-th measured config `cand`.
+void report_progress(const TuneOptions& options, const TuneResult& result, int attempts, const TuneCandidate& cand);
+
+// Records a successful measurement of candidate `index` in the result (count, best so far, and
+// auto_us when it is the untuned pick, index 0).
+void record_measurement(TuneResult& result, int index);
+
+// Verifies, then times one candidate: reset() poisons (or restores) the output, product() runs the
+// candidate's config, compare() measures it against the reference; then product() is timed (cold L2,
+// median). Sets cand.measured_us and cand.status ("measured", "wrong result: ...", "failed: ...");
+// returns whether it was measured. An InvalidArgument error is a library bug and propagates.
+bool verify_and_time(TuneCandidate& cand, const std::function<void()>& reset, const std::function<void()>& product,
+                     const std::function<Diff()>& compare, double tolerance, double min_time_s, size_t flush_bytes,
+                     cudaStream_t s);
+
+class Stopwatch {
+ public:
+  double seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count(); }
+
+ private:
+  std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
+};
+
+}  // namespace detail
+}  // namespace tilegemm

@@ -69,6 +69,10 @@ constexpr double kGemvBlocksPerSm = 2.0;
 constexpr double kGemvWaveUs = 4.0;
 constexpr double kGemvFixedUs = 5.0;
 double gemv_chunk_us(bool rows, int s) { return rows ? 1.0 + 0.12 * s : 0.8 + 0.075 * s; }
+// The last slice of a GEMV tile sums every slice's s x 128 partial outputs in order: ~0.02 us per
+// row of X per slice (16x2048x4096 columns kernel, s = 16: 32.7 us at 16 slices, 41.9 at 32; H100,
+// 2026-11-25, perf note #34).
+constexpr double kGemvSliceRowUs = 0.02;
 // -------------------------------------------------------------------------------------------------
 
 int op_index(bool trans_a, bool trans_b) { return (trans_a ? 2 : 0) + (trans_b ? 1 : 0); }
@@ -166,7 +170,9 @@ ScoredConfig score_gemv(const GemmProblem& p, const GemmConfig& c, const DeviceF
   const int chunk = c.family == GemmFamily::GemvRows ? kGemvRowsChunk : gemv_cols_chunk(c.gemv_s);
   const double chunks = ceil_div(static_cast<double>(s.slice_k), chunk);
   const double blocks = waves * chunks * gemv_chunk_us(c.family == GemmFamily::GemvRows, c.gemv_s);
-  const double fixup = s.splits > 1 ? kSplitFixedUs + (s.group < s.splits ? 2 : 1) * kFixupLevelUs : 0.0;
+  const double fixup = s.splits > 1 ? kSplitFixedUs + (s.group < s.splits ? 2 : 1) * kFixupLevelUs +
+                                          kGemvSliceRowUs * c.gemv_s * static_cast<double>(s.splits)
+                                    : 0.0;
   ScoredConfig sc;
   sc.config = c;
   sc.predicted_us = std::max({dram, l2, blocks}) + (waves - 1) * kGemvWaveUs + kGemvFixedUs + fixup;

@@ -316,7 +316,7 @@ TEST(ChooserReplay, PicksWithinThreePercentOfTheMeasuredBest) {
       within[set] += ratio <= 1.03 ? 1 : 0;
     }
   EXPECT_GE(within["models"], 18) << "of 19 (90 %: 17.1)";
-  EXPECT_GE(within["heldout"], 16) << "of 22";
+  EXPECT_GE(within["heldout"], 17) << "of 22";
 }
 
 }  // namespace

@@ -255,10 +255,12 @@ void run_sparse_bench(const SparseBenchArgs& args, const std::vector<std::string
 SparseDispatch add_sparse_bench_options(CLI::App* cmd) {
   struct SparseCli {
     bool sparse = false;
+    std::string operation = "gemm";  // the positional operation: bsr is --sparse
     std::vector<std::string> blocks, sparsities, rows;
     std::string op = "xwt", seed = "1";
   };
   auto cli = std::make_shared<SparseCli>();
+  cmd->add_option("operation", cli->operation, "gemm (default) or bsr (the same as --sparse)");
   cmd->add_flag("--sparse", cli->sparse,
                 "block-sparse bench: BSR kernels vs cuSPARSE BSR_ALG1 and dense cuBLAS (--preset " +
                     join_alternatives(sparse_preset_names()) +
@@ -275,6 +277,9 @@ SparseDispatch add_sparse_bench_options(CLI::App* cmd) {
       ->capture_default_str();
   cmd->add_option("--seed", cli->seed, "with --sparse: seed of W and X")->capture_default_str();
   return [cli, cmd](const BenchArgs& shared, const std::vector<std::string>& argv) {
+    if (cli->operation != "gemm" && cli->operation != "bsr")
+      throw Error(ErrorCode::InvalidArgument, "operation '" + cli->operation + "': unknown (expected gemm or bsr)");
+    if (cli->operation == "bsr") cli->sparse = true;
     if (!cli->sparse) {
       std::vector<std::string> given;
       for (const char* name : {"--block", "--sparsity", "--rows", "--op", "--seed"})

@@ -1,6 +1,7 @@
-// tilegemm check: every kernel over a shape set against an independent reference: the CPU reference
-// (double accumulation) for small problems, cuBLAS FP32 for large ones. Exits non-zero on any failure.
-// All arguments are checked before the device is touched (options.hpp).
+// tilegemm check [gemm|bsr]: every kernel over a shape set against an independent reference: the CPU
+// reference (double accumulation) for small problems, cuBLAS FP32 for large ones (for bsr, on W
+// expanded to dense). Exits non-zero on any failure. All arguments are checked before the device is
+// touched (options.hpp, sparse_options.hpp).
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -13,6 +14,9 @@
 #include "options.hpp"
 #include "ref/reference.hpp"
 #include "shapes.hpp"
+#include "sparse_options.hpp"
+#include "tilegemm/bsr_gpu.hpp"
+#include "ref/bsr_reference.hpp"
 #include "tilegemm/device.hpp"
 #include "tilegemm/error.hpp"
 
@@ -77,11 +81,98 @@ void run_check(const CheckArgs& args) {
   std::printf("all checks passed\n");
 }
 
+// One BSR problem's contenders: the kernels, then the configs.
+struct SparseContender {
+  std::string label;
+  BsrOptions options;
+};
+
+void run_check_bsr(const SparseCheckArgs& args) {
+  const SparseCheckPlan plan = plan_sparse_check(args);  // every argument, before the device is touched
+  require_supported_device();
+  std::vector<SparseContender> contenders;
+  for (BsrKernel k : plan.kernels) {
+    SparseContender c{to_string(k), {}};
+    c.options.kernel = k;
+    contenders.push_back(c);
+  }
+  for (const std::string& text : plan.configs) {
+    SparseContender c{text, {}};
+    c.options.config = text;
+    contenders.push_back(c);
+  }
+  Cublas cublas;
+  int failures = 0;
+  std::printf("%-66s %-34s %-10s %12s %12s\n", "problem", "kernel", "reference", "max error", "tolerance");
+  for (const SparseProblem& p : plan.problems) {
+    const bool xwt = p.op == SparseOp::Xwt;
+    const BsrMatrix w = generate_bsr(p.w_rows(), p.w_cols(), p.block_rows, p.block_cols, p.sparsity, p.rows,
+                                     sparse_w_seed(plan.seed, p));
+    const DeviceBsrMatrix dw(w);
+    DeviceBuffer<float> x(static_cast<size_t>(p.size_x())), y(static_cast<size_t>(p.size_y()));
+    fill_uniform(x.get(), p.size_x(), sparse_x_seed(plan.seed, p));
+    TILEGEMM_CUDA_CHECK(cudaStreamSynchronize(bench_stream()));
+    const int64_t ldx = xwt ? p.k : p.n;
+    const bool cpu = useful_flops(p, w.nnzb()) <= kCheckCpuMaxFlops;
+    std::vector<float> expect(static_cast<size_t>(p.size_y()), 0.0f);
+    if (cpu) {
+      const std::vector<float> hx = x.download();
+      if (xwt) ref::bsr_xwt(p.m, p.n, p.k, 1.0f, hx.data(), ldx, w, 0.0f, expect.data(), p.n);
+      else ref::bsr_wx(p.m, p.n, p.k, 1.0f, w, hx.data(), ldx, 0.0f, expect.data(), p.n);
+    } else {  // dense cuBLAS on W expanded: X (m x k) * Wd^T, or Wd (m x k) * X
+      std::vector<float> dense(static_cast<size_t>(p.size_w_dense()));
+      bsr_to_dense(w, dense.data(), p.w_cols());
+      DeviceBuffer<float> wd(dense.size()), y_ref(static_cast<size_t>(p.size_y()));
+      wd.upload(dense);
+      TILEGEMM_CUDA_CHECK(cudaDeviceSynchronize());
+      Problem dp;
+      dp.m = p.m, dp.n = p.n, dp.k = p.k;
+      dp.op_b = xwt ? Op::T : Op::N;
+      cublas.sgemm(dp, 1.0f, xwt ? x.get() : wd.get(), xwt ? wd.get() : x.get(), 0.0f, y_ref.get());
+      TILEGEMM_CUDA_CHECK(cudaStreamSynchronize(bench_stream()));
+      expect = y_ref.download();
+    }
+    DeviceBuffer<float> d_expect(expect.size());
+    d_expect.upload(expect);
+    TILEGEMM_CUDA_CHECK(cudaDeviceSynchronize());
+    const double tol = (cpu ? 1.0 : 2.0) * ref::fp32_gemm_error_bound(p.k);
+    for (const SparseContender& c : contenders) {
+      const std::string why = sparse_kernel_skip_reason(c.options.kernel, p, w.nnzb());
+      if (!c.options.config.empty() || why.empty()) {
+        fill_value(y.get(), p.size_y(), std::nanf(""));
+        try {
+          if (xwt) bsr_xwt(p.m, p.n, p.k, 1.0f, x.get(), ldx, dw, 0.0f, y.get(), p.n, bench_stream(), c.options);
+          else bsr_wx(p.m, p.n, p.k, 1.0f, dw, x.get(), ldx, 0.0f, y.get(), p.n, bench_stream(), c.options);
+          TILEGEMM_CUDA_CHECK(cudaDeviceSynchronize());
+        } catch (const Error& e) {
+          if (e.code() != ErrorCode::InvalidArgument) throw;
+          std::printf("%-66s %-34s skipped: %s\n", p.str().c_str(), c.label.c_str(), e.what());
+          continue;
+        }
+        const Diff d = compare(y.get(), d_expect.get(), p.size_y());
+        const bool ok = !d.non_finite && d.max_abs <= tol;
+        failures += !ok;
+        std::printf("%-66s %-34s %-10s %12.3g %12.3g %s\n", p.str().c_str(), c.label.c_str(), cpu ? "cpu" : "cublas",
+                    d.non_finite ? NAN : d.max_abs, tol, ok ? "PASS" : "FAIL");
+      } else {
+        std::printf("%-66s %-34s skipped: %s\n", p.str().c_str(), c.label.c_str(), why.c_str());
+      }
+    }
+  }
+  if (failures) throw Error(ErrorCode::Internal, std::to_string(failures) + " kernel/problem combinations failed");
+  std::printf("all checks passed\n");
+}
+
 }  // namespace
 
 void add_check_command(CLI::App& app) {
   auto args = std::make_shared<CheckArgs>();
+  auto sparse = std::make_shared<SparseCheckArgs>();
+  auto operation = std::make_shared<std::string>("gemm");
   CLI::App* cmd = app.add_subcommand("check", "Verify every kernel against the CPU reference or cuBLAS");
+  cmd->add_option("operation", *operation, "gemm (default) or bsr (block-sparse: --shape with --block/--sparsity/"
+                                           "--rows/--op, or --preset " + join_alternatives(sparse_preset_names()) +
+                                           "; default seed-sparse)");
   cmd->add_option("--preset", args->preset, join_alternatives(preset_names()) + ", or '' for none")
       ->capture_default_str();
   cmd->add_option("--shape", args->shapes, "MxNxK (repeatable)");
@@ -93,8 +184,33 @@ void add_check_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--offset", args->offset, "start every matrix N elements into its buffer (unaligned pointers)")
       ->capture_default_str();
-  cmd->add_option("--config", args->configs, "also check this GEMM config (text form, repeatable)");
-  cmd->callback([args] { run_check(*args); });
+  cmd->add_option("--config", args->configs, "also check this config (text form, repeatable; bsr: a BSR config)");
+  cmd->add_option("--block", sparse->blocks, "bsr --shape: W's blocks R or RxC, comma list (default 32)")->delimiter(',');
+  cmd->add_option("--sparsity", sparse->sparsities, "bsr --shape: fraction of absent blocks, comma list (default 0.9)")
+      ->delimiter(',');
+  cmd->add_option("--rows", sparse->rows, "bsr --shape: uniform and/or skewed block rows (default uniform)")
+      ->delimiter(',');
+  cmd->add_option("--op", sparse->op, "bsr: xwt (Y = X W^T) or wx (Y = W X)")->capture_default_str();
+  cmd->add_option("--seed", sparse->seed, "bsr: seed of W and X (the bench's)")->capture_default_str();
+  cmd->callback([args, sparse, operation, cmd] {
+    const char* const dense_only[] = {"--layout", "--trans", "--ld", "--offset", "--dtype"};
+    const char* const sparse_only[] = {"--block", "--sparsity", "--rows", "--op", "--seed"};
+    if (*operation == "bsr") {
+      for (const char* name : dense_only)
+        if (cmd->count(name) > 0) throw Error(ErrorCode::InvalidArgument, std::string(name) + ": not available with check bsr");
+      sparse->shapes = args->shapes;
+      sparse->preset = cmd->count("--preset") > 0 ? args->preset : "";
+      if (cmd->count("--kernels") > 0) sparse->kernels = args->kernels;
+      sparse->configs = args->configs;
+      run_check_bsr(*sparse);
+    } else if (*operation == "gemm") {
+      for (const char* name : sparse_only)
+        if (cmd->count(name) > 0) throw Error(ErrorCode::InvalidArgument, std::string(name) + ": not available with check gemm");
+      run_check(*args);
+    } else {
+      throw Error(ErrorCode::InvalidArgument, "operation '" + *operation + "': unknown (expected gemm or bsr)");
+    }
+  });
 }
 
 }  // namespace tools

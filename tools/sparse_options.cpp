@@ -298,6 +298,16 @@ std::vector<SparseProblem> parse_sparse_problems(const std::string& preset, cons
   return problems;
 }
 
+SparseCheckPlan plan_sparse_check(const SparseCheckArgs& args) {
+  SparseCheckPlan plan;
+  plan.problems = parse_sparse_problems(args.preset, args.shapes, args.blocks, args.sparsities, args.rows, args.op);
+  plan.kernels = parse_bsr_kernel_list(args.kernels, "--kernels");
+  for (const std::string& text : args.configs)
+    plan.configs.push_back(detail::to_string(detail::parse_bsr_config(text, "--config")));
+  plan.seed = parse_seed(args.seed, "--seed");
+  return plan;
+}
+
 SparseBenchPlan plan_sparse_bench(const SparseBenchArgs& args) {
   SparseBenchPlan plan;
   // 0. Dense-only options have no meaning here.

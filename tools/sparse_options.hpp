@@ -120,6 +120,24 @@ std::vector<SparseProblem> parse_sparse_problems(const std::string& preset, cons
 // Parses and checks every argument, then probes the output files (in that order). Touches no GPU.
 SparseBenchPlan plan_sparse_bench(const SparseBenchArgs& args);
 
+// tilegemm check bsr: the BSR kernels and configs over sparse problems against the CPU reference
+// (problems of at most kCheckCpuMaxFlops useful FLOPs) or dense cuBLAS on W expanded.
+struct SparseCheckArgs {  // as typed
+  std::vector<std::string> shapes;
+  std::string preset;  // empty: seed-sparse when no --shape is given
+  std::vector<std::string> blocks, sparsities, rows;
+  std::string op = "xwt", seed = "1", kernels = "auto,all";
+  std::vector<std::string> configs;
+};
+struct SparseCheckPlan {
+  std::vector<SparseProblem> problems;
+  std::vector<BsrKernel> kernels;
+  std::vector<std::string> configs;  // canonical text forms
+  uint64_t seed = 1;
+};
+SparseCheckPlan plan_sparse_check(const SparseCheckArgs& args);
+inline constexpr double kCheckCpuMaxFlops = 2e9;
+
 // Throws "--X: needs --sparse" for the first sparse-only option in `given` (names as typed).
 void reject_sparse_only_options(const std::vector<std::string>& given);
 

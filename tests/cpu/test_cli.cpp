@@ -309,6 +309,25 @@ TEST(CliTune, OptionsBecomeTheLibrarysTuneOptions) {
   expect_invalid([&] { plan_tune(a, "/d"); }, "--min-time: must be in [0, 60] seconds");
 }
 
+TEST(CliCheckBsr, ProblemsKernelsAndConfigs) {
+  SparseCheckArgs a;
+  SparseCheckPlan plan = plan_sparse_check(a);
+  EXPECT_EQ(plan.problems.size(), 36u);  // seed-sparse without a shape
+  EXPECT_EQ(plan.kernels.size(), 5u);    // auto and the four kernels
+  a.shapes = {"96x200x160"};
+  a.blocks = {"8x10"};
+  a.op = "wx";
+  a.kernels = "tiled-tf32x3";
+  a.configs = {"bsr-tiled:16x64x16:t2x4:s3"};
+  plan = plan_sparse_check(a);
+  ASSERT_EQ(plan.problems.size(), 1u);
+  EXPECT_EQ(plan.problems[0].op, SparseOp::Wx);
+  EXPECT_EQ(plan.kernels, std::vector<BsrKernel>{BsrKernel::TiledTf32x3});
+  EXPECT_EQ(plan.configs, std::vector<std::string>{"bsr-tiled:16x64x16:t2x4:s3:jit"});
+  a.configs = {"gemv-cols:s1:k2"};
+  expect_invalid([&] { plan_sparse_check(a); }, "--config: 'gemv-cols:s1:k2' is not a BSR config");
+}
+
 TEST(CliTune, BsrTakesTheSparseProblemOptions) {
   TuneArgs a;
   a.operation = "bsr";

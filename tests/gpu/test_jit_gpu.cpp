@@ -4,12 +4,10 @@
 // Names start with Small_ (also run under compute-sanitizer).
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -19,6 +17,7 @@
 #include "jit/jit.hpp"
 #include "jit/nvrtc_api.hpp"
 #include "random_product.hpp"
+#include "scoped_env.hpp"
 #include "tilegemm/tilegemm.hpp"
 
 namespace tilegemm {
@@ -27,37 +26,14 @@ namespace {
 // TILEGEMM_CACHE_DIR in a fresh folder for the test; warnings collected.
 class JitTest : public testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/tilegemm-jittest-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    const char* old = std::getenv("TILEGEMM_CACHE_DIR");
-    had_old_ = old != nullptr;
-    if (old) old_ = old;
-    setenv("TILEGEMM_CACHE_DIR", dir_.c_str(), 1);
-    set_log_callback([this](LogLevel, const std::string& m) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      warnings_.push_back(m);
-    });
-  }
-  void TearDown() override {
-    set_log_callback({});
-    if (had_old_) setenv("TILEGEMM_CACHE_DIR", old_.c_str(), 1);
-    else unsetenv("TILEGEMM_CACHE_DIR");
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
-  std::vector<std::string> warnings() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return warnings_;
-  }
-  std::string dir_;
+  void SetUp() override { ASSERT_FALSE(dir_.empty()); }
+  std::vector<std::string> warnings() { return log_.warnings(); }
+  testing_env::TempDir temp_{"tilegemm-jittest"};
+  const std::string dir_ = temp_.path();
 
  private:
-  bool had_old_ = false;
-  std::string old_;
-  std::mutex mutex_;
-  std::vector<std::string> warnings_;
+  testing_env::ScopedEnv env_{"TILEGEMM_CACHE_DIR", dir_};
+  testing_env::WarningLog log_;
 };
 
 std::vector<float> run(RandomProduct& p, const std::string& config) {

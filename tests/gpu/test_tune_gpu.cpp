@@ -5,14 +5,12 @@
 // Names start with Small_ (also run under compute-sanitizer).
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
-#include <stdlib.h>
 #include <unistd.h>
 
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
 #include <random>
 #include <string>
 #include <vector>
@@ -20,6 +18,7 @@
 #include "core/device_buffer.hpp"
 #include "core/device_context.hpp"
 #include "random_product.hpp"
+#include "scoped_env.hpp"
 #include "tilegemm/tilegemm.hpp"
 #include "tune/database.hpp"
 #include "tune/keys.hpp"
@@ -32,39 +31,17 @@ namespace {
 class TuneTest : public testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/tilegemm-tunetest-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    db_ = dir_ + "/tuning.sqlite3";
-    const char* old = std::getenv("TILEGEMM_TUNING_DB");
-    had_old_ = old != nullptr;
-    if (old) old_ = old;
-    setenv("TILEGEMM_TUNING_DB", db_.c_str(), 1);
+    ASSERT_FALSE(dir_.path().empty());
     reload_tuning_database();
-    set_log_callback([this](LogLevel level, const std::string& message) {
-      std::lock_guard<std::mutex> lock(log_mutex_);
-      if (level == LogLevel::Warning) warnings_.push_back(message);
-    });
   }
-  void TearDown() override {
-    set_log_callback({});
-    if (had_old_) setenv("TILEGEMM_TUNING_DB", old_.c_str(), 1);
-    else unsetenv("TILEGEMM_TUNING_DB");
-    reload_tuning_database();
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
-  std::vector<std::string> warnings() {
-    std::lock_guard<std::mutex> lock(log_mutex_);
-    return warnings_;
-  }
-  std::string dir_, db_;
+  void TearDown() override { reload_tuning_database(); }
+  std::vector<std::string> warnings() { return log_.warnings(); }
+  testing_env::TempDir dir_{"tilegemm-tunetest"};
+  const std::string db_ = dir_.path() + "/tuning.sqlite3";
 
  private:
-  bool had_old_ = false;
-  std::string old_;
-  std::mutex log_mutex_;
-  std::vector<std::string> warnings_;
+  testing_env::ScopedEnv env_{"TILEGEMM_TUNING_DB", db_};
+  testing_env::WarningLog log_;
 };
 
 GemmShape shape_of(int64_t m, int64_t n, int64_t k) {
@@ -219,13 +196,12 @@ TEST_F(TuneTest, Small_DamagedDatabaseIsIgnoredWithOneWarning) {
 }
 
 TEST_F(TuneTest, Small_RunTimeCompiledVariantsAreVerifiedAndMeasured) {
-  setenv("TILEGEMM_CACHE_DIR", (std::filesystem::path(db_).parent_path() / "cache").c_str(), 1);
+  const testing_env::ScopedEnv cache("TILEGEMM_CACHE_DIR", dir_.path() + "/cache");
   TuneOptions o = quick(false);
   o.run_time_configs = true;
   o.max_measured = 0;  // every config, the variants included
   o.budget_s = 600;    // under compute-sanitizer too
   const TuneResult r = tune(shape_of(300, 200, 260), o);
-  unsetenv("TILEGEMM_CACHE_DIR");
   int variants = 0, measured = 0;
   for (const TuneCandidate& c : r.candidates)
     if (c.config.size() > 4 && c.config.compare(c.config.size() - 4, 4, ":jit") == 0) {

@@ -25,9 +25,9 @@ struct GemvColsShape {
 };
 
 template <int kS, bool kVecW>
-__global__ void __launch_bounds__(GemvColsShape<kS>::kThreads) gemv_cols(GemvParams p) {
+__global__ void __launch_bounds__(GemvColsShape<kS>::kThreads, 2) gemv_cols(GemvParams p) {
   using G = GemvColsShape<kS>;
-  __shared__ __align__(16) float xs[G::kChunk * kS];                   // [k][s]
+  __shared__ __align__(16) float xs[2][G::kChunk * kS];                // [k][s], double-buffered
   __shared__ float partial_sums[G::kWarps / 2][G::kOut][32];  // the warp tree ([e][lane]: no bank conflicts)
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int tile = blockIdx.x / p.splits, slice = blockIdx.x % p.splits;
@@ -47,17 +47,26 @@ __global__ void __launch_bounds__(GemvColsShape<kS>::kThreads) gemv_cols(GemvPar
 
   float acc[G::kOut] = {};  // acc[s * 4 + j]: C(s, l + j)
   float4 w[G::kU], w_next[G::kU];
-  if (range.begin < range.end) load_w(w, range.begin);
-  for (int c0 = range.begin; c0 < range.end; c0 += G::kChunk) {
-    // The next chunk's W loads go out first and stay in flight through this chunk's X staging and
-    // FMAs.
-    if (c0 + G::kChunk < range.end) load_w(w_next, c0 + G::kChunk);
-    gemv_stage_x<kS, G::kChunk, G::kThreads, 1, kS>(xs, p, c0, range.end);
-    cp_async_wait<0>();
+  if (range.begin < range.end) {
+    load_w(w, range.begin);
+    gemv_stage_x<kS, G::kChunk, G::kThreads, 1, kS>(xs[0], p, range.begin, range.end);
+  }
+  int buf = 0;
+  for (int c0 = range.begin; c0 < range.end; c0 += G::kChunk, buf ^= 1) {
+    // The next chunk's W loads and X copies go out first and stay in flight through this chunk's
+    // FMAs: only the first chunk waits for its X (staged in the same chunk, the wait cost an L2 round
+    // trip per chunk: perf note #35).
+    if (c0 + G::kChunk < range.end) {
+      load_w(w_next, c0 + G::kChunk);
+      gemv_stage_x<kS, G::kChunk, G::kThreads, 1, kS>(xs[buf ^ 1], p, c0 + G::kChunk, range.end);
+      cp_async_wait<1>();
+    } else {
+      cp_async_wait<0>();
+    }
     __syncthreads();
 #pragma unroll
     for (int u = 0; u < G::kU; ++u) {
-      const float* xk = xs + (warp + G::kWarps * u) * kS;  // the same address for the whole warp
+      const float* xk = xs[buf] + (warp + G::kWarps * u) * kS;  // the same address for the whole warp
       float xv[kS];
       if constexpr (kS % 4 == 0) {
 #pragma unroll
@@ -79,7 +88,7 @@ __global__ void __launch_bounds__(GemvColsShape<kS>::kThreads) gemv_cols(GemvPar
     }
 #pragma unroll
     for (int u = 0; u < G::kU; ++u) w[u] = w_next[u];
-    __syncthreads();  // xs is restaged next chunk
+    __syncthreads();  // xs[buf] is restaged by the next chunk's successor
   }
 
   // Fixed tree over the warps: warps [h, 2h) hand their sums to warps [0, h).

@@ -1,5 +1,8 @@
 #include "tune/search.hpp"
 
+#include <algorithm>
+#include <thread>
+
 #include "core/cuda_check.hpp"
 #include "core/device_context.hpp"
 #include "tilegemm/error.hpp"
@@ -61,6 +64,28 @@ void record_measurement(TuneResult& result, int index) {
     result.best_us = cand.measured_us;
   }
   if (index == 0) result.auto_us = cand.measured_us;
+}
+
+void prefetch_run_time_kernels(const DeviceContext& ctx, const std::vector<JitRequest>& requests,
+                               const std::vector<size_t>& which, TuneResult& result, std::vector<bool>& tried) {
+  if (requests.empty()) return;
+  const Stopwatch clock;
+  const std::vector<std::string> errors =
+      jit_prefetch(ctx, requests, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  for (size_t j = 0; j < errors.size(); ++j)
+    if (!errors[j].empty()) {
+      result.candidates[which[j]].status = "failed: " + errors[j];
+      tried[which[j]] = true;
+    }
+  result.compile_seconds += clock.seconds();
+}
+
+void finish_run(const DeviceContext& ctx, const std::vector<bool>& tried, cudaStream_t s, TuneStore& store,
+                const Stopwatch& clock, TuneResult& result) {
+  result.exhaustive = std::all_of(tried.begin(), tried.end(), [](bool t) { return t; });
+  TILEGEMM_CUDA_CHECK(cudaStreamSynchronize(s));
+  store.store(ctx, result);
+  result.seconds = clock.seconds();
 }
 
 bool verify_and_time(TuneCandidate& cand, const std::function<void()>& reset, const std::function<void()>& product,

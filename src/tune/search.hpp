@@ -7,7 +7,9 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "jit/jit.hpp"
 #include "tilegemm/tune.hpp"
 #include "tune/database.hpp"
 #include "tune/measure.hpp"
@@ -55,6 +57,12 @@ bool verify_and_time(TuneCandidate& cand, const std::function<void()>& reset, co
                      const std::function<Diff()>& compare, double tolerance, double min_time_s, size_t flush_bytes,
                      cudaStream_t s);
 
+// Compiles (or reads from the disk cache) the run-time kernels of candidates `which` (one request each)
+// all at once, in parallel, before anything is timed; a candidate whose kernel fails to compile is
+// marked "failed: ..." and tried. Adds the seconds spent to result.compile_seconds.
+void prefetch_run_time_kernels(const DeviceContext& ctx, const std::vector<JitRequest>& requests,
+                               const std::vector<size_t>& which, TuneResult& result, std::vector<bool>& tried);
+
 class Stopwatch {
  public:
   double seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count(); }
@@ -62,6 +70,11 @@ class Stopwatch {
  private:
   std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
 };
+
+// The end of a run: whether every candidate was tried, the stream drained, the winner stored, the
+// run's seconds.
+void finish_run(const DeviceContext& ctx, const std::vector<bool>& tried, cudaStream_t s, TuneStore& store,
+                const Stopwatch& clock, TuneResult& result);
 
 }  // namespace detail
 }  // namespace tilegemm

@@ -4,13 +4,11 @@
 #include "tilegemm/tune.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <climits>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <optional>
-#include <thread>
 #include <string>
 #include <vector>
 
@@ -237,21 +235,15 @@ TuneResult tune(const GemmShape& shape, const TuneOptions& options) {
 
   // The run-time compiled variants are compiled (or read from the disk cache) all at once, in
   // parallel, before anything is timed; one that fails to compile is reported and skipped.
-  if (ranked.size() > compiled_count) {
-    const auto c0 = std::chrono::steady_clock::now();
+  {
     std::vector<detail::JitRequest> requests;
+    std::vector<size_t> which;
     for (size_t i = compiled_count; i < ranked.size(); ++i) {
       const detail::SplitPlan sp = detail::plan_split(problem, ranked[i].config, facts);
       requests.push_back(detail::tiled_jit_request(ranked[i].config.tile, g, sp.dp_tiles != sp.units));
+      which.push_back(i);
     }
-    const std::vector<std::string> errors =
-        detail::jit_prefetch(ctx, requests, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
-    for (size_t j = 0; j < errors.size(); ++j)
-      if (!errors[j].empty()) {
-        result.candidates[compiled_count + j].status = "failed: " + errors[j];
-        tried[compiled_count + j] = true;
-      }
-    result.compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
+    detail::prefetch_run_time_kernels(ctx, requests, which, result, tried);
   }
   const int limit = options.max_measured > 0 ? options.max_measured : static_cast<int>(result.candidates.size());
   int attempts = 0;
@@ -282,11 +274,7 @@ TuneResult tune(const GemmShape& shape, const TuneOptions& options) {
     }
     detail::report_progress(options, result, attempts, cand);
   }
-  result.exhaustive = std::all_of(tried.begin(), tried.end(), [](bool t) { return t; });
-  TILEGEMM_CUDA_CHECK(cudaStreamSynchronize(s));
-
-  store.store(ctx, result);
-  result.seconds = clock.seconds();
+  detail::finish_run(ctx, tried, s, store, clock, result);
   return result;
 }
 

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <limits>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "core/cuda_check.hpp"
@@ -102,7 +101,6 @@ TuneResult tune(const BsrShape& shape, const DeviceBsrMatrix& w, const TuneOptio
   // Appends candidates and compiles (or reads from the disk cache) the run-time ones among them all at
   // once, in parallel, before anything is timed; one that fails to compile is reported and skipped.
   auto add_candidates = [&](const std::vector<detail::BsrConfig>& more) {
-    const detail::Stopwatch compile_clock;
     std::vector<detail::JitRequest> requests;
     std::vector<size_t> which;
     for (const detail::BsrConfig& c : more) {
@@ -114,15 +112,7 @@ TuneResult tune(const BsrShape& shape, const DeviceBsrMatrix& w, const TuneOptio
       tried.push_back(false);
       result.candidates.push_back({detail::to_string(c), 0.0, 0.0, "not measured"});
     }
-    if (requests.empty()) return;
-    const std::vector<std::string> errors =
-        detail::jit_prefetch(ctx, requests, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
-    for (size_t j = 0; j < errors.size(); ++j)
-      if (!errors[j].empty()) {
-        result.candidates[which[j]].status = "failed: " + errors[j];
-        tried[which[j]] = true;
-      }
-    result.compile_seconds += compile_clock.seconds();
+    detail::prefetch_run_time_kernels(ctx, requests, which, result, tried);
   };
   add_candidates(detail::bsr_search_space(problem, options.run_time_configs));
   result.auto_config = result.candidates[0].config;
@@ -172,10 +162,7 @@ TuneResult tune(const BsrShape& shape, const DeviceBsrMatrix& w, const TuneOptio
     measure_from(from);
     if (result.best_config == best) break;
   }
-  result.exhaustive = std::all_of(tried.begin(), tried.end(), [](bool t) { return t; });
-  TILEGEMM_CUDA_CHECK(cudaStreamSynchronize(s));
-  store.store(ctx, result);
-  result.seconds = clock.seconds();
+  detail::finish_run(ctx, tried, s, store, clock, result);
   return result;
 }
 

@@ -32,6 +32,22 @@ std::vector<BsrTile> variants(const BsrConfig& base, int block_c) {
   return out;
 }
 
+// Appends `c` to `out` unless it is there already, cannot compile, cannot run `prob`, or (without
+// run-time configs) has no ahead-of-time kernel for the product; a tiled schedule is marked ':jit'
+// as the parser marks it.
+void admit(const BsrProblem& prob, BsrConfig c, bool run_time_configs, std::vector<BsrConfig>& out) {
+  if (c.is_tiled()) {
+    if (!bsr_tile_problem(c.family, c.tile).empty()) return;
+    c.jit = bsr_schedule_index(c.family, c.tile) < 0;
+    if (!run_time_configs && bsr_needs_jit(prob, c)) return;
+  }
+  if (!bsr_can_implement(prob, c).empty()) return;
+  if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+}
+
+// Tiles taller than a block row (kernel 04's are 16 rows at least) pad every tile.
+int tallest_tile(const BsrProblem& prob) { return std::max(prob.p.block_r, 16); }
+
 }  // namespace
 
 std::vector<BsrConfig> bsr_neighbours(const BsrProblem& prob, const BsrConfig& c) {
@@ -63,13 +79,10 @@ std::vector<BsrConfig> bsr_neighbours(const BsrProblem& prob, const BsrConfig& c
     moves.push_back(t);
   }
   for (const BsrTile& t : moves) {
+    if (t.ti > tallest_tile(prob)) continue;
     BsrConfig n = c;
     n.tile = t;
-    if (t.ti < 1 || t.tj < 1 || t.a < 1 || t.b < 1 || !bsr_tile_problem(n.family, t).empty()) continue;
-    if (t.ti > std::max(prob.p.block_r, 16)) continue;  // taller than a block row: padded tiles
-    n.jit = bsr_schedule_index(n.family, t) < 0;
-    if (!bsr_can_implement(prob, n).empty()) continue;
-    if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+    admit(prob, n, true, out);
   }
   return out;
 }
@@ -80,22 +93,12 @@ bool bsr_needs_jit(const BsrProblem& prob, const BsrConfig& c) {
 
 std::vector<BsrConfig> bsr_search_space(const BsrProblem& prob, bool run_time_configs) {
   std::vector<BsrConfig> out;
-  auto add = [&](BsrConfig c) {
-    if (c.is_tiled()) {
-      if (!bsr_tile_problem(c.family, c.tile).empty()) return;  // a variant that cannot compile
-      c.jit = bsr_schedule_index(c.family, c.tile) < 0;        // as the parser marks it
-      if (!run_time_configs && bsr_needs_jit(prob, c)) return;
-    }
-    if (!bsr_can_implement(prob, c).empty()) return;
-    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
-  };
+  auto add = [&](const BsrConfig& c) { admit(prob, c, run_time_configs, out); };
   add(bsr_kernel_config(prob, BsrKernel::Auto));  // untuned Auto's pick, measured first
   const BsrConfig defaults[] = {bsr_kernel_config(prob, BsrKernel::Tiled), bsr_kernel_config(prob, BsrKernel::TiledTf32x3)};
   for (const BsrConfig& c : defaults) add(c);
-  // Tiles no taller than a block row (kernel 04's are 16 rows at least): taller ones pad every tile.
-  const int tallest = std::max(prob.p.block_r, 16);
   for (int i = kFirstBsrCandidate; i < kNumBsrSchedules; ++i) {
-    if (kBsrSchedules[i].tile.ti > tallest) continue;
+    if (kBsrSchedules[i].tile.ti > tallest_tile(prob)) continue;
     BsrConfig c;
     c.family = kBsrSchedules[i].family;
     c.tile = kBsrSchedules[i].tile;

@@ -67,7 +67,7 @@ __device__ __forceinline__ bool warp_sum_owner(int lane) {
 template <int kS, bool kVecW>
 __global__ void __launch_bounds__(GemvRowsShape<kS>::kThreads) gemv_rows(GemvParams p) {
   using G = GemvRowsShape<kS>;
-  __shared__ __align__(16) float xs[kS * G::kXLd];
+  __shared__ __align__(16) float xs[2][kS * G::kXLd];  // double-buffered
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int tile = blockIdx.x / p.splits, slice = blockIdx.x % p.splits;
   const int l0 = tile * G::kBlockRows + warp * G::kRows;
@@ -98,19 +98,27 @@ __global__ void __launch_bounds__(GemvRowsShape<kS>::kThreads) gemv_rows(GemvPar
 
   float acc[G::kRows][kS] = {};
   float4 w[G::kRows][G::kU], w_next[G::kRows][G::kU];
-  if (range.begin < range.end) load_w(w, range.begin);
-  for (int c0 = range.begin; c0 < range.end; c0 += G::kChunk) {
-    // The next chunk's W loads go out first and stay in flight through this chunk's X staging and
-    // FMAs.
-    if (c0 + G::kChunk < range.end) load_w(w_next, c0 + G::kChunk);
-    gemv_stage_x<kS, G::kChunk, G::kThreads, G::kXLd, 1>(xs, p, c0, range.end);
-    cp_async_wait<0>();
+  if (range.begin < range.end) {
+    load_w(w, range.begin);
+    gemv_stage_x<kS, G::kChunk, G::kThreads, G::kXLd, 1>(xs[0], p, range.begin, range.end);
+  }
+  int buf = 0;
+  for (int c0 = range.begin; c0 < range.end; c0 += G::kChunk, buf ^= 1) {
+    // The next chunk's W loads and X copies go out first and stay in flight through this chunk's
+    // FMAs (as in gemv_cols.cuh: perf note #35).
+    if (c0 + G::kChunk < range.end) {
+      load_w(w_next, c0 + G::kChunk);
+      gemv_stage_x<kS, G::kChunk, G::kThreads, G::kXLd, 1>(xs[buf ^ 1], p, c0 + G::kChunk, range.end);
+      cp_async_wait<1>();
+    } else {
+      cp_async_wait<0>();
+    }
     __syncthreads();
 #pragma unroll
     for (int u = 0; u < G::kU; ++u) {
 #pragma unroll
       for (int s = 0; s < kS; ++s) {
-        const float* xrow = xs + s * G::kXLd + u * 128;
+        const float* xrow = xs[buf] + s * G::kXLd + u * 128;
         float4 xv;
         if (kVecW) {
           xv = *reinterpret_cast<const float4*>(xrow + lane * 4);
@@ -126,7 +134,7 @@ __global__ void __launch_bounds__(GemvRowsShape<kS>::kThreads) gemv_rows(GemvPar
     for (int r = 0; r < G::kRows; ++r)
 #pragma unroll
       for (int u = 0; u < G::kU; ++u) w[r][u] = w_next[r][u];
-    __syncthreads();  // xs is restaged next chunk
+    __syncthreads();  // xs[buf] is restaged by the next chunk's successor
   }
 
   // Sum the lanes: lane `lane` ends with outputs e = r * kS + s at warp_sum_index<kOut>(lane, i).

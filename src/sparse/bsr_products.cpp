@@ -29,8 +29,8 @@ static double stored_row_cols(const BsrProblem& prob) {
 
 // The family Kernel::Auto picks when the tuning database has no entry. Kernel 02 when the dense
 // batch is small (J <= 16: it reads W once, the tiled kernel would leave most of its 128-256 columns
-// empty) or the blocks are tiny (R * C < 16, e.g. 1 x 1:
-// tiles would be mostly padding); kernel 03 otherwise. (Until 2026-11-22 xwt with 4-16 batch columns
+// empty) or the blocks are tiny (R * C < 16, e.g. 1 x 1: tiles would be mostly padding); kernel 03
+// otherwise. (Until 2026-11-22 xwt with 4-16 batch columns
 // and short W rows went to kernel 01, measured faster with per-launch event timing; graph-batched
 // timing shows kernel 02 faster on 17 of those 18 seed cells, e.g. 2.6 us against 4.0 us at
 // m = 8, k = n = 1024, sparsity 0.95: perf note B8.)

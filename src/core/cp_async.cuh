@@ -1,6 +1,6 @@
-// Asynchronous global -> shared copies (cp.async, sm_80+), shared by the dense and sparse kernels.
-// A source size smaller than the copy size zero-fills the rest, which is how out-of-range elements
-// become zeros without a branch around the copy.
+// Asynchronous global -> shared copies (cp.async, sm_80+) and the multi-stage pipeline built on them,
+// shared by the dense and sparse kernels. A source size smaller than the copy size zero-fills the
+// rest, which is how out-of-range elements become zeros without a branch around the copy.
 //
 // Device code only, includes nothing: compiles with nvcc and with NVRTC (-I src).
 #pragma once
@@ -23,6 +23,32 @@ __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commi
 template <int kPending>
 __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
+}
+
+// The kStages-deep cp.async pipeline every tiled kernel runs over its K-tiles (dense level 6 and its
+// split-K kernel, BSR kernels 03 and 04): kStages - 1 tiles in flight ahead of the one being
+// multiplied, one barrier per tile, run by every thread of the block.
+//   load(t, stage): issues the copies of tile t into `stage` (the first kStages - 1 tiles);
+//   step(t, stage, next, next_stage): multiplies tile t, staged in `stage`, and issues the copies of
+//     tile `next` into next_stage when next < count: before, between or after its math, as suits
+//     the kernel (every copy it issues joins one commit group).
+// On return no copy targets shared memory any more.
+template <int kStages, class Load, class Step>
+__device__ __forceinline__ void cp_async_pipeline(int count, Load&& load, Step&& step) {
+  static_assert(kStages >= 2, "a pipeline needs two stages");
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (s < count) load(s, s);
+    cp_async_commit();  // empty groups keep the group count uniform
+  }
+  for (int t = 0; t < count; ++t) {
+    cp_async_wait<kStages - 2>();  // tile t has landed (for this thread's copies)...
+    __syncthreads();               // ...and for everyone's; stage (t - 1) % kStages is free again
+    const int next = t + kStages - 1;
+    step(t, t % kStages, next, next % kStages);
+    cp_async_commit();
+  }
+  cp_async_wait<0>();
 }
 
 }  // namespace kernels

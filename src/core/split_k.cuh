@@ -1,8 +1,9 @@
 // Deterministic split-K: the K range of an output tile is cut into slices computed by different
 // thread blocks of one launch; each block writes its partial tile to scratch memory, and the blocks
 // that finish last sum the partials in slice order, so the result does not depend on which block
-// finished when (bitwise the same run to run and stream to stream). Used by the dense split-K /
-// stream-K kernel, the GEMV kernels and the tiled BSR kernels.
+// finished when (bitwise the same run to run and stream to stream). The one mechanism of the dense
+// split-K / stream-K kernel, the GEMV kernels and the tiled BSR kernels (whose slices are the pieces
+// of a long block row: tiled_parts.cuh).
 //
 // Two levels, so that the sum never serializes many partial tiles through one block: slices are
 // grouped `group` at a time; the last block of a group to finish sums its group (in slice order)
@@ -15,9 +16,11 @@
 namespace tilegemm {
 namespace kernels {
 
-// Counters one tile needs: one per group and one for the groups (zero at launch; left zero).
+// Counters one tile needs (zero at launch; left zero): one per group, and with several groups one
+// more for the groups.
 __host__ __device__ inline int split_k_counters(int slices, int group) {
-  return 1 + (slices + group - 1) / group;
+  const int groups = (slices + group - 1) / group;
+  return groups == 1 ? 1 : groups + 1;
 }
 
 // Sums slots first, first + stride, ... (count of them) of the tile's partials in order into v (element-major layout:
@@ -64,8 +67,8 @@ __device__ __forceinline__ bool split_k_reduce(float (&v)[kPer], float* partials
   __threadfence();  // the partial is visible device-wide before the count says so
   __syncthreads();
   if (threadIdx.x == 0) {
-    split_k_last = atomicAdd(counters + 1 + g, 1u) == static_cast<unsigned>(count - 1);
-    if (split_k_last) counters[1 + g] = 0;  // every block of the group has counted: reset for the next call
+    split_k_last = atomicAdd(counters + g, 1u) == static_cast<unsigned>(count - 1);
+    if (split_k_last) counters[g] = 0;  // every block of the group has counted: reset for the next call
   }
   __syncthreads();
   if (!split_k_last) return false;
@@ -77,8 +80,8 @@ __device__ __forceinline__ bool split_k_reduce(float (&v)[kPer], float* partials
   __threadfence();
   __syncthreads();
   if (threadIdx.x == 0) {
-    split_k_last = atomicAdd(counters, 1u) == static_cast<unsigned>(groups - 1);
-    if (split_k_last) counters[0] = 0;
+    split_k_last = atomicAdd(counters + groups, 1u) == static_cast<unsigned>(groups - 1);
+    if (split_k_last) counters[groups] = 0;
   }
   __syncthreads();
   if (!split_k_last) return false;

@@ -25,8 +25,11 @@ int split_group(int splits) {
 }
 
 size_t counters_bytes(long long tiles, int splits, int group) {
+  // kernels::split_k_counters per tile (core/split_k.cuh is device code): one per group, plus one
+  // for the groups when there are several.
   const long long groups = ceil_div(splits, group);
-  const size_t bytes = static_cast<size_t>(tiles) * static_cast<size_t>(1 + groups) * sizeof(unsigned);
+  const long long per_tile = groups == 1 ? 1 : groups + 1;
+  const size_t bytes = static_cast<size_t>(tiles) * static_cast<size_t>(per_tile) * sizeof(unsigned);
   return (bytes + 255) / 256 * 256;  // the partials start 256-byte aligned
 }
 

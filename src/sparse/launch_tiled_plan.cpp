@@ -83,11 +83,11 @@ void launch_bsr_tiled_at(const BsrProblem& prob, const void* kernel, int threads
     q.split_ctas = static_cast<int>(split_tiles);
     if (q.heavy_slots < q.split_slots) q.heavy_slots = q.split_slots;
     // Counters first (zeroed for the launch; the kernel does not rely on them staying zero), then
-    // the partial tiles.
+    // the partial tiles. One counter per split tile: its pieces sum as one group (core/split_k.cuh).
     const size_t counters = static_cast<size_t>(q.split_slots) * static_cast<size_t>(j_tiles);
-    const size_t counter_bytes = (counters * sizeof(int) + 255) / 256 * 256;
+    const size_t counter_bytes = (counters * sizeof(unsigned) + 255) / 256 * 256;
     workspace.emplace(stream, counter_bytes + partial_bytes, counter_bytes);
-    q.split_counters = reinterpret_cast<int*>(workspace->get());
+    q.split_counters = reinterpret_cast<unsigned*>(workspace->get());
     q.split_partials = reinterpret_cast<float*>(workspace->get() + counter_bytes);
   }
   // Split slots launch split_ctas thread blocks instead of j_tiles each.

@@ -1,4 +1,4 @@
-// Tests of the tile rasterizations in src/dense/kernels/common.cuh (host side of the
+// Tests of the tile orders in src/core/tile_order.cuh (host side of the
 // __device__ __host__ functions): every raster maps block ids [0, tiles_m * tiles_n) bijectively onto
 // the tile grid; row-major and grouped follow their documented order exactly; the generalized Hilbert
 // curve is local.
@@ -19,10 +19,11 @@
 #include <utility>
 #include <vector>
 
-#include "dense/kernels/common.cuh"
+#include "core/tile_order.cuh"
 
 namespace {
 
+using tilegemm::kernels::column_major_tile;
 using tilegemm::kernels::grouped_tile;
 using tilegemm::kernels::hilbert_d2xy;
 using tilegemm::kernels::tile_for_block;
@@ -83,6 +84,22 @@ TEST(Raster, RowMajorOrder) {
       ASSERT_EQ(t.m, id / tiles_n) << grid_name(tiles_m, tiles_n) << " id " << id;
       ASSERT_EQ(t.n, id % tiles_n) << grid_name(tiles_m, tiles_n) << " id " << id;
     }
+}
+
+// Column-major (the BSR tiled kernels' light slots): m fastest, every tile once.
+TEST(Raster, ColumnMajorOrder) {
+  for (auto [tiles_m, tiles_n] : test_grids()) {
+    std::vector<int> hits(static_cast<size_t>(tiles_m * tiles_n), 0);
+    int id = 0;
+    for (int n = 0; n < tiles_n; ++n)
+      for (int m = 0; m < tiles_m; ++m, ++id) {
+        const TileCoord t = column_major_tile(tiles_m, id);
+        ASSERT_EQ(t.m, m) << grid_name(tiles_m, tiles_n) << " id " << id;
+        ASSERT_EQ(t.n, n) << grid_name(tiles_m, tiles_n) << " id " << id;
+        ++hits[static_cast<size_t>(t.m * tiles_n + t.n)];
+      }
+    ASSERT_TRUE(std::all_of(hits.begin(), hits.end(), [](int h) { return h == 1; })) << grid_name(tiles_m, tiles_n);
+  }
 }
 
 // Grouped order, spelled out independently: bands of kGroupRows tile-rows (the last band may be

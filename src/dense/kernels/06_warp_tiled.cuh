@@ -26,6 +26,7 @@
 #pragma once
 #include "dense/kernels/common.cuh"
 #include "core/pick_type.hpp"
+#include "core/tile_copy.cuh"
 
 // The copies form their offsets in 32 bits, as row * ld + col of the whole operand: the host runs
 // these kernels only on A and B that span at most 2^31 - 1 elements (CanonicalGemm::
@@ -95,27 +96,26 @@ __host__ __device__ constexpr int tile_floats() {
 //   else:     element (k, col) at src[k*ld + col]  -> tile[k*kCols + col]
 // kVec: 16-byte copies (the host checked pointer and ld alignment), else 4-byte copies.
 // Elements outside [0, k_size) x [0, col_size) are zero-filled.
-// Every thread copies the same inner position (along the contiguous direction) of kCopies rows
-// kRowStep apart, so its whole share is one offset, one stride and two bounds: a handful of registers
-// however many copies there are (per-copy 64-bit addresses spilled in the first version).
+// The threads share the copies as core/tile_copy.cuh lays out (one inner position of kCopies rows
+// kRowStep apart each), so a thread's share is one offset, one stride and two bounds. Offsets are
+// 32-bit (see the top of this file).
 template <int BK, int kCols, int kThreads, bool kContigK, bool kVec>
 struct TileCopier {
   static constexpr int kInner = kContigK ? BK : kCols;   // extent along the contiguous direction
   static constexpr int kOuter = kContigK ? kCols : BK;
   static constexpr int kLd = kContigK ? BK + kColKPad : kCols;  // shared row length
   static constexpr int kWidth = kVec ? 4 : 1;            // floats per copy
-  static constexpr int kPerRow = kInner / kWidth;        // copies per row
-  static_assert(kInner % kWidth == 0 && kThreads % kPerRow == 0,
-                "each thread must own one inner position of whole rows");
-  static constexpr int kRowStep = kThreads / kPerRow;
+  using Layout = RowCopyLayout<kOuter, kInner, kThreads, kWidth>;
+  static_assert(Layout::kInnerCopies == 1, "each thread must own one inner position of whole rows");
+  static constexpr int kRowStep = Layout::kRowStep;
   static_assert(kOuter % kRowStep == 0, "rows must split evenly over the threads");
-  static constexpr int kCopies = kOuter / kRowStep;
+  static constexpr int kCopies = Layout::kCopies;
 
   int inner, outer;  // this thread's first element inside the tile
   int smem_offset;
 
   __device__ __forceinline__ explicit TileCopier(int tid)
-      : inner((tid % kPerRow) * kWidth), outer(tid / kPerRow), smem_offset(outer * kLd + inner) {}
+      : inner(Layout::inner_of(tid)), outer(Layout::row_of(tid)), smem_offset(outer * kLd + inner) {}
 
   __device__ __forceinline__ void issue(float* tile, const float* src, int ld, int k0, int c0,
                                         int k_size, int col_size) const {
@@ -293,31 +293,25 @@ struct WarpTiledBlock {
     };
 
     const int k_tiles = kt_end - kt_begin;
-#pragma unroll
-    for (int s = 0; s < STAGES - 1; ++s) {
+    auto load_first = [&](int s, int stage) {
       const int k0 = (kt_begin + s) * BK;
       const bool full_k = k0 + BK <= p.k;
-      if (s < k_tiles) load_stage(s, k0, !(full_k && a_interior), !(full_k && b_interior));
-      cp_async_commit();  // empty groups keep the group count uniform
-    }
-
-    for (int kt = 0; kt < k_tiles; ++kt) {
-      cp_async_wait<STAGES - 2>();  // tile kt has landed (for this thread's copies)...
-      __syncthreads();              // ...and for everyone's; stage (kt-1)%STAGES is free again
-      const int next = kt + STAGES - 1, next_stage = next % STAGES;
+      load_stage(stage, k0, !(full_k && a_interior), !(full_k && b_interior));
+    };
+    auto step = [&](int /*kt*/, int stage, int next, int next_stage) {
       const int next_k0 = (kt_begin + next) * BK;
       if constexpr (kStepPipelined) {
         const bool have_next = next < k_tiles, next_full_k = next_k0 + BK <= p.k;
         const bool spread_a = have_next && next_full_k && a_interior;
         const bool spread_b = have_next && next_full_k && b_interior;
-        if (have_next && !spread_a) copy_a.issue(a_smem + next_stage * kTileA, p.a, p.lda, next_k0, m0, p.k, p.m);
-        if (have_next && !spread_b) copy_b.issue(b_smem + next_stage * kTileB, p.b, p.ldb, next_k0, n0, p.k, p.n);
+        if (have_next && !spread_a) copy_a.issue(stage_a(next_stage), p.a, p.lda, next_k0, m0, p.k, p.m);
+        if (have_next && !spread_b) copy_b.issue(stage_b(next_stage), p.b, p.ldb, next_k0, n0, p.k, p.n);
         const float* a_next = copy_a.interior_base(p.a, p.lda, next_k0, m0);
         const float* b_next = copy_b.interior_base(p.b, p.ldb, next_k0, n0);
-        float* a_next_stage = a_smem + next_stage * kTileA;
-        float* b_next_stage = b_smem + next_stage * kTileB;
-        const float* a_tile = a_smem + (kt % STAGES) * kTileA;
-        const float* b_tile = b_smem + (kt % STAGES) * kTileB;
+        float* a_next_stage = stage_a(next_stage);
+        float* b_next_stage = stage_b(next_stage);
+        const float* a_tile = stage_a(stage);
+        const float* b_tile = stage_b(stage);
         float a_frag[2][TM], b_frag[2][TN];
         load_row<kLdA, S::kLanesM, TM>(a_frag[0], a_tile, wm0, lane_m, 0);
         load_row<kLdB, S::kLanesN, TN>(b_frag[0], b_tile, wn0, lane_n, 0);
@@ -329,8 +323,8 @@ struct WarpTiledBlock {
           pipelined_steps</*kWithCopies*/ false>(t, kb, copy_a, copy_b, a_frag, b_frag, acc);
       } else {
         if (next < k_tiles) load_stage(next_stage, next_k0, true, true);
-        const float* a_tile = stage_a(kt % STAGES);
-        const float* b_tile = stage_b(kt % STAGES);
+        const float* a_tile = stage_a(stage);
+        const float* b_tile = stage_b(stage);
 #pragma unroll
         for (int kk4 = 0; kk4 < BK; kk4 += 4) {
           // [col][k] operands are read 4 k at a time; [k][col] operands one k at a time, which keeps
@@ -357,9 +351,8 @@ struct WarpTiledBlock {
           }
         }
       }
-      cp_async_commit();  // this iteration's copies (of stage next) form one group
-    }
-    cp_async_wait<0>();  // no copy may still target shared memory when the block moves on
+    };
+    cp_async_pipeline<STAGES>(k_tiles, load_first, step);
   }
 
   // One K-tile of the step-pipelined loop: the stage being multiplied and where the next stage's
@@ -464,17 +457,7 @@ struct WarpTiledBlock {
         const int n = n0 + wn0 + lane_offset<kBContigK, S::kLanesN>(j, lane_n);
         float* dst = p.c + at(m, p.ldc, n);
         if (!kBContigK && p.c_vec4 && n + 3 < p.n) {
-          float4 out;
-          out.x = p.alpha * acc[i][j];
-          out.y = p.alpha * acc[i][j + 1];
-          out.z = p.alpha * acc[i][j + 2];
-          out.w = p.alpha * acc[i][j + 3];
-          if (p.beta != 0.0f) {
-            const float4 old = *reinterpret_cast<const float4*>(dst);
-            out.x += p.beta * old.x; out.y += p.beta * old.y;
-            out.z += p.beta * old.z; out.w += p.beta * old.w;
-          }
-          *reinterpret_cast<float4*>(dst) = out;
+          epilogue_store4(dst, acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3], p.alpha, p.beta);
         } else {
 #pragma unroll
           for (int q = 0; q < 4; ++q) {

@@ -37,8 +37,7 @@ struct GemvSlice {
 
 // C(s, l) = alpha * v + beta * C(s, l); beta == 0 never reads C.
 __device__ __forceinline__ void gemv_store(const GemvParams& p, int s, int l, float v) {
-  float* dst = p.c + static_cast<long long>(s) * p.c_s + static_cast<long long>(l) * p.c_l;
-  *dst = p.beta == 0.0f ? p.alpha * v : p.alpha * v + p.beta * *dst;
+  epilogue_store(p.c + static_cast<long long>(s) * p.c_s + static_cast<long long>(l) * p.c_l, v, p.alpha, p.beta);
 }
 
 }  // namespace kernels

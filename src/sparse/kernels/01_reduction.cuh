@@ -30,7 +30,7 @@ __global__ void __launch_bounds__(kReductionThreads) bsr_reduction(BsrParams p) 
   }
 #pragma unroll
   for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
-  if (lane == 0) store_out(p, out_ptr<kXwt>(p, i, j), sum);
+  if (lane == 0) epilogue_store(out_ptr<kXwt>(p, i, j), sum, p.alpha, p.beta);
 }
 
 }  // namespace kernels

@@ -90,7 +90,7 @@ __global__ void __launch_bounds__(kSmallMThreads) bsr_small_m(BsrParams p) {
     const float total = reduce_scatter<kCols>(acc, lane);
     constexpr int kLanesPerCol = 32 / kCols;
     const int j = j0 + lane / kLanesPerCol;
-    if (lane % kLanesPerCol == 0 && j < p.cols_j) store_out(p, out_ptr<kXwt>(p, i, j), total);
+    if (lane % kLanesPerCol == 0 && j < p.cols_j) epilogue_store(out_ptr<kXwt>(p, i, j), total, p.alpha, p.beta);
   }
 }
 

@@ -120,38 +120,24 @@ __global__ void __launch_bounds__(S::kThreads, 1) bsr_tiled(BsrParams p) {
       float* out = out_ptr<true>(p, i0, j);
       if constexpr (S::kTI == 4) {
         if (p.y_vec4 && rows_valid >= 4) {  // y_vec4 includes R % 4 == 0, so i0 is a multiple of 4
-          float4 v = make_float4(p.alpha * acc[0][q], p.alpha * acc[1][q], p.alpha * acc[2][q],
-                                 p.alpha * acc[3][q]);
-          if (p.beta != 0.0f) {
-            const float4 old = *reinterpret_cast<const float4*>(out);
-            v.x += p.beta * old.x, v.y += p.beta * old.y, v.z += p.beta * old.z,
-                v.w += p.beta * old.w;
-          }
-          *reinterpret_cast<float4*>(out) = v;
+          epilogue_store4(out, acc[0][q], acc[1][q], acc[2][q], acc[3][q], p.alpha, p.beta);
           continue;
         }
       }
 #pragma unroll
       for (int a = 0; a < S::kTI; ++a)
-        if (a < rows_valid) store_out(p, out + a, acc[a][q]);
+        if (a < rows_valid) epilogue_store(out + a, acc[a][q], p.alpha, p.beta);
     } else if (q % 4 == 0) {  // wx: the group of 4 consecutive columns j .. j + 3
 #pragma unroll
       for (int a = 0; a < S::kTI; ++a) {
         if (a >= rows_valid) break;
         float* out = out_ptr<false>(p, i0 + a, j);
         if (p.y_vec4 && j + 3 < p.cols_j) {
-          float4 v = make_float4(p.alpha * acc[a][q], p.alpha * acc[a][q + 1],
-                                 p.alpha * acc[a][q + 2], p.alpha * acc[a][q + 3]);
-          if (p.beta != 0.0f) {
-            const float4 old = *reinterpret_cast<const float4*>(out);
-            v.x += p.beta * old.x, v.y += p.beta * old.y, v.z += p.beta * old.z,
-                v.w += p.beta * old.w;
-          }
-          *reinterpret_cast<float4*>(out) = v;
+          epilogue_store4(out, acc[a][q], acc[a][q + 1], acc[a][q + 2], acc[a][q + 3], p.alpha, p.beta);
         } else {
 #pragma unroll
           for (int e = 0; e < 4; ++e)
-            if (j + e < p.cols_j) store_out(p, out + e, acc[a][q + e]);
+            if (j + e < p.cols_j) epilogue_store(out + e, acc[a][q + e], p.alpha, p.beta);
         }
       }
     }

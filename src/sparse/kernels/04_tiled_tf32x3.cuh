@@ -172,15 +172,10 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks) bsr_tiled_tf32x3(B
         const float v0 = acc[mt][nt][2 * h], v1 = acc[mt][nt][2 * h + 1];
         float* const out = row + n;
         if (n + 1 < n_left && reinterpret_cast<unsigned long long>(out) % 8 == 0) {
-          float2 v = make_float2(p.alpha * v0, p.alpha * v1);
-          if (p.beta != 0.0f) {
-            const float2 old = *reinterpret_cast<const float2*>(out);
-            v.x += p.beta * old.x, v.y += p.beta * old.y;
-          }
-          *reinterpret_cast<float2*>(out) = v;
+          epilogue_store2(out, v0, v1, p.alpha, p.beta);
         } else {
-          if (n < n_left) store_out(p, out, v0);
-          if (n + 1 < n_left) store_out(p, out + 1, v1);
+          if (n < n_left) epilogue_store(out, v0, p.alpha, p.beta);
+          if (n + 1 < n_left) epilogue_store(out + 1, v1, p.alpha, p.beta);
         }
       }
     }

@@ -1,6 +1,8 @@
-// Device helpers shared by the BSR kernels: dense operand access in either orientation and the
-// BLAS epilogue. Device code only; includes only params.hpp, so it compiles under NVRTC too.
+// Device helpers shared by the BSR kernels: dense operand access in either orientation (the BLAS
+// epilogue is core/epilogue.cuh, shared with the dense kernels). Device code only; includes only
+// params.hpp and core/epilogue.cuh, so it compiles under NVRTC too.
 #pragma once
+#include "core/epilogue.cuh"
 #include "sparse/kernels/params.hpp"
 
 namespace tilegemm {
@@ -16,11 +18,6 @@ template <bool kXwt>
 __device__ __forceinline__ float* out_ptr(const BsrParams& p, int i, int j) {
   return kXwt ? p.y + static_cast<long long>(j) * p.ldy + i
               : p.y + static_cast<long long>(i) * p.ldy + j;
-}
-
-// out = alpha * acc + beta * out; beta == 0 never reads out (NaN already there must not leak).
-__device__ __forceinline__ void store_out(const BsrParams& p, float* out, float acc) {
-  *out = p.beta == 0.0f ? p.alpha * acc : p.alpha * acc + p.beta * *out;
 }
 
 // Element (r, c) of block b.

@@ -34,7 +34,7 @@ struct BsrParams {
   // them in order.
   int split_slots = 0, split_piece_blocks = 1, split_ctas = 0;
   float* split_partials = nullptr;
-  int* split_counters = nullptr;
+  unsigned* split_counters = nullptr;  // one per split tile (core/split_k.cuh, one group)
   const float* x = nullptr;
   int ldx = 0;
   float* y = nullptr;

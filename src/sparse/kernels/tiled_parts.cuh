@@ -11,6 +11,9 @@
 #pragma once
 #include "sparse/kernels/common.cuh"
 #include "core/cp_async.cuh"
+#include "core/split_k.cuh"
+#include "core/tile_copy.cuh"
+#include "core/tile_order.cuh"
 #include "core/pick_type.hpp"
 
 namespace tilegemm {
@@ -39,21 +42,15 @@ struct BsrStageLayout {
 
 // Copies a tile of kRows rows x kInner floats (kInner along the contiguous direction of global
 // memory, rows `ld` floats apart) into shared memory rows of kSmemLd floats, kWidth floats per
-// cp.async. Each thread owns one inner position of the rows kRowStep apart, so its whole share is one
-// precomputed offset and stride (per-copy index math made the first version ~40 % non-FMA
-// instructions: perf note B7). Elements past rows_left / inner_left are zero-filled.
+// cp.async, shared among the threads as core/tile_copy.cuh lays out (rows wider than the block, the
+// 4-byte copies of a wx D slice, take several inner positions per thread). The thread's offset and
+// stride are precomputed in 64 bits: per-copy index math made the first version ~40 % non-FMA
+// instructions (perf note B7). Elements past rows_left / inner_left are zero-filled.
 template <int kRows, int kInner, int kSmemLd, int kThreads, int kWidth>
 struct BsrRowCopier {
-  static constexpr int kPerRow = kInner / kWidth;  // copies per row
-  // Rows wider than the block (4-byte copies of a wx D slice) take several inner positions each.
-  static constexpr int kThreadsPerRow = kPerRow < kThreads ? kPerRow : kThreads;
-  static constexpr int kInnerCopies = kPerRow / kThreadsPerRow;
-  static_assert(kInner % kWidth == 0 && kThreads % kThreadsPerRow == 0 &&
-                    kPerRow % kThreadsPerRow == 0,
-                "each thread must own whole inner positions of whole rows");
-  static constexpr int kRowStep = kThreads / kThreadsPerRow;
-  static constexpr int kCopies = (kRows + kRowStep - 1) / kRowStep;
-  static constexpr int kInnerStep = kThreadsPerRow * kWidth;  // floats between a thread's positions
+  using Layout = RowCopyLayout<kRows, kInner, kThreads, kWidth>;
+  static constexpr int kInnerCopies = Layout::kInnerCopies, kRowStep = Layout::kRowStep;
+  static constexpr int kCopies = Layout::kCopies, kInnerStep = Layout::kInnerStep;
 
   int inner, row;        // this thread's first element inside the tile
   long long g_offset;    // row * ld + inner
@@ -61,7 +58,7 @@ struct BsrRowCopier {
   int s_offset;          // row * kSmemLd + inner
 
   __device__ __forceinline__ BsrRowCopier(int tid, int ld)
-      : inner(tid % kThreadsPerRow * kWidth), row(tid / kThreadsPerRow),
+      : inner(Layout::inner_of(tid)), row(Layout::row_of(tid)),
         g_offset(static_cast<long long>(row) * ld + inner),
         g_step(static_cast<long long>(kRowStep) * ld), s_offset(row * kSmemLd + inner) {}
 
@@ -194,14 +191,11 @@ __device__ __forceinline__ BsrTileWork find_tile_work(const BsrParams& p) {
   } else {
     const int id = blockIdx.x - p.split_ctas;
     const int heavy_ctas = (p.heavy_slots - p.split_slots) * j_tiles;
-    if (id < heavy_ctas) {
-      t.slot = p.split_slots + id / j_tiles;
-      t.j_tile = id % j_tiles;
-    } else {
-      const int light = p.block_row_count * subtiles - p.heavy_slots;
-      t.slot = p.heavy_slots + (id - heavy_ctas) % light;
-      t.j_tile = (id - heavy_ctas) / light;
-    }
+    const TileCoord c = id < heavy_ctas ? row_major_tile(j_tiles, id)
+                                        : column_major_tile(p.block_row_count * subtiles - p.heavy_slots,
+                                                            id - heavy_ctas);
+    t.slot = (id < heavy_ctas ? p.split_slots : p.heavy_slots) + c.m;
+    t.j_tile = c.n;
   }
   t.block_row = p.row_order[t.slot / subtiles];
   t.r0 = t.slot % subtiles * kTileI;
@@ -255,62 +249,35 @@ struct BsrChunkStream {
   }
 };
 
-// The cp.async pipeline over the tile's K-chunks: kStages - 1 chunks in flight ahead of the one
-// being multiplied; compute(ws, ds) multiplies the staged W chunk and D chunk.
+// The tile's K-chunks through the shared cp.async pipeline (core/cp_async.cuh): compute(ws, ds)
+// multiplies the staged W chunk and D chunk while the next chunks' copies are in flight. The chunk
+// stream fills the stages in ring order, which is the order the pipeline hands them out.
 template <class S, bool kXwt, bool kVec, class Compute>
 __device__ __forceinline__ void walk_chunks(const BsrParams& p, const BsrTileWork& t,
                                             float* w_stages, float* d_stages, Compute&& compute) {
   BsrChunkStream<S, kXwt, kVec> stream(p, t);
   const int chunks = stream.chunks;
-#pragma unroll
-  for (int s = 0; s < S::kStages - 1; ++s) {
-    if (s < chunks) stream.load_next(p, w_stages, d_stages);
-    cp_async_commit();
-  }
-  for (int c = 0; c < chunks; ++c) {
-    cp_async_wait<S::kStages - 2>();
-    __syncthreads();  // chunk c has landed for everyone; everyone is done with chunk c - 1's stage
-    if (c + S::kStages - 1 < chunks) stream.load_next(p, w_stages, d_stages);
-    cp_async_commit();
-    compute(w_stages + (c % S::kStages) * S::kWFloats,
-            d_stages + (c % S::kStages) * S::template d_floats<kXwt>());
-  }
+  cp_async_pipeline<S::kStages>(
+      chunks, [&](int /*chunk*/, int /*stage*/) { stream.load_next(p, w_stages, d_stages); },
+      [&](int /*chunk*/, int stage, int next, int /*next_stage*/) {
+        if (next < chunks) stream.load_next(p, w_stages, d_stages);
+        compute(w_stages + stage * S::kWFloats, d_stages + stage * S::template d_floats<kXwt>());
+      });
 }
 
-// Split row: stores this piece's kAcc accumulators per thread as a partial tile (element-major, so
-// the stores coalesce), counts the finished pieces, and lets the last one sum all pieces in piece
-// order (deterministic) into acc; it also resets the counter for the next call. Returns false in
-// the thread blocks that are not last (they write nothing more).
+// Split row: this piece's kAcc accumulators per thread become one slice of the tile's split-K sum
+// (core/split_k.cuh: one group, so one counter per tile; the last piece to finish sums all pieces in
+// piece order into acc). Returns false in the thread blocks that are not last (they write nothing
+// more).
 template <int kAcc, int kThreads>
 __device__ __forceinline__ bool sum_split_pieces(const BsrParams& p, const BsrTileWork& t,
                                                  float (&acc)[kAcc]) {
-  constexpr int kTileFloats = kAcc * kThreads;
-  const int j_tiles = t.j_tiles;
-  const long long tile_id = static_cast<long long>(t.slot) * j_tiles + t.j_tile;
+  const long long tile_id = static_cast<long long>(t.slot) * t.j_tiles + t.j_tile;
   float* const tile_partials =
       p.split_partials +
-      (t.piece_base * j_tiles + static_cast<long long>(t.j_tile) * t.pieces) * kTileFloats;
-  float* const mine = tile_partials + static_cast<long long>(t.piece) * kTileFloats;
-#pragma unroll
-  for (int e = 0; e < kAcc; ++e) mine[e * kThreads + threadIdx.x] = acc[e];
-  __threadfence();  // the partial is visible device-wide before the count says so
-  __syncthreads();
-  __shared__ int is_last;
-  if (threadIdx.x == 0) is_last = atomicAdd(p.split_counters + tile_id, 1) == t.pieces - 1;
-  __syncthreads();
-  if (!is_last) return false;
-  __threadfence();
-  // Pieces outer, elements inner: each step issues kAcc independent loads (an element-outer loop
-  // serialized one L2 round trip per load: 80 us at 8 pieces).
-#pragma unroll
-  for (int e = 0; e < kAcc; ++e) acc[e] = 0.0f;
-  for (int pc = 0; pc < t.pieces; ++pc) {
-    const float* part = tile_partials + static_cast<long long>(pc) * kTileFloats + threadIdx.x;
-#pragma unroll
-    for (int e = 0; e < kAcc; ++e) acc[e] += __ldcg(part + e * kThreads);
-  }
-  if (threadIdx.x == 0) p.split_counters[tile_id] = 0;
-  return true;
+      (t.piece_base * t.j_tiles + static_cast<long long>(t.j_tile) * t.pieces) * (kAcc * kThreads);
+  return split_k_reduce<kAcc, kThreads>(acc, tile_partials, p.split_counters + tile_id, t.piece, t.pieces,
+                                        /*group=*/t.pieces);
 }
 
 }  // namespace kernels

@@ -29,31 +29,15 @@ namespace {
 
 volatile std::sig_atomic_t g_interrupted = 0;
 
-void print_table(const Problem& p, const std::string& dtype, const std::vector<Row>& rows) {
-  std::printf("\n%s %s\n", p.str().c_str(), dtype.c_str());
-  std::printf("  %-48s %10s %10s %10s %8s %8s %7s\n", "kernel", "median ms", "min ms", "max ms", "TFLOP/s",
-              "vs cuBLAS", "% peak");
-  for (const Row& r : rows) {
-    if (!r.ok()) {
-      std::printf("  %-48s %s\n", r.kernel.c_str(), r.status.c_str());
-      continue;
-    }
-    std::printf("  %-48s %10.4f %10.4f %10.4f %8.2f %8.3fx %6.1f%%\n", r.kernel.c_str(), r.t.median_ms, r.t.min_ms,
-                r.t.max_ms, r.tflops, r.ratio.value_or(0), r.peak_pct);
-    if (r.kernel == "auto" && !r.config.empty()) std::printf("  %-48s %s\n", "  (auto ran)", r.config.c_str());
-  }
-  std::fflush(stdout);
-}
-
 // Verifies (unless it is the baseline) and times one contender on one problem. a, b, c, c_ref: the
 // buffers (the matrices start p.offset elements in).
-Row measure(const Contender& ct, const Problem& p, const BenchPlan& plan, const DeviceInfo& dev, size_t flush_bytes,
-            const float* a_buf, const float* b_buf, float* c_buf, const float* c_ref, double base_ms) {
+Row measure(const Contender& ct, const Problem& p, const BenchPlan& plan, const DeviceInfo& dev,
+            const TimingPlan& timing, const float* a_buf, const float* b_buf, float* c_buf, const float* c_ref) {
   const float* a = a_buf + p.offset;
   const float* b = b_buf + p.offset;
   float* c = c_buf + p.offset;
   Row r;
-  r.problem = p;
+  r.what = p;
   r.dtype = plan.dtype.name;
   r.kernel = ct.label;
   r.baseline = ct.is_baseline;
@@ -64,38 +48,17 @@ Row measure(const Contender& ct, const Problem& p, const BenchPlan& plan, const 
     r.status = "skipped: " + why;
     return r;
   }
-  try {
-    if (!ct.is_baseline) {
+  std::function<Diff()> check;
+  if (!ct.is_baseline)
+    check = [&] {
       fill_value(c_buf, p.size_c(), std::nanf(""));  // poison: unwritten elements show up
       ct.run(p, a, b, c);
       TILEGEMM_CUDA_CHECK(cudaDeviceSynchronize());
-      const Diff d = compare_c(p, c_buf, c_ref);
-      r.max_err = d.max_abs;
-      if (d.non_finite || d.max_abs > r.tol) {
-        char msg[160];
-        std::snprintf(msg, sizeof msg, "FAILED: %s max |C - cuBLAS| = %.3g > tolerance %.3g",
-                      d.non_finite ? "non-finite output," : "", d.max_abs, r.tol);
-        r.status = msg;
-        return r;
-      }
-    }
-    r.config = ct.config(p, a, b, c);
-    r.t = time_runs([&] { ct.run(p, a, b, c); }, plan.min_time, flush_bytes, plan.graph_batch);
-    r.status = "ok";
-    r.tflops = p.flops() / (r.t.median_ms * 1e-3) / 1e12;
-    if (ct.is_baseline) base_ms = r.t.median_ms;
-    if (base_ms > 0) r.ratio = base_ms / r.t.median_ms;
-    r.peak_pct = 100.0 * r.tflops / dev.fp32_peak_tflops();
-  } catch (const Error& e) {
-    if (e.code() == ErrorCode::OutOfMemory) throw;
-    r.status = std::string("FAILED: ") + e.what();
-  }
+      return compare_c(p, c_buf, c_ref);
+    };
+  verify_and_time(r, [&] { ct.run(p, a, b, c); }, check, p.flops(), dev.fp32_peak_tflops(), timing);
+  if (r.ok()) r.config = ct.config(p, a, b, c);
   return r;
-}
-
-void write_outputs(const BenchPlan& plan, const RunInfo& run, const std::vector<Row>& rows) {
-  if (!plan.csv.empty()) write_csv(plan.csv, rows, run.device.name, "--csv");
-  if (!plan.json.empty()) write_json(plan.json, run, rows, "--json");
 }
 
 void run_bench(const BenchArgs& args, const std::vector<std::string>& argv) {
@@ -120,9 +83,9 @@ void run_bench(const BenchArgs& args, const std::vector<std::string>& argv) {
               l2_text(plan.warm, plan.graph_batch), plan.min_time, timing_method_text(plan.graph_batch).c_str());
   std::signal(SIGINT, [](int) { g_interrupted = 1; });
 
-  // 3. The sweep; files are rewritten after every shape, so an interrupted sweep keeps its rows.
-  std::vector<Row> all_rows;
-  for (size_t pi = 0; pi < plan.problems.size() && !g_interrupted; ++pi) {
+  // 3. The sweep (run_sweep rewrites the files after every shape).
+  const TimingPlan timing{plan.min_time, flush_bytes, plan.graph_batch};
+  run_sweep(run, plan.problems.size(), [&](size_t pi) {
     const Problem& p = plan.problems[pi];
     DeviceBuffer<float> a(p.size_a()), b(p.size_b()), c(p.size_c()), c_ref(p.size_c());
     fill_uniform(a.get(), p.size_a(), 1 + pi);
@@ -134,23 +97,15 @@ void run_bench(const BenchArgs& args, const std::vector<std::string>& argv) {
     const std::vector<Contender> contenders =
         make_contenders(p, plan.kernels, plan.configs, plan.rasters, plan.schedules, cublas);
     std::vector<Row> rows;
-    double base_ms = 0;
     for (size_t ci = 0; ci < contenders.size() && !g_interrupted; ++ci) {
       const Contender& ct = contenders[ci];
       std::fprintf(stderr, "[shape %zu/%zu %s] %s (%zu/%zu)\n", pi + 1, plan.problems.size(), p.str().c_str(),
                    ct.label.c_str(), ci + 1, contenders.size());
-      rows.push_back(measure(ct, p, plan, dev, flush_bytes, a.get(), b.get(), c.get(), c_ref.get(), base_ms));
-      if (ct.is_baseline && rows.back().ok()) base_ms = rows.back().t.median_ms;
+      rows.push_back(measure(ct, p, plan, dev, timing, a.get(), b.get(), c.get(), c_ref.get()));
     }
-    print_table(p, plan.dtype.name, rows);
-    all_rows.insert(all_rows.end(), rows.begin(), rows.end());
-    write_outputs(plan, run, all_rows);
-  }
-  run.interrupted = g_interrupted != 0;
-  write_outputs(plan, run, all_rows);  // again: the JSON records whether the sweep was interrupted
-  if (run.interrupted) std::fprintf(stderr, "interrupted: kept the rows measured so far\n");
-  if (!plan.csv.empty()) std::printf("\nwrote %s\n", plan.csv.c_str());
-  if (!plan.json.empty()) std::printf("wrote %s\n", plan.json.c_str());
+    set_ratios(rows);
+    return rows;
+  }, OutputFiles{plan.csv, plan.json}, g_interrupted);
 
   // 4. The plot, drawn from the CSV just written. Failing here leaves the result files in place.
   if (!plan.plot.empty()) {

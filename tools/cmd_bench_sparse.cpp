@@ -15,7 +15,7 @@
 #include "sparse/launch.hpp"
 #include "sparse_command.hpp"
 #include "sparse_harness.hpp"
-#include "sparse_report.hpp"
+#include "report.hpp"
 #include "tilegemm/bsr_gpu.hpp"
 #include "tilegemm/device.hpp"
 #include "tilegemm/error.hpp"
@@ -31,8 +31,7 @@ volatile std::sig_atomic_t g_sparse_interrupted = 0;
 
 // Everything one contender's measurement needs besides the contender itself.
 struct Bench {
-  const SparseBenchPlan& plan;
-  size_t flush_bytes;
+  TimingPlan timing;
   double fp32_peak_tflops;
   float* y;
   const float* y_ref;
@@ -41,39 +40,20 @@ struct Bench {
 };
 
 // Verifies `run` against the reference (unless `verify` is false: the reference itself) and times it.
-void measure(SparseRow& r, const std::function<void()>& run, bool verify, const Bench& b) {
-  try {
-    if (verify) {
+void measure(Row& r, const std::function<void()>& run, bool verify, const Bench& b) {
+  std::function<Diff()> check;
+  if (verify)
+    check = [&] {
       fill_value(b.y, b.y_count, std::nanf(""));  // poison: unwritten elements show up
       run();
       TILEGEMM_CUDA_CHECK(cudaDeviceSynchronize());
-      const Diff d = compare(b.y, b.y_ref, b.y_count);
-      r.max_err = d.max_abs;
-      if (d.non_finite || d.max_abs > r.tol) {
-        char msg[160];
-        std::snprintf(msg, sizeof msg, "FAILED: %s max |Y - cuBLAS| = %.3g > tolerance %.3g",
-                      d.non_finite ? "non-finite output," : "", d.max_abs, r.tol);
-        r.status = msg;
-        return;
-      }
-    }
-    r.t = time_runs(run, b.plan.min_time, b.flush_bytes, b.plan.graph_batch);
-    r.status = "ok";
-    r.tflops = b.flops / (r.t.median_ms * 1e-3) / 1e12;
-    r.peak_pct = b.fp32_peak_tflops > 0 ? 100.0 * r.tflops / b.fp32_peak_tflops : 0;
-  } catch (const Error& e) {
-    if (e.code() == ErrorCode::OutOfMemory) throw;
-    r.status = std::string("FAILED: ") + e.what();
-  }
-}
-
-void write_outputs(const SparseBenchPlan& plan, const RunInfo& run, const std::vector<SparseRow>& rows) {
-  if (!plan.csv.empty()) write_sparse_csv(plan.csv, rows, run.device.name, "--csv");
-  if (!plan.json.empty()) write_sparse_json(plan.json, run, rows, "--json");
+      return compare(b.y, b.y_ref, b.y_count);
+    };
+  verify_and_time(r, run, check, b.flops, b.fp32_peak_tflops, b.timing);
 }
 
 // All contenders on one problem: generates W and X, computes the reference, measures.
-std::vector<SparseRow> bench_problem(const SparseProblem& p, size_t index, const SparseBenchPlan& plan,
+std::vector<Row> bench_problem(const SparseProblem& p, size_t index, const SparseBenchPlan& plan,
                                      const DeviceInfo& dev, size_t flush_bytes, Cublas& cublas,
                                      const Cusparse& cusparse) {
   auto progress = [&](const std::string& what) {
@@ -114,23 +94,21 @@ std::vector<SparseRow> bench_problem(const SparseProblem& p, size_t index, const
   cublas.sgemm(dp, 1.0f, a, bb, 0.0f, y_ref.get());
   TILEGEMM_CUDA_CHECK(cudaDeviceSynchronize());
 
-  SparseRow base;
-  base.problem = p;
-  base.nnzb = w.nnzb();
-  base.achieved_sparsity = 1.0 - static_cast<double>(w.nnzb()) / static_cast<double>(p.total_blocks());
-  base.max_row_blocks = dw.max_row_blocks();
+  Row base;
+  base.what = SparseCase{p, w.nnzb(), 1.0 - static_cast<double>(w.nnzb()) / static_cast<double>(p.total_blocks()),
+                         dw.max_row_blocks()};
   base.dtype = plan.dtype.name;
   // |X|, |W| <= 1: the FP32 rounding bound of a K-term dot product, for both sides (as the dense bench).
   base.tol = 2.0 * ref::fp32_gemm_error_bound(p.k);
-  const Bench b{plan, flush_bytes, dev.fp32_peak_tflops(), y.get(), y_ref.get(), p.size_y(),
+  const Bench b{TimingPlan{plan.min_time, flush_bytes, plan.graph_batch}, dev.fp32_peak_tflops(), y.get(), y_ref.get(), p.size_y(),
                 useful_flops(p, w.nnzb())};
   const size_t contenders = 2 + plan.kernels.size();
-  std::vector<SparseRow> rows;
+  std::vector<Row> rows;
 
   // 1. Dense cuBLAS (the reference: not compared with itself).
   if (!g_sparse_interrupted) {
     progress(std::string(kDenseBaselineLabel) + " (1/" + std::to_string(contenders) + ")");
-    SparseRow r = base;
+    Row r = base;
     r.kernel = kDenseBaselineLabel;
     r.dense_baseline = true;
     r.note = xwt ? "cublasGemmEx: X * Wd^T, Wd = W expanded to dense N x K" : "cublasGemmEx: Wd * X, Wd = W "
@@ -141,9 +119,9 @@ std::vector<SparseRow> bench_problem(const SparseProblem& p, size_t index, const
   // 2. cuSPARSE BSR_ALG1 on the same BSR arrays.
   if (!g_sparse_interrupted) {
     progress(std::string(kSparseBaselineLabel) + " (2/" + std::to_string(contenders) + ")");
-    SparseRow r = base;
+    Row r = base;
     r.kernel = kSparseBaselineLabel;
-    r.sparse_baseline = true;
+    r.baseline = true;
     try {
       CusparseBsrProduct sp(cusparse, p.op, p.m, p.n, p.k, dw.view(), x.get(), y.get());
       if (!sp.unsupported().empty()) {
@@ -162,7 +140,7 @@ std::vector<SparseRow> bench_problem(const SparseProblem& p, size_t index, const
   for (size_t i = 0; i < plan.kernels.size() && !g_sparse_interrupted; ++i) {
     const BsrKernel kernel = plan.kernels[i];
     progress(to_string(kernel) + " (" + std::to_string(3 + i) + "/" + std::to_string(contenders) + ")");
-    SparseRow r = base;
+    Row r = base;
     r.kernel = to_string(kernel);
     const std::string why = sparse_kernel_skip_reason(kernel, p, w.nnzb());
     if (!why.empty()) {
@@ -190,7 +168,7 @@ std::vector<SparseRow> bench_problem(const SparseProblem& p, size_t index, const
   }
   for (size_t i = 0; i < configs.size() && !g_sparse_interrupted; ++i) {
     progress(configs[i]);
-    SparseRow r = base;
+    Row r = base;
     r.kernel = configs[i];
     BsrOptions opt;
     opt.config = configs[i];
@@ -202,7 +180,7 @@ std::vector<SparseRow> bench_problem(const SparseProblem& p, size_t index, const
       measure(r, [&] { bsr_wx(p.m, p.n, p.k, 1.0f, dw, xp, p.n, 0.0f, yp, p.n, bench_stream(), opt); }, true, b);
     rows.push_back(r);
   }
-  set_speedups(rows);
+  set_ratios(rows);
   return rows;
 }
 
@@ -236,20 +214,11 @@ void run_sparse_bench(const SparseBenchArgs& args, const std::vector<std::string
   std::fflush(stdout);
   std::signal(SIGINT, [](int) { g_sparse_interrupted = 1; });
 
-  // 3. The sweep; files are rewritten after every problem, so an interrupted sweep keeps its rows.
-  std::vector<SparseRow> all_rows;
-  for (size_t pi = 0; pi < plan.problems.size() && !g_sparse_interrupted; ++pi) {
-    const std::vector<SparseRow> rows = bench_problem(plan.problems[pi], pi, plan, dev, flush_bytes, cublas, cusparse);
-    std::printf("%s", sparse_table(rows).c_str());
-    std::fflush(stdout);
-    all_rows.insert(all_rows.end(), rows.begin(), rows.end());
-    write_outputs(plan, run, all_rows);
-  }
-  run.interrupted = g_sparse_interrupted != 0;
-  write_outputs(plan, run, all_rows);  // again: the JSON records whether the sweep was interrupted
-  if (run.interrupted) std::fprintf(stderr, "interrupted: kept the rows measured so far\n");
-  if (!plan.csv.empty()) std::printf("\nwrote %s\n", plan.csv.c_str());
-  if (!plan.json.empty()) std::printf("wrote %s\n", plan.json.c_str());
+  // 3. The sweep (run_sweep rewrites the files after every problem).
+  run.sparse = true;
+  run_sweep(run, plan.problems.size(),
+            [&](size_t pi) { return bench_problem(plan.problems[pi], pi, plan, dev, flush_bytes, cublas, cusparse); },
+            OutputFiles{plan.csv, plan.json}, g_sparse_interrupted);
 }
 
 SparseDispatch add_sparse_bench_options(CLI::App* cmd) {

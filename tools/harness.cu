@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <cmath>
 #include <vector>
@@ -37,6 +38,30 @@ cudaStream_t bench_stream() {
   return stream;
 }
 
+
+void verify_and_time(Row& r, const std::function<void()>& run, const std::function<Diff()>& check, double flops,
+                     double peak_tflops, const TimingPlan& timing) {
+  try {
+    if (check) {
+      const Diff d = check();
+      r.max_err = d.max_abs;
+      if (d.non_finite || d.max_abs > r.tol) {
+        char msg[160];
+        std::snprintf(msg, sizeof msg, "FAILED: %s max |%s - %s| = %.3g > tolerance %.3g",
+                      d.non_finite ? "non-finite output," : "", r.sparse() ? "Y" : "C", "cuBLAS", d.max_abs, r.tol);
+        r.status = msg;
+        return;
+      }
+    }
+    r.t = time_runs(run, timing.min_time_s, timing.flush_bytes, timing.graph_batch);
+    r.status = "ok";
+    r.tflops = flops / (r.t.median_ms * 1e-3) / 1e12;
+    r.peak_pct = peak_tflops > 0 ? 100.0 * r.tflops / peak_tflops : 0;
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::OutOfMemory) throw;
+    r.status = std::string("FAILED: ") + e.what();
+  }
+}
 
 Diff compare_c(const Problem& p, const float* x_buffer, const float* y_buffer) {
   if (p.size_c() == 0) return compare_matrix(x_buffer, y_buffer, 0, 0, 1);

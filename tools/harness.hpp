@@ -9,6 +9,7 @@
 #include <string>
 
 #include "problem.hpp"
+#include "report.hpp"
 #include "tune/measure.hpp"
 
 namespace tilegemm {
@@ -62,6 +63,21 @@ inline Timing time_runs(const std::function<void()>& launch, double min_time_s, 
                         int graph_batch = 0) {
   return detail::time_runs(launch, min_time_s, flush_bytes, graph_batch, bench_stream());
 }
+
+// How a run times its contenders (--min-time, cold or warm L2, --graph-batch).
+struct TimingPlan {
+  double min_time_s = 0.5;
+  size_t flush_bytes = 0;
+  int graph_batch = 0;
+};
+
+// The one measuring step of every bench, dense and sparse: `check` (empty for the run's reference
+// itself) poisons the output, runs the contender once and compares with the reference; a wrong result
+// makes a FAILED row, which gets no time. Then `run` is timed: the row gets its timing, TFLOP/s
+// (`flops` per run) and % of `peak_tflops`. A tilegemm::Error other than out-of-memory makes a
+// FAILED row; out-of-memory stops the run.
+void verify_and_time(Row& r, const std::function<void()>& run, const std::function<Diff()>& check, double flops,
+                     double peak_tflops, const TimingPlan& timing);
 
 }  // namespace tools
 }  // namespace tilegemm

@@ -1,5 +1,6 @@
 #include "report.hpp"
 
+#include <cstdio>
 #include <ctime>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -87,42 +88,221 @@ json or_null(bool have, T v) {
   return have ? json(v) : json(nullptr);
 }
 
+std::string block_text(const SparseProblem& p) {
+  return std::to_string(p.block_rows) + "x" + std::to_string(p.block_cols);
+}
+
+std::string ratio_text(const std::optional<double>& v) {
+  char b[32];
+  if (v) std::snprintf(b, sizeof b, "%.3fx", *v);
+  else std::snprintf(b, sizeof b, "-");
+  return b;
+}
+
+std::string gemm_table(const std::vector<Row>& rows) {
+  const Problem& p = rows.front().gemm();
+  std::ostringstream out;
+  char line[512];
+  std::snprintf(line, sizeof line, "\n%s %s\n", p.str().c_str(), rows.front().dtype.c_str());
+  out << line;
+  std::snprintf(line, sizeof line, "  %-48s %10s %10s %10s %8s %8s %7s\n", "kernel", "median ms", "min ms", "max ms",
+                "TFLOP/s", "vs cuBLAS", "% peak");
+  out << line;
+  for (const Row& r : rows) {
+    if (!r.ok()) {
+      std::snprintf(line, sizeof line, "  %-48s %s\n", r.kernel.c_str(), r.status.c_str());
+      out << line;
+      continue;
+    }
+    std::snprintf(line, sizeof line, "  %-48s %10.4f %10.4f %10.4f %8.2f %8.3fx %6.1f%%\n", r.kernel.c_str(),
+                  r.t.median_ms, r.t.min_ms, r.t.max_ms, r.tflops, r.ratio.value_or(0), r.peak_pct);
+    out << line;
+    if (r.kernel == "auto" && !r.config.empty()) {
+      std::snprintf(line, sizeof line, "  %-48s %s\n", "  (auto ran)", r.config.c_str());
+      out << line;
+    }
+  }
+  return out.str();
+}
+
+std::string sparse_table(const std::vector<Row>& rows) {
+  const SparseCase& f = rows.front().bsr();
+  const SparseProblem& p = f.problem;
+  std::ostringstream out;
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "\n%s m=%lld k=%lld n=%lld, block %s, sparsity %.4g (achieved %.4f: nnzb %lld of %lld, longest "
+                "block row %lld), rows %s, %s\n",
+                op_name(p.op).c_str(), static_cast<long long>(p.m), static_cast<long long>(p.k),
+                static_cast<long long>(p.n), block_text(p).c_str(), p.sparsity, f.achieved_sparsity,
+                static_cast<long long>(f.nnzb), static_cast<long long>(p.total_blocks()),
+                static_cast<long long>(f.max_row_blocks), rows_name(p.rows).c_str(), rows.front().dtype.c_str());
+  out << line;
+  std::snprintf(line, sizeof line, "  %-14s %10s %10s %10s %8s %11s %9s %10s\n", "kernel", "median ms", "min ms",
+                "max ms", "TFLOP/s", "vs cuSPARSE", "vs cuBLAS", "max |err|");
+  out << line;
+  for (const Row& r : rows) {
+    if (!r.ok()) {
+      std::snprintf(line, sizeof line, "  %-14s %s\n", r.kernel.c_str(), r.status.c_str());
+      out << line;
+      continue;
+    }
+    char err[32];
+    if (r.max_err) std::snprintf(err, sizeof err, "%.2g", *r.max_err);
+    else std::snprintf(err, sizeof err, "ref");
+    std::snprintf(line, sizeof line, "  %-14s %10.4f %10.4f %10.4f %8.3f %11s %9s %10s\n", r.kernel.c_str(),
+                  r.t.median_ms, r.t.min_ms, r.t.max_ms, r.tflops, ratio_text(r.ratio).c_str(),
+                  ratio_text(r.vs_dense).c_str(), err);
+    out << line;
+  }
+  return out.str();
+}
+
+// One CSV column: its name and how a row fills its cell ("" when the cell has no meaning for the row).
+struct CsvColumn {
+  const char* name;
+  std::function<std::string(const Row&)> cell;
+};
+
+std::string number(double v) {
+  std::ostringstream o;
+  o.precision(10);
+  o << v;
+  return o.str();
+}
+std::string number_if(bool have, double v) { return have ? number(v) : std::string(); }
+
+// The measurement's columns, the same for both operations (ratio_name: the operation's name of `ratio`).
+std::vector<CsvColumn> measurement_columns() {
+  return {
+      {"median_ms", [](const Row& r) { return number_if(r.ok(), r.t.median_ms); }},
+      {"min_ms", [](const Row& r) { return number_if(r.ok(), r.t.min_ms); }},
+      {"max_ms", [](const Row& r) { return number_if(r.ok(), r.t.max_ms); }},
+      {"reps", [](const Row& r) { return number_if(r.ok(), r.t.reps); }},
+  };
+}
+std::vector<CsvColumn> error_columns() {
+  return {
+      {"pct_fp32_peak", [](const Row& r) { return number_if(r.ok(), r.peak_pct); }},
+      {"max_abs_err", [](const Row& r) { return number_if(r.max_err.has_value(), r.max_err.value_or(0)); }},
+      {"tolerance", [](const Row& r) { return number(r.tol); }},
+  };
+}
+std::string timing_cell(const Row& r) { return r.ok() ? timing_csv_text(r.t.graph_batch) : std::string(); }
+
+std::vector<CsvColumn> csv_columns(bool sparse) {
+  std::vector<CsvColumn> c;
+  auto add = [&c](std::vector<CsvColumn> more) { c.insert(c.end(), more.begin(), more.end()); };
+  if (!sparse) {
+    add({{"m", [](const Row& r) { return std::to_string(r.gemm().m); }},
+         {"n", [](const Row& r) { return std::to_string(r.gemm().n); }},
+         {"k", [](const Row& r) { return std::to_string(r.gemm().k); }},
+         {"layout", [](const Row& r) { return to_string(r.gemm().layout); }},
+         {"trans", [](const Row& r) { return trans_of(r.gemm()); }},
+         {"ld", [](const Row& r) { return quoted(ld_of(r.gemm())); }},
+         {"offset", [](const Row& r) { return std::to_string(r.gemm().offset); }},
+         {"dtype", [](const Row& r) { return r.dtype; }},
+         {"kernel", [](const Row& r) { return quoted(r.kernel); }},
+         {"config", [](const Row& r) { return quoted(r.config); }},
+         {"status", [](const Row& r) { return quoted(r.status); }}});
+    add(measurement_columns());
+    add({{"tflops", [](const Row& r) { return number_if(r.ok(), r.tflops); }},
+         {"ratio_vs_cublas", [](const Row& r) { return number_if(r.ok() && r.ratio.has_value(), r.ratio.value_or(0)); }}});
+    add(error_columns());
+  } else {
+    add({{"op", [](const Row& r) { return op_name(r.bsr().problem.op); }},
+         {"m", [](const Row& r) { return std::to_string(r.bsr().problem.m); }},
+         {"n", [](const Row& r) { return std::to_string(r.bsr().problem.n); }},
+         {"k", [](const Row& r) { return std::to_string(r.bsr().problem.k); }},
+         {"block_rows", [](const Row& r) { return std::to_string(r.bsr().problem.block_rows); }},
+         {"block_cols", [](const Row& r) { return std::to_string(r.bsr().problem.block_cols); }},
+         {"sparsity", [](const Row& r) { return number(r.bsr().problem.sparsity); }},
+         {"achieved_sparsity", [](const Row& r) { return number(r.bsr().achieved_sparsity); }},
+         {"nnzb", [](const Row& r) { return std::to_string(r.bsr().nnzb); }},
+         {"max_row_blocks", [](const Row& r) { return std::to_string(r.bsr().max_row_blocks); }},
+         {"rows", [](const Row& r) { return rows_name(r.bsr().problem.rows); }},
+         {"dtype", [](const Row& r) { return r.dtype; }},
+         {"kernel", [](const Row& r) { return quoted(r.kernel); }},
+         {"status", [](const Row& r) { return quoted(r.status); }}});
+    add(measurement_columns());
+    add({{"useful_tflops", [](const Row& r) { return number_if(r.ok(), r.tflops); }},
+         {"speedup_vs_cusparse", [](const Row& r) { return number_if(r.ok() && r.ratio.has_value(), r.ratio.value_or(0)); }},
+         {"speedup_vs_cublas",
+          [](const Row& r) { return number_if(r.ok() && r.vs_dense.has_value(), r.vs_dense.value_or(0)); }}});
+    add(error_columns());
+    add({{"note", [](const Row& r) { return quoted(r.note); }}});
+  }
+  add({{"timing", timing_cell}});
+  return c;
+}
+
 }  // namespace
 
 std::string csv_quoted(const std::string& s) { return quoted(s); }
 
-std::string csv_header() {
-  return "device,m,n,k,layout,trans,ld,offset,dtype,kernel,config,status,median_ms,min_ms,max_ms,reps,tflops,"
-         "ratio_vs_cublas,pct_fp32_peak,max_abs_err,tolerance,timing";
+void set_ratios(std::vector<Row>& rows) {
+  double baseline_ms = 0, dense_ms = 0;
+  for (const Row& r : rows) {
+    if (!r.ok()) continue;
+    if (r.baseline) baseline_ms = r.t.median_ms;
+    if (r.dense_baseline) dense_ms = r.t.median_ms;
+  }
+  for (Row& r : rows) {
+    r.ratio.reset();
+    r.vs_dense.reset();
+    if (!r.ok() || r.t.median_ms <= 0) continue;
+    if (baseline_ms > 0) r.ratio = baseline_ms / r.t.median_ms;
+    if (dense_ms > 0) r.vs_dense = dense_ms / r.t.median_ms;
+  }
+}
+
+std::string problem_table(const std::vector<Row>& rows) {
+  if (rows.empty()) return "";
+  return rows.front().sparse() ? sparse_table(rows) : gemm_table(rows);
+}
+
+std::string csv_header(bool sparse) {
+  std::string h = "device";
+  for (const CsvColumn& c : csv_columns(sparse)) h += std::string(",") + c.name;
+  return h;
 }
 
 void write_csv(const std::string& path, const std::vector<Row>& rows, const std::string& device_name,
                const char* what) {
+  const bool sparse = !rows.empty() && rows.front().sparse();
+  const std::vector<CsvColumn> columns = csv_columns(sparse);
   std::ostringstream f;
-  f << csv_header() << '\n';
-  // Cells without a meaning for the row (a skipped kernel's time, cuBLAS's error) are left empty.
-  auto cell = [&f](bool have, double v) {
-    f << ',';
-    if (have) f << v;
-  };
+  f << csv_header(sparse) << '\n';
   for (const Row& r : rows) {
-    const Problem& p = r.problem;
-    f << quoted(device_name) << ',' << p.m << ',' << p.n << ',' << p.k << ',' << to_string(p.layout) << ','
-      << trans_of(p) << ',' << quoted(ld_of(p)) << ',' << p.offset << ',' << r.dtype << ',' << quoted(r.kernel)
-      << ',' << quoted(r.config) << ',' << quoted(r.status);
-    cell(r.ok(), r.t.median_ms);
-    cell(r.ok(), r.t.min_ms);
-    cell(r.ok(), r.t.max_ms);
-    cell(r.ok(), r.t.reps);
-    cell(r.ok(), r.tflops);
-    cell(r.ok() && r.ratio.has_value(), r.ratio.value_or(0));
-    cell(r.ok(), r.peak_pct);
-    cell(r.max_err.has_value(), r.max_err.value_or(0));
-    cell(true, r.tol);
-    f << ',' << (r.ok() ? timing_csv_text(r.t.graph_batch) : std::string()) << '\n';
+    if (r.sparse() != sparse) throw Error(ErrorCode::InvalidArgument, std::string(what) + ": a run measures one operation");
+    f << quoted(device_name);
+    for (const CsvColumn& c : columns) f << ',' << c.cell(r);
+    f << '\n';
   }
   write_text_file(path, f.str(), what);
 }
+
+namespace {
+
+// A BSR run's tool name and method: two baselines, useful FLOPs, the generated data.
+void set_sparse_method(json& header) {
+  header["tool"] = "tilegemm bench --sparse";
+  json& method = header["method"];
+  method["baseline"] = {
+      {"dense", std::string(kDenseBaselineLabel) +
+                    ": cuBLAS cublasGemmEx, CUBLAS_COMPUTE_32F_PEDANTIC, on W expanded to dense (bsr_to_dense)"},
+      {"sparse", std::string(kSparseBaselineLabel) +
+                     ": cusparseSpMM with CUSPARSE_SPMM_BSR_ALG1 on the same BSR arrays (row-major blocks, "
+                     "32-bit indices); descriptors, buffer-size query, workspace and preprocess outside the "
+                     "timed runs; each row's note names the dense formulation"}};
+  method["verification"] = "max |Y - Y_cublas-dense| <= tolerance before timing";
+  method["useful_flops"] = "2 * M * nnzb * R * C, M = m for xwt, n for wx";
+  method["reduction_max_flops"] = kReductionMaxFlops;
+  method["data"] = "W from generate_bsr (values uniform in [-1, 1), never zero), X uniform in [-1, 1); both "
+                   "deterministic per (--seed, problem)";
+}
+
+}  // namespace
 
 json bench_header_json(const RunInfo& run) {
   const DeviceInfo& d = run.device;
@@ -176,6 +356,7 @@ json bench_header_json(const RunInfo& run) {
         {"verification", "max |C - cuBLAS| <= tolerance before timing"}}},
       {"interrupted", run.interrupted},
   };
+  if (run.sparse) set_sparse_method(header);
   if (run.graph_batch > 0)
     header["method"]["l2_note"] =
         std::string(run.warm ? "warm: no flush" : "the L2 flush runs once before each graph launch") +
@@ -184,35 +365,63 @@ json bench_header_json(const RunInfo& run) {
   return header;
 }
 
+namespace {
+
+// The measurement's JSON fields, the same for both operations.
+void add_measurement(json& out, const Row& r) {
+  out["dtype"] = r.dtype;
+  out["kernel"] = r.kernel;
+  out["status"] = r.status;
+  out["median_ms"] = or_null(r.ok(), r.t.median_ms);
+  out["min_ms"] = or_null(r.ok(), r.t.min_ms);
+  out["max_ms"] = or_null(r.ok(), r.t.max_ms);
+  out["reps"] = or_null(r.ok(), r.t.reps);
+  out["pct_fp32_peak"] = or_null(r.ok(), r.peak_pct);
+  out["max_abs_err"] = or_null(r.max_err.has_value(), r.max_err.value_or(0));
+  out["tolerance"] = r.tol;
+}
+
+json gemm_row_json(const Row& r) {
+  const Problem& p = r.gemm();
+  json out = {{"m", p.m}, {"n", p.n}, {"k", p.k}, {"layout", to_string(p.layout)}, {"trans", trans_of(p)},
+              {"ld", ld_of(p)}, {"offset", p.offset}, {"config", r.config}, {"baseline", r.baseline}};
+  add_measurement(out, r);
+  out["tflops"] = or_null(r.ok(), r.tflops);
+  out["ratio_vs_cublas"] = or_null(r.ok() && r.ratio.has_value(), r.ratio.value_or(0));
+  return out;
+}
+
+json sparse_row_json(const Row& r) {
+  const SparseCase& c = r.bsr();
+  const SparseProblem& p = c.problem;
+  json out = {{"op", op_name(p.op)},
+              {"m", p.m},
+              {"n", p.n},
+              {"k", p.k},
+              {"block_rows", p.block_rows},
+              {"block_cols", p.block_cols},
+              {"sparsity", p.sparsity},
+              {"achieved_sparsity", c.achieved_sparsity},
+              {"nnzb", c.nnzb},
+              {"total_blocks", p.total_blocks()},
+              {"max_row_blocks", c.max_row_blocks},
+              {"rows", rows_name(p.rows)},
+              {"config", r.config},
+              {"baseline", r.dense_baseline ? json("dense") : r.baseline ? json("sparse") : json(nullptr)},
+              {"note", r.note}};
+  add_measurement(out, r);
+  out["useful_tflops"] = or_null(r.ok(), r.tflops);
+  out["speedup_vs_cusparse"] = or_null(r.ok() && r.ratio.has_value(), r.ratio.value_or(0));
+  out["speedup_vs_cublas"] = or_null(r.ok() && r.vs_dense.has_value(), r.vs_dense.value_or(0));
+  return out;
+}
+
+}  // namespace
+
 json bench_json(const RunInfo& run, const std::vector<Row>& rows) {
   const json header = bench_header_json(run);
   json out_rows = json::array();
-  for (const Row& r : rows) {
-    const Problem& p = r.problem;
-    out_rows.push_back({
-        {"m", p.m},
-        {"n", p.n},
-        {"k", p.k},
-        {"layout", to_string(p.layout)},
-        {"trans", trans_of(p)},
-        {"ld", ld_of(p)},
-        {"offset", p.offset},
-        {"dtype", r.dtype},
-        {"kernel", r.kernel},
-        {"config", r.config},
-        {"baseline", r.baseline},
-        {"status", r.status},
-        {"median_ms", or_null(r.ok(), r.t.median_ms)},
-        {"min_ms", or_null(r.ok(), r.t.min_ms)},
-        {"max_ms", or_null(r.ok(), r.t.max_ms)},
-        {"reps", or_null(r.ok(), r.t.reps)},
-        {"tflops", or_null(r.ok(), r.tflops)},
-        {"ratio_vs_cublas", or_null(r.ok() && r.ratio.has_value(), r.ratio.value_or(0))},
-        {"pct_fp32_peak", or_null(r.ok(), r.peak_pct)},
-        {"max_abs_err", or_null(r.max_err.has_value(), r.max_err.value_or(0))},
-        {"tolerance", r.tol},
-    });
-  }
+  for (const Row& r : rows) out_rows.push_back(r.sparse() ? sparse_row_json(r) : gemm_row_json(r));
   return {{"header", header}, {"rows", out_rows}};
 }
 
@@ -246,6 +455,28 @@ RunInfo start_run(const std::vector<std::string>& argv, const std::string& dtype
   run.graph_batch = graph_batch;
   run.flush_bytes = warm ? 0.0 : 2.0 * static_cast<double>(run.device.l2_bytes);
   return run;
+}
+
+std::vector<Row> run_sweep(RunInfo& run, size_t problems, const std::function<std::vector<Row>(size_t)>& measure,
+                           const OutputFiles& files, const volatile std::sig_atomic_t& interrupted) {
+  auto write_files = [&](const std::vector<Row>& rows) {
+    if (!files.csv.empty()) write_csv(files.csv, rows, run.device.name, "--csv");
+    if (!files.json.empty()) write_json(files.json, run, rows, "--json");
+  };
+  std::vector<Row> all_rows;
+  for (size_t i = 0; i < problems && !interrupted; ++i) {
+    const std::vector<Row> rows = measure(i);
+    std::printf("%s", problem_table(rows).c_str());
+    std::fflush(stdout);
+    all_rows.insert(all_rows.end(), rows.begin(), rows.end());
+    write_files(all_rows);
+  }
+  run.interrupted = interrupted != 0;
+  write_files(all_rows);  // again: the JSON records whether the sweep was interrupted
+  if (run.interrupted) std::fprintf(stderr, "interrupted: kept the rows measured so far\n");
+  if (!files.csv.empty()) std::printf("\nwrote %s\n", files.csv.c_str());
+  if (!files.json.empty()) std::printf("wrote %s\n", files.json.c_str());
+  return all_rows;
 }
 
 }  // namespace tools

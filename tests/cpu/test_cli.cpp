@@ -21,7 +21,6 @@
 #include "report.hpp"
 #include "shapes.hpp"
 #include "sparse_options.hpp"
-#include "sparse_report.hpp"
 #include "tune_options.hpp"
 #include "tilegemm/bsr.hpp"
 #include "tilegemm/device.hpp"
@@ -667,7 +666,7 @@ DeviceInfo fake_h100() {
 std::vector<Row> sample_rows() {
   std::vector<Row> rows;
   Row base;
-  base.problem = parse_shape("4096x4096x4096");
+  base.what = parse_shape("4096x4096x4096");
   base.kernel = "cublas";
   base.baseline = true;
   base.status = "ok";
@@ -951,7 +950,7 @@ TEST_F(CliFiles, PlotScriptDrawsTheCsvWriterOutput) {
   std::vector<Row> rows;
   for (int64_t s : {256, 512, 1024})
     for (Row r : sample_rows()) {
-      r.problem = cube(s);
+      r.what = cube(s);
       rows.push_back(r);
     }
   write_csv(path("bench.csv"), rows, "Test GPU");
@@ -1299,70 +1298,84 @@ TEST(CliSparseFits, RejectsProblemsLargerThanTheDevice) {
   EXPECT_GT(sparse_problem_bytes(huge), 1e19);
 }
 
-std::vector<SparseRow> sample_sparse_rows() {
-  SparseRow base;
-  base.problem = sparse_preset_problems("seed-sparse")[2];  // 1 x 128 x 768, 8x8, 0.95
-  base.nnzb = 77;
-  base.achieved_sparsity = 1.0 - 77.0 / 1536.0;
-  base.max_row_blocks = 3;
+std::vector<Row> sample_sparse_rows() {
+  Row base;
+  // 1 x 128 x 768, 8x8, 0.95
+  base.what = SparseCase{sparse_preset_problems("seed-sparse")[2], 77, 1.0 - 77.0 / 1536.0, 3};
   base.tol = 1.2e-4;
-  std::vector<SparseRow> rows;
-  SparseRow dense = base;
+  std::vector<Row> rows;
+  Row dense = base;
   dense.kernel = kDenseBaselineLabel;
   dense.dense_baseline = true;
   dense.status = "ok";
   dense.t = {0.02, 0.019, 0.03, 100};
   dense.tflops = 0.5;
   rows.push_back(dense);
-  SparseRow cs = base;
+  Row cs = base;
   cs.kernel = kSparseBaselineLabel;
-  cs.sparse_baseline = true;
+  cs.baseline = true;
   cs.status = "ok";
   cs.note = "Y^T = W * X^T, \"quoted\", commas";
   cs.t = {0.04, 0.035, 0.05, 60};
   cs.max_err = 1e-6;
   rows.push_back(cs);
-  SparseRow ours = base;
+  Row ours = base;
   ours.kernel = "03-tiled";
   ours.status = "ok";
   ours.t = {0.01, 0.009, 0.012, 300, 100};  // timed with --graph-batch 100
   ours.max_err = 2e-6;
   rows.push_back(ours);
-  SparseRow skipped = base;
+  Row skipped = base;
   skipped.kernel = "01-reduction";
   skipped.status = "skipped: too slow";
   rows.push_back(skipped);
-  set_speedups(rows);
+  set_ratios(rows);
   return rows;
 }
 
 TEST(CliSparseReport, Speedups) {
-  const std::vector<SparseRow> rows = sample_sparse_rows();
-  EXPECT_DOUBLE_EQ(rows[0].vs_cublas.value(), 1.0);
-  EXPECT_DOUBLE_EQ(rows[0].vs_cusparse.value(), 2.0);
-  EXPECT_DOUBLE_EQ(rows[1].vs_cusparse.value(), 1.0);
-  EXPECT_DOUBLE_EQ(rows[1].vs_cublas.value(), 0.5);
-  EXPECT_DOUBLE_EQ(rows[2].vs_cusparse.value(), 4.0);
-  EXPECT_DOUBLE_EQ(rows[2].vs_cublas.value(), 2.0);
-  EXPECT_FALSE(rows[3].vs_cublas.has_value());
-  std::vector<SparseRow> no_cusparse = rows;
+  const std::vector<Row> rows = sample_sparse_rows();
+  EXPECT_DOUBLE_EQ(rows[0].vs_dense.value(), 1.0);
+  EXPECT_DOUBLE_EQ(rows[0].ratio.value(), 2.0);
+  EXPECT_DOUBLE_EQ(rows[1].ratio.value(), 1.0);
+  EXPECT_DOUBLE_EQ(rows[1].vs_dense.value(), 0.5);
+  EXPECT_DOUBLE_EQ(rows[2].ratio.value(), 4.0);
+  EXPECT_DOUBLE_EQ(rows[2].vs_dense.value(), 2.0);
+  EXPECT_FALSE(rows[3].vs_dense.has_value());
+  std::vector<Row> no_cusparse = rows;
   no_cusparse[1].status = "skipped: cuSPARSE: CUSPARSE_STATUS_NOT_SUPPORTED";
-  set_speedups(no_cusparse);
-  EXPECT_FALSE(no_cusparse[2].vs_cusparse.has_value());
-  EXPECT_DOUBLE_EQ(no_cusparse[2].vs_cublas.value(), 2.0);
-  const std::string table = sparse_table(rows);
+  set_ratios(no_cusparse);
+  EXPECT_FALSE(no_cusparse[2].ratio.has_value());
+  EXPECT_DOUBLE_EQ(no_cusparse[2].vs_dense.value(), 2.0);
+  const std::string table = problem_table(rows);
   EXPECT_NE(table.find("xwt m=1 k=128 n=768, block 8x8, sparsity 0.95"), std::string::npos) << table;
   EXPECT_NE(table.find("nnzb 77 of 1536"), std::string::npos) << table;
   EXPECT_NE(table.find("4.000x"), std::string::npos) << table;
   EXPECT_NE(table.find("01-reduction   skipped: too slow"), std::string::npos) << table;
 }
 
+// One writer for both operations keeps each operation's CSV columns (the docs' result files and the
+// scripts read them), and refuses a mixture.
+TEST_F(CliFiles, CsvColumnsPerOperation) {
+  EXPECT_EQ(csv_header(),
+            "device,m,n,k,layout,trans,ld,offset,dtype,kernel,config,status,median_ms,min_ms,max_ms,reps,tflops,"
+            "ratio_vs_cublas,pct_fp32_peak,max_abs_err,tolerance,timing");
+  EXPECT_EQ(csv_header(true),
+            "device,op,m,n,k,block_rows,block_cols,sparsity,achieved_sparsity,nnzb,max_row_blocks,rows,dtype,kernel,"
+            "status,median_ms,min_ms,max_ms,reps,useful_tflops,speedup_vs_cusparse,speedup_vs_cublas,pct_fp32_peak,"
+            "max_abs_err,tolerance,note,timing");
+  std::vector<Row> mixed = sample_sparse_rows();
+  mixed.push_back(sample_rows()[0]);
+  expect_invalid([&] { write_csv(path("mixed.csv"), mixed, "GPU", "--csv"); }, "--csv: a run measures one operation");
+  EXPECT_FALSE(std::filesystem::exists(path("mixed.csv")));
+}
+
 TEST_F(CliFiles, SparseCsvWriterRoundTrip) {
   const std::string f = path("sparse.csv");
-  write_sparse_csv(f, sample_sparse_rows(), "NVIDIA H100 80GB HBM3");
+  write_csv(f, sample_sparse_rows(), "NVIDIA H100 80GB HBM3");
   const std::vector<std::string> lines = lines_of(read_file(f));
   ASSERT_EQ(lines.size(), 5u);
-  EXPECT_EQ(lines[0], sparse_csv_header());
+  EXPECT_EQ(lines[0], csv_header(/*sparse=*/true));
   const std::vector<std::string> head = split_csv_line(lines[0]);
   auto col = [&](const std::vector<std::string>& cells, const std::string& name) {
     for (size_t i = 0; i < head.size(); ++i)
@@ -1400,7 +1413,7 @@ TEST_F(CliFiles, SparseCsvWriterRoundTrip) {
   EXPECT_EQ(col(r[0], "timing"), "events");
   EXPECT_EQ(col(r[2], "timing"), "graph:100");
   EXPECT_EQ(col(r[3], "timing"), "");  // skipped: not timed
-  expect_invalid([&] { write_sparse_csv(path("no/such/dir.csv"), {}, "GPU", "--csv"); }, "--csv: cannot write");
+  expect_invalid([&] { write_csv(path("no/such/dir.csv"), {}, "GPU", "--csv"); }, "--csv: cannot write");
 }
 
 TEST_F(CliFiles, SparseJsonWriterRoundTrip) {
@@ -1410,7 +1423,8 @@ TEST_F(CliFiles, SparseJsonWriterRoundTrip) {
   run.argv = {"tilegemm", "bench", "--sparse", "--preset", "seed-sparse"};
   run.date_utc = utc_iso8601(1700000000);
   const std::string f = path("sparse.json");
-  write_sparse_json(f, run, sample_sparse_rows());
+  run.sparse = true;
+  write_json(f, run, sample_sparse_rows());
   const nlohmann::json j = nlohmann::json::parse(read_file(f));
   const nlohmann::json& h = j.at("header");
   EXPECT_EQ(h.at("tool"), "tilegemm bench --sparse");
@@ -1423,7 +1437,7 @@ TEST_F(CliFiles, SparseJsonWriterRoundTrip) {
   EXPECT_DOUBLE_EQ(m.at("reduction_max_flops").get<double>(), kReductionMaxFlops);
   EXPECT_EQ(m.at("timing"), "events per launch");
   run.graph_batch = 50;
-  EXPECT_EQ(sparse_bench_json(run, {}).at("header").at("method").at("timing"),
+  EXPECT_EQ(bench_json(run, {}).at("header").at("method").at("timing"),
             "CUDA graph of 50 launches (per-launch time, warm L2 after the first)");
   const nlohmann::json& rows = j.at("rows");
   ASSERT_EQ(rows.size(), 4u);
@@ -1437,7 +1451,7 @@ TEST_F(CliFiles, SparseJsonWriterRoundTrip) {
   EXPECT_TRUE(rows[0].at("max_abs_err").is_null());
   EXPECT_TRUE(rows[3].at("median_ms").is_null());
   EXPECT_TRUE(rows[3].at("speedup_vs_cublas").is_null());
-  expect_invalid([&] { write_sparse_json(path("no/such/dir.json"), run, {}); }, "--json: cannot write");
+  expect_invalid([&] { write_json(path("no/such/dir.json"), run, {}); }, "--json: cannot write");
 }
 
 }  // namespace

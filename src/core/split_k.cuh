@@ -52,42 +52,43 @@ __device__ __forceinline__ void split_k_store(const float (&v)[kPer], float* par
   for (int e = 0; e < kPer; ++e) __stcg(mine + e * kThreads, v[e]);
 }
 
-// Called by every thread of the block (it synchronizes the block); threads [0, kThreads) own kPer
-// values each (v), the block's partial tile for `slice` of `slices`. partials: the tile's slices x
-// kPer * kThreads floats; counters: the tile's split_k_counters(slices, group) counters. Returns true
-// in the one block that must store the tile; v then holds the sum over all slices, in slice order.
+// One level of the sum, called by every thread of the block (it synchronizes the block); threads
+// [0, kThreads) own kPer values each (v). The block stores v in `slot` and counts itself on `counter`;
+// the last of `count` blocks to count resets the counter and sums the `count` slots first,
+// first + stride, ... in order into v. Returns true in that block only.
 template <int kPer, int kThreads, int kChunk = kPer>
-__device__ __forceinline__ bool split_k_reduce(float (&v)[kPer], float* partials, unsigned* counters,
-                                               int slice, int slices, int group) {
+__device__ __forceinline__ bool split_k_last_sums(float (&v)[kPer], float* partials, unsigned* counter, int slot,
+                                                  int first, int count, int stride) {
   __shared__ int split_k_last;
   const bool owner = threadIdx.x < kThreads;
-  const int g = slice / group, groups = (slices + group - 1) / group;
-  const int first = g * group, count = slices - first < group ? slices - first : group;
-  if (owner) split_k_store<kPer, kThreads>(v, partials, slice);
+  if (owner) split_k_store<kPer, kThreads>(v, partials, slot);
   __threadfence();  // the partial is visible device-wide before the count says so
   __syncthreads();
   if (threadIdx.x == 0) {
-    split_k_last = atomicAdd(counters + g, 1u) == static_cast<unsigned>(count - 1);
-    if (split_k_last) counters[g] = 0;  // every block of the group has counted: reset for the next call
+    split_k_last = atomicAdd(counter, 1u) == static_cast<unsigned>(count - 1);
+    if (split_k_last) *counter = 0;  // every block has counted: reset for the next call
   }
   __syncthreads();
   if (!split_k_last) return false;
   __threadfence();
-  if (owner) split_k_sum<kPer, kThreads, kChunk>(v, partials, first, count);
-  if (groups == 1) return true;
-
-  if (owner) split_k_store<kPer, kThreads>(v, partials, first);  // the group's sum, in its first slot
-  __threadfence();
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    split_k_last = atomicAdd(counters + groups, 1u) == static_cast<unsigned>(groups - 1);
-    if (split_k_last) counters[groups] = 0;
-  }
-  __syncthreads();
-  if (!split_k_last) return false;
-  __threadfence();
-  if (owner) split_k_sum<kPer, kThreads, kChunk>(v, partials, 0, groups, group);  // group sums, in order
+  if (owner) split_k_sum<kPer, kThreads, kChunk>(v, partials, first, count, stride);
   return true;
+}
+
+// The whole sum for a block's partial tile of `slice` of `slices`, in groups of `group` slices.
+// partials: the tile's slices x kPer * kThreads floats; counters: the tile's split_k_counters(slices,
+// group) counters. Returns true in the one block that must store the tile; v then holds the sum over
+// all slices, in slice order. A caller whose slices always form one group calls split_k_last_sums
+// directly (the BSR kernels: the second level's code would only cost registers).
+template <int kPer, int kThreads, int kChunk = kPer>
+__device__ __forceinline__ bool split_k_reduce(float (&v)[kPer], float* partials, unsigned* counters,
+                                               int slice, int slices, int group) {
+  const int g = slice / group, groups = (slices + group - 1) / group;
+  const int first = g * group, count = slices - first < group ? slices - first : group;
+  if (!split_k_last_sums<kPer, kThreads, kChunk>(v, partials, counters + g, slice, first, count, 1)) return false;
+  if (groups == 1) return true;
+  // The group's sum goes to its first slot; the last group sums the group sums, in group order.
+  return split_k_last_sums<kPer, kThreads, kChunk>(v, partials, counters + groups, first, 0, groups, group);
 }
 
 }  // namespace kernels

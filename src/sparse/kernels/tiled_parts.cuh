@@ -266,7 +266,7 @@ __device__ __forceinline__ void walk_chunks(const BsrParams& p, const BsrTileWor
 }
 
 // Split row: this piece's kAcc accumulators per thread become one slice of the tile's split-K sum
-// (core/split_k.cuh: one group, so one counter per tile; the last piece to finish sums all pieces in
+// (core/split_k.cuh, one level: one counter per tile; the last piece to finish sums all pieces in
 // piece order into acc). Returns false in the thread blocks that are not last (they write nothing
 // more).
 template <int kAcc, int kThreads>
@@ -276,8 +276,7 @@ __device__ __forceinline__ bool sum_split_pieces(const BsrParams& p, const BsrTi
   float* const tile_partials =
       p.split_partials +
       (t.piece_base * t.j_tiles + static_cast<long long>(t.j_tile) * t.pieces) * (kAcc * kThreads);
-  return split_k_reduce<kAcc, kThreads>(acc, tile_partials, p.split_counters + tile_id, t.piece, t.pieces,
-                                        /*group=*/t.pieces);
+  return split_k_last_sums<kAcc, kThreads>(acc, tile_partials, p.split_counters + tile_id, t.piece, 0, t.pieces, 1);
 }
 
 }  // namespace kernels

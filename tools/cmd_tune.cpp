@@ -76,26 +76,34 @@ nlohmann::json rows_json(const std::string& device, const std::vector<TuneRow>& 
   return out;
 }
 
+// The per-shape summary as CSV, in the command's one CSV form (report.hpp).
+std::string rows_csv(const std::string& device, const std::vector<TuneRow>& rows) {
+  const std::vector<CsvColumn<TuneRow>> columns = {
+      {"device", [&](const TuneRow&) { return csv_quoted(device); }},
+      {"shape", [](const TuneRow& r) { return csv_quoted(r.shape); }},
+      {"problem", [](const TuneRow& r) { return csv_quoted(r.result.problem); }},
+      {"best_config", [](const TuneRow& r) { return r.result.best_config; }},
+      {"best_us", [](const TuneRow& r) { return csv_number(r.result.best_us); }},
+      {"auto_config", [](const TuneRow& r) { return r.result.auto_config; }},
+      {"auto_us", [](const TuneRow& r) { return csv_number(r.result.auto_us); }},
+      {"baseline", [](const TuneRow& r) { return r.baseline; }},
+      {"baseline_us", [](const TuneRow& r) { return csv_number(r.baseline_us); }},
+      {"best_vs_baseline", [](const TuneRow& r) { return csv_number(ratio(r.baseline_us, r.result.best_us)); }},
+      {"auto_vs_baseline", [](const TuneRow& r) { return csv_number(ratio(r.baseline_us, r.result.auto_us)); }},
+      {"measured", [](const TuneRow& r) { return std::to_string(r.result.measured); }},
+      {"legal", [](const TuneRow& r) { return std::to_string(r.result.candidates.size()); }},
+      {"exhaustive", [](const TuneRow& r) { return std::string(r.result.exhaustive ? "1" : "0"); }},
+      {"stored", [](const TuneRow& r) { return std::string(r.result.stored ? "1" : "0"); }},
+      {"seconds", [](const TuneRow& r) { return csv_number(r.result.seconds); }},
+      {"compile_seconds", [](const TuneRow& r) { return csv_number(r.result.compile_seconds); }},
+  };
+  return csv_table(columns, rows);
+}
+
 void write_outputs(const TunePlan& plan, const std::string& device, const std::vector<TuneRow>& rows,
                    bool interrupted) {
-  if (!plan.json.empty()) {
-    std::ofstream f(plan.json);
-    f << rows_json(device, rows, interrupted).dump(2) << "\n";
-    if (!f) invalid("--json: cannot write '" + plan.json + "'");
-  }
-  if (!plan.csv.empty()) {
-    std::ofstream f(plan.csv);
-    f << "device,shape,problem,best_config,best_us,auto_config,auto_us,baseline,baseline_us,best_vs_baseline,"
-         "auto_vs_baseline,measured,legal,exhaustive,stored,seconds,compile_seconds\n";
-    for (const TuneRow& r : rows)
-      f << csv_quoted(device) << "," << csv_quoted(r.shape) << "," << csv_quoted(r.result.problem) << ","
-        << r.result.best_config << "," << r.result.best_us << "," << r.result.auto_config << "," << r.result.auto_us
-        << "," << r.baseline << "," << r.baseline_us << "," << ratio(r.baseline_us, r.result.best_us) << ","
-        << ratio(r.baseline_us, r.result.auto_us) << "," << r.result.measured << "," << r.result.candidates.size()
-        << "," << (r.result.exhaustive ? 1 : 0) << "," << (r.result.stored ? 1 : 0) << "," << r.result.seconds
-        << "," << r.result.compile_seconds << "\n";
-    if (!f) invalid("--csv: cannot write '" + plan.csv + "'");
-  }
+  if (!plan.json.empty()) write_text_file(plan.json, rows_json(device, rows, interrupted).dump(2) + "\n", "--json");
+  if (!plan.csv.empty()) write_text_file(plan.csv, rows_csv(device, rows), "--csv");
 }
 
 GemmShape gemm_shape(const Problem& p) {

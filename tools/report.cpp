@@ -158,22 +158,11 @@ std::string sparse_table(const std::vector<Row>& rows) {
   return out.str();
 }
 
-// One CSV column: its name and how a row fills its cell ("" when the cell has no meaning for the row).
-struct CsvColumn {
-  const char* name;
-  std::function<std::string(const Row&)> cell;
-};
-
-std::string number(double v) {
-  std::ostringstream o;
-  o.precision(10);
-  o << v;
-  return o.str();
-}
+std::string number(double v) { return csv_number(v); }
 std::string number_if(bool have, double v) { return have ? number(v) : std::string(); }
 
 // The measurement's columns, the same for both operations (ratio_name: the operation's name of `ratio`).
-std::vector<CsvColumn> measurement_columns() {
+std::vector<CsvColumn<Row>> measurement_columns() {
   return {
       {"median_ms", [](const Row& r) { return number_if(r.ok(), r.t.median_ms); }},
       {"min_ms", [](const Row& r) { return number_if(r.ok(), r.t.min_ms); }},
@@ -181,7 +170,7 @@ std::vector<CsvColumn> measurement_columns() {
       {"reps", [](const Row& r) { return number_if(r.ok(), r.t.reps); }},
   };
 }
-std::vector<CsvColumn> error_columns() {
+std::vector<CsvColumn<Row>> error_columns() {
   return {
       {"pct_fp32_peak", [](const Row& r) { return number_if(r.ok(), r.peak_pct); }},
       {"max_abs_err", [](const Row& r) { return number_if(r.max_err.has_value(), r.max_err.value_or(0)); }},
@@ -190,9 +179,9 @@ std::vector<CsvColumn> error_columns() {
 }
 std::string timing_cell(const Row& r) { return r.ok() ? timing_csv_text(r.t.graph_batch) : std::string(); }
 
-std::vector<CsvColumn> csv_columns(bool sparse) {
-  std::vector<CsvColumn> c;
-  auto add = [&c](std::vector<CsvColumn> more) { c.insert(c.end(), more.begin(), more.end()); };
+std::vector<CsvColumn<Row>> csv_columns(bool sparse) {
+  std::vector<CsvColumn<Row>> c;
+  auto add = [&c](std::vector<CsvColumn<Row>> more) { c.insert(c.end(), more.begin(), more.end()); };
   if (!sparse) {
     add({{"m", [](const Row& r) { return std::to_string(r.gemm().m); }},
          {"n", [](const Row& r) { return std::to_string(r.gemm().n); }},
@@ -261,25 +250,33 @@ std::string problem_table(const std::vector<Row>& rows) {
   return rows.front().sparse() ? sparse_table(rows) : gemm_table(rows);
 }
 
+std::string csv_number(double v) {
+  std::ostringstream o;
+  o.precision(10);
+  o << v;
+  return o.str();
+}
+
+namespace {
+// The device, then the operation's columns.
+std::vector<CsvColumn<Row>> csv_columns_with_device(bool sparse, const std::string& device_name) {
+  std::vector<CsvColumn<Row>> c = {{"device", [device_name](const Row&) { return quoted(device_name); }}};
+  for (CsvColumn<Row>& col : csv_columns(sparse)) c.push_back(std::move(col));
+  return c;
+}
+}  // namespace
+
 std::string csv_header(bool sparse) {
-  std::string h = "device";
-  for (const CsvColumn& c : csv_columns(sparse)) h += std::string(",") + c.name;
-  return h;
+  const std::string t = csv_table(csv_columns_with_device(sparse, ""), std::vector<Row>{});
+  return t.substr(0, t.size() - 1);
 }
 
 void write_csv(const std::string& path, const std::vector<Row>& rows, const std::string& device_name,
                const char* what) {
   const bool sparse = !rows.empty() && rows.front().sparse();
-  const std::vector<CsvColumn> columns = csv_columns(sparse);
-  std::ostringstream f;
-  f << csv_header(sparse) << '\n';
-  for (const Row& r : rows) {
+  for (const Row& r : rows)
     if (r.sparse() != sparse) throw Error(ErrorCode::InvalidArgument, std::string(what) + ": a run measures one operation");
-    f << quoted(device_name);
-    for (const CsvColumn& c : columns) f << ',' << c.cell(r);
-    f << '\n';
-  }
-  write_text_file(path, f.str(), what);
+  write_text_file(path, csv_table(csv_columns_with_device(sparse, device_name), rows), what);
 }
 
 namespace {

@@ -104,6 +104,28 @@ std::string shell_join(const std::vector<std::string>& argv);
 // A CSV text field: always quoted, embedded quotes doubled.
 std::string csv_quoted(const std::string& s);
 
+// The command's one CSV form (bench rows, tune results): a header row of column names, then one line
+// per row. A column's cell is already CSV text (csv_quoted where it may hold commas); "" leaves the
+// cell empty.
+template <class T>
+struct CsvColumn {
+  const char* name;
+  std::function<std::string(const T&)> cell;
+};
+template <class T>
+std::string csv_table(const std::vector<CsvColumn<T>>& columns, const std::vector<T>& rows) {
+  std::string out;
+  for (size_t c = 0; c < columns.size(); ++c) out += (c ? "," : "") + std::string(columns[c].name);
+  out += '\n';
+  for (const T& r : rows) {
+    for (size_t c = 0; c < columns.size(); ++c) out += (c ? "," : "") + columns[c].cell(r);
+    out += '\n';
+  }
+  return out;
+}
+// A number as CSV text (10 significant digits).
+std::string csv_number(double v);
+
 // The CSV header row of an operation (column names, comma separated, no newline). The last column,
 // `timing`, says how an ok row was timed: timing_csv_text() ("events" or "graph:N").
 std::string csv_header(bool sparse = false);

@@ -39,25 +39,44 @@ std::string bsr_can_implement(const BsrProblem& prob, const BsrConfig& c);
 // Runs `c` (bsr_can_implement accepted it): a tiled schedule through its ahead-of-time kernel where
 // kBsrSchedules holds it for this product and c.jit is false, else compiled at run time.
 void launch_bsr_config(const BsrProblem& prob, const BsrConfig& c, cudaStream_t stream);
+// Device memory `c` takes from the workspace pool on `prob` (split-K partial tiles and counters of a
+// tiled schedule; 0 for the reduction and small-m kernels). A tiled schedule's kernel is looked up
+// (or compiled) for its occupancy, which decides the split.
+size_t bsr_workspace_bytes(const BsrProblem& prob, const BsrConfig& c);
 
 void launch_bsr_reduction(const BsrProblem& prob, cudaStream_t stream);
 void launch_bsr_small_m(const BsrProblem& prob, cudaStream_t stream);
 
-// The ahead-of-time kernels of kBsrSchedules, by index: nullptr where the entry is not compiled for
-// the product. One function per file that instantiates a range of the table.
-using BsrLaunchFn = void (*)(const BsrProblem&, cudaStream_t);
-BsrLaunchFn tiled_default_launcher(int index, bool xwt, bool vec);   // launch_tiled.cu (kernel 03)
-BsrLaunchFn tf32x3_default_launcher(int index, bool xwt, bool vec);  // launch_tiled_tf32x3.cu (04)
-BsrLaunchFn candidate_launcher(int index, bool xwt, bool vec);       // tiled_candidates.cu
+// A tiled schedule's kernel for one product: the function and what its launch needs.
+struct BsrTiledKernel {
+  const void* fn = nullptr;
+  int threads = 0, smem_bytes = 0;
+  int tile_i = 0, tile_j = 0;
+};
+// The ahead-of-time kernels of kBsrSchedules, by index: fn == nullptr where the entry is not compiled
+// for the product. One function per file that instantiates a range of the table.
+BsrTiledKernel tiled_default_kernel(int index, bool xwt, bool vec);   // launch_tiled.cu (kernel 03)
+BsrTiledKernel tf32x3_default_kernel(int index, bool xwt, bool vec);  // launch_tiled_tf32x3.cu (04)
+BsrTiledKernel candidate_kernel(int index, bool xwt, bool vec);       // tiled_candidates.cu
 
-// The NVRTC request of a tiled schedule's kernel (launch_jit_tiled.cpp), and its launch.
+// The NVRTC request of a tiled schedule's kernel (launch_config.cpp).
 JitRequest bsr_tiled_jit_request(BsrFamily f, const BsrTile& t, bool xwt, bool vec);
-void launch_bsr_tiled_jit(const BsrProblem& prob, const BsrConfig& c, cudaStream_t stream);
+// The kernel a tiled config runs: the ahead-of-time one unless c.jit or not compiled for the product,
+// else compiled at run time (or loaded from the cache).
+BsrTiledKernel bsr_tiled_kernel(const BsrProblem& prob, const BsrConfig& c);
 
-// The launch plan every tiled kernel shares (longest rows first, split-K of rows that would be the
-// critical path), for `kernel` with its block size and shared memory (launch_tiled_plan.cpp).
-void launch_bsr_tiled_at(const BsrProblem& prob, const void* kernel, int threads, int smem_bytes, int tile_i,
-                         int tile_j, cudaStream_t stream);
+// What the launch plan every tiled kernel shares decides (longest rows first, split-K of rows that
+// would be the critical path): the kernel's extra parameters, the grid and the scratch memory.
+// Pure host arithmetic over the problem's row lengths and the kernel's residency.
+struct BsrTiledPlan {
+  int heavy_slots = 0, split_slots = 0, split_piece_blocks = 1, split_ctas = 0;
+  unsigned grid = 0;
+  size_t counter_bytes = 0, partial_bytes = 0;  // partial_bytes == 0: no split
+  size_t workspace_bytes() const { return counter_bytes + partial_bytes; }
+};
+BsrTiledPlan plan_bsr_tiled(const BsrProblem& prob, int sm_count, int blocks_per_sm, int tile_i, int tile_j);
+// Plans and launches `k` (launch_tiled_plan.cpp).
+void launch_bsr_tiled_at(const BsrProblem& prob, const BsrTiledKernel& k, cudaStream_t stream);
 
 }  // namespace detail
 }  // namespace tilegemm

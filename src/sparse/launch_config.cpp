@@ -12,11 +12,11 @@ namespace detail {
 namespace {
 const char* b(bool v) { return v ? "true" : "false"; }
 
-BsrLaunchFn compiled_launcher(int index, bool xwt, bool vec) {
-  if (index < 0) return nullptr;
-  if (index >= kFirstBsrCandidate) return candidate_launcher(index, xwt, vec);
-  const BsrLaunchFn f = tiled_default_launcher(index, xwt, vec);
-  return f ? f : tf32x3_default_launcher(index, xwt, vec);
+BsrTiledKernel compiled_kernel(int index, bool xwt, bool vec) {
+  if (index < 0) return {};
+  if (index >= kFirstBsrCandidate) return candidate_kernel(index, xwt, vec);
+  const BsrTiledKernel k = tiled_default_kernel(index, xwt, vec);
+  return k.fn ? k : tf32x3_default_kernel(index, xwt, vec);
 }
 }  // namespace
 
@@ -37,10 +37,18 @@ JitRequest bsr_tiled_jit_request(BsrFamily f, const BsrTile& t, bool xwt, bool v
   return r;
 }
 
-void launch_bsr_tiled_jit(const BsrProblem& prob, const BsrConfig& c, cudaStream_t stream) {
-  const void* kernel = jit_kernel(current_device_context(), bsr_tiled_jit_request(c.family, c.tile, prob.xwt, prob.vec()));
-  launch_bsr_tiled_at(prob, kernel, bsr_threads(c.family, c.tile), bsr_smem_bytes(c.family, c.tile, prob.xwt), c.tile.ti,
-                      c.tile.tj, stream);
+BsrTiledKernel bsr_tiled_kernel(const BsrProblem& prob, const BsrConfig& c) {
+  if (!c.jit) {
+    const BsrTiledKernel k = compiled_kernel(bsr_schedule_index(c.family, c.tile), prob.xwt, prob.vec());
+    if (k.fn) return k;
+  }
+  BsrTiledKernel k;
+  k.fn = jit_kernel(current_device_context(), bsr_tiled_jit_request(c.family, c.tile, prob.xwt, prob.vec()));
+  k.threads = bsr_threads(c.family, c.tile);
+  k.smem_bytes = bsr_smem_bytes(c.family, c.tile, prob.xwt);
+  k.tile_i = c.tile.ti;
+  k.tile_j = c.tile.tj;
+  return k;
 }
 
 void launch_bsr_config(const BsrProblem& prob, const BsrConfig& c, cudaStream_t stream) {
@@ -51,9 +59,18 @@ void launch_bsr_config(const BsrProblem& prob, const BsrConfig& c, cudaStream_t 
   }
   const std::string why = bsr_can_implement(prob, c);
   if (!why.empty()) throw Error(ErrorCode::Internal, "launch_bsr_config: " + to_string(c) + ": " + why);
-  const BsrLaunchFn compiled = c.jit ? nullptr : compiled_launcher(bsr_schedule_index(c.family, c.tile), prob.xwt, prob.vec());
-  if (compiled) compiled(prob, stream);
-  else launch_bsr_tiled_jit(prob, c, stream);
+  launch_bsr_tiled_at(prob, bsr_tiled_kernel(prob, c), stream);
+}
+
+size_t bsr_workspace_bytes(const BsrProblem& prob, const BsrConfig& c) {
+  if (!c.is_tiled()) return 0;
+  const std::string why = bsr_can_implement(prob, c);
+  if (!why.empty()) throw Error(ErrorCode::InvalidArgument, "bsr_workspace_bytes: " + to_string(c) + ": " + why);
+  const BsrTiledKernel k = bsr_tiled_kernel(prob, c);
+  ensure_smem_opt_in(k.fn, k.smem_bytes);  // the residency of a kernel above 48 KB needs it
+  const DeviceContext& dc = current_device_context();
+  return plan_bsr_tiled(prob, dc.sm_count, resident_blocks_per_sm(k.fn, k.threads, k.smem_bytes), k.tile_i, k.tile_j)
+      .workspace_bytes();
 }
 
 }  // namespace detail

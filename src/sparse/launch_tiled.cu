@@ -19,8 +19,8 @@ static_assert(std::is_same_v<CompiledSchedule<0>::type, kernels::BsrTiled64K32> 
               std::is_same_v<CompiledSchedule<4>::type, kernels::BsrTiled8>);
 }  // namespace
 
-BsrLaunchFn tiled_default_launcher(int index, bool xwt, bool vec) {
-  return launcher_in<kFirst>(index, xwt, vec, std::make_integer_sequence<int, kCount>{});
+BsrTiledKernel tiled_default_kernel(int index, bool xwt, bool vec) {
+  return kernel_in<kFirst>(index, xwt, vec, std::make_integer_sequence<int, kCount>{});
 }
 
 }  // namespace detail

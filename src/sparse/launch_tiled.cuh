@@ -35,30 +35,29 @@ struct CompiledSchedule {
 };
 
 template <int I, bool kXwt, bool kVec>
-void launch_compiled(const BsrProblem& prob, cudaStream_t stream) {
+BsrTiledKernel compiled_kernel() {
   using C = CompiledSchedule<I>;
   using S = typename C::type;
-  const auto kernel = C::Family::template kernel<kXwt, kVec>;
-  launch_bsr_tiled_at(prob, reinterpret_cast<const void*>(kernel), S::kThreads, S::template smem_bytes<kXwt>(),
-                      S::kTileI, S::kTileJ, stream);
+  return BsrTiledKernel{reinterpret_cast<const void*>(C::Family::template kernel<kXwt, kVec>), S::kThreads,
+                        S::template smem_bytes<kXwt>(), S::kTileI, S::kTileJ};
 }
 
 template <int I>
-BsrLaunchFn launcher_at(bool xwt, bool vec) {
+BsrTiledKernel kernel_at(bool xwt, bool vec) {
   if constexpr (kBsrSchedules[I].every_product) {
-    if (xwt) return vec ? &launch_compiled<I, true, true> : &launch_compiled<I, true, false>;
-    return vec ? &launch_compiled<I, false, true> : &launch_compiled<I, false, false>;
+    if (xwt) return vec ? compiled_kernel<I, true, true>() : compiled_kernel<I, true, false>();
+    return vec ? compiled_kernel<I, false, true>() : compiled_kernel<I, false, false>();
   } else {
-    return xwt && vec ? &launch_compiled<I, true, true> : nullptr;
+    return xwt && vec ? compiled_kernel<I, true, true>() : BsrTiledKernel{};
   }
 }
 
-// The launcher of entry `index` among First .. First + sizeof...(I) - 1 (nullptr outside).
+// The kernel of entry `index` among First .. First + sizeof...(I) - 1 (fn == nullptr outside).
 template <int First, int... I>
-BsrLaunchFn launcher_in(int index, bool xwt, bool vec, std::integer_sequence<int, I...>) {
-  BsrLaunchFn f = nullptr;
-  ((index == First + I ? (void)(f = launcher_at<First + I>(xwt, vec)) : (void)0), ...);
-  return f;
+BsrTiledKernel kernel_in(int index, bool xwt, bool vec, std::integer_sequence<int, I...>) {
+  BsrTiledKernel k;
+  ((index == First + I ? (void)(k = kernel_at<First + I>(xwt, vec)) : (void)0), ...);
+  return k;
 }
 
 }  // namespace detail

@@ -16,9 +16,9 @@ namespace {
 
 // A resident slot's share of the whole run, in stored blocks walked: W = nnzb * ctas_per_row /
 // (SMs * blocks_per_sm).
-double slot_share(const BsrProblem& prob, int blocks_per_sm, long long ctas_per_row) {
+double slot_share(const BsrProblem& prob, int sm_count, int blocks_per_sm, long long ctas_per_row) {
   return static_cast<double>(prob.nnzb) * static_cast<double>(ctas_per_row) /
-         (static_cast<double>(current_device_context().sm_count) * blocks_per_sm);
+         (static_cast<double>(sm_count) * blocks_per_sm);
 }
 
 // Block rows (a prefix of row_order) whose thread blocks are launched first, all column tiles at
@@ -60,41 +60,51 @@ SplitPlan split_rows(const BsrProblem& prob, double share, long long subtiles) {
 
 }  // namespace
 
-void launch_bsr_tiled_at(const BsrProblem& prob, const void* kernel, int threads, int smem_bytes, int tile_i,
-                         int tile_j, cudaStream_t stream) {
+BsrTiledPlan plan_bsr_tiled(const BsrProblem& prob, int sm_count, int blocks_per_sm, int tile_i, int tile_j) {
   const kernels::BsrParams& p = prob.p;
-  // Above 48 KB needs an opt-in; both it and the occupancy are per device (the device context).
-  ensure_smem_opt_in(kernel, smem_bytes);
-  const int blocks_per_sm = resident_blocks_per_sm(kernel, threads, smem_bytes);
   const long long subtiles = (p.block_r + tile_i - 1) / tile_i;
   const long long j_tiles = (p.cols_j + tile_j - 1) / tile_j;
-  const double share = slot_share(prob, blocks_per_sm, subtiles * j_tiles);
+  const double share = slot_share(prob, sm_count, blocks_per_sm, subtiles * j_tiles);
   const SplitPlan split = split_rows(prob, share, subtiles);
-  kernels::BsrParams q = p;
-  q.heavy_slots = static_cast<int>(heavy_rows(prob, share) * subtiles);
+  BsrTiledPlan plan;
+  plan.heavy_slots = static_cast<int>(heavy_rows(prob, share) * subtiles);
   const size_t partial_bytes = static_cast<size_t>(split.pieces * subtiles * j_tiles) * tile_i *
                                tile_j * sizeof(float);
   constexpr size_t kMaxPartialBytes = size_t(256) << 20;  // a few MB on the skewed transformer shapes
-  std::optional<Workspace> workspace;  // freed (stream-ordered) after the launch below
   if (split.rows > 0 && partial_bytes <= kMaxPartialBytes) {
-    q.split_slots = static_cast<int>(split.rows * subtiles);
-    q.split_piece_blocks = split.piece_blocks;
-    const long long split_tiles = split.pieces * subtiles * j_tiles;  // partial tiles = thread blocks
-    q.split_ctas = static_cast<int>(split_tiles);
-    if (q.heavy_slots < q.split_slots) q.heavy_slots = q.split_slots;
+    plan.split_slots = static_cast<int>(split.rows * subtiles);
+    plan.split_piece_blocks = split.piece_blocks;
+    plan.split_ctas = static_cast<int>(split.pieces * subtiles * j_tiles);  // partial tiles = thread blocks
+    if (plan.heavy_slots < plan.split_slots) plan.heavy_slots = plan.split_slots;
     // Counters first (zeroed for the launch; the kernel does not rely on them staying zero), then
-    // the partial tiles. One counter per split tile: its pieces sum as one group (core/split_k.cuh).
-    const size_t counters = static_cast<size_t>(q.split_slots) * static_cast<size_t>(j_tiles);
-    const size_t counter_bytes = (counters * sizeof(unsigned) + 255) / 256 * 256;
-    workspace.emplace(stream, counter_bytes + partial_bytes, counter_bytes);
-    q.split_counters = reinterpret_cast<unsigned*>(workspace->get());
-    q.split_partials = reinterpret_cast<float*>(workspace->get() + counter_bytes);
+    // the partial tiles. One counter per split tile: its pieces sum in one level (core/split_k.cuh).
+    const size_t counters = static_cast<size_t>(plan.split_slots) * static_cast<size_t>(j_tiles);
+    plan.counter_bytes = (counters * sizeof(unsigned) + 255) / 256 * 256;
+    plan.partial_bytes = partial_bytes;
   }
   // Split slots launch split_ctas thread blocks instead of j_tiles each.
-  const unsigned grid = static_cast<unsigned>(
-      j_tiles * (p.block_row_count * subtiles - q.split_slots) + q.split_ctas);
+  plan.grid = static_cast<unsigned>(j_tiles * (p.block_row_count * subtiles - plan.split_slots) + plan.split_ctas);
+  return plan;
+}
+
+void launch_bsr_tiled_at(const BsrProblem& prob, const BsrTiledKernel& k, cudaStream_t stream) {
+  // Above 48 KB needs an opt-in; both it and the occupancy are per device (the device context).
+  ensure_smem_opt_in(k.fn, k.smem_bytes);
+  const BsrTiledPlan plan = plan_bsr_tiled(prob, current_device_context().sm_count,
+                                           resident_blocks_per_sm(k.fn, k.threads, k.smem_bytes), k.tile_i, k.tile_j);
+  kernels::BsrParams q = prob.p;
+  q.heavy_slots = plan.heavy_slots;
+  q.split_slots = plan.split_slots;
+  q.split_piece_blocks = plan.split_piece_blocks;
+  q.split_ctas = plan.split_ctas;
+  std::optional<Workspace> workspace;  // freed (stream-ordered) after the launch below
+  if (plan.partial_bytes > 0) {
+    workspace.emplace(stream, plan.workspace_bytes(), plan.counter_bytes);
+    q.split_counters = reinterpret_cast<unsigned*>(workspace->get());
+    q.split_partials = reinterpret_cast<float*>(workspace->get() + plan.counter_bytes);
+  }
   void* args[] = {&q};
-  TILEGEMM_CUDA_CHECK(cudaLaunchKernel(kernel, dim3(grid), dim3(threads), args, smem_bytes, stream));
+  TILEGEMM_CUDA_CHECK(cudaLaunchKernel(k.fn, dim3(plan.grid), dim3(k.threads), args, k.smem_bytes, stream));
 }
 
 }  // namespace detail

@@ -18,8 +18,8 @@ static_assert(std::is_same_v<CompiledSchedule<5>::type, kernels::BsrMma64K32> &&
               "kernel 04's defaults are kBsrSchedules[5 .. 10]");
 }  // namespace
 
-BsrLaunchFn tf32x3_default_launcher(int index, bool xwt, bool vec) {
-  return launcher_in<kFirst>(index, xwt, vec, std::make_integer_sequence<int, kCount>{});
+BsrTiledKernel tf32x3_default_kernel(int index, bool xwt, bool vec) {
+  return kernel_in<kFirst>(index, xwt, vec, std::make_integer_sequence<int, kCount>{});
 }
 
 }  // namespace detail

@@ -6,9 +6,9 @@
 namespace tilegemm {
 namespace detail {
 
-BsrLaunchFn candidate_launcher(int index, bool xwt, bool vec) {
-  return launcher_in<kFirstBsrCandidate>(index, xwt, vec,
-                                         std::make_integer_sequence<int, kNumBsrSchedules - kFirstBsrCandidate>{});
+BsrTiledKernel candidate_kernel(int index, bool xwt, bool vec) {
+  return kernel_in<kFirstBsrCandidate>(index, xwt, vec,
+                                       std::make_integer_sequence<int, kNumBsrSchedules - kFirstBsrCandidate>{});
 }
 
 }  // namespace detail

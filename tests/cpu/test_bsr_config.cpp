@@ -191,6 +191,49 @@ TEST(BsrProblemKey, NamesThePublicProductAndTheMatrixStatistics) {
   EXPECT_EQ(bsr_problem_key(w.prob), "bsr wx f32 1024x96x768 b16x16 nnzb256 long4 x4 y4 beta1");
 }
 
+// The tiled launch plan, worked by hand from its rules (sparse/launch_tiled_plan.cpp): W = a resident
+// slot's share of the run = nnzb * column tiles / (SMs * blocks per SM); rows longer than W / 8 go
+// first, rows longer than W / 2 (and at least two pieces) split into pieces of max(4, W / 4) blocks.
+BsrProblem plan_problem(std::vector<int32_t>* lengths) {
+  BsrProblem prob;
+  prob.p.block_r = prob.p.block_c = 32;
+  prob.p.block_row_count = static_cast<int>(lengths->size());
+  prob.p.cols_j = 4096;  // 32 column tiles of 128
+  prob.row_lengths = lengths;
+  for (int32_t l : *lengths) prob.nnzb += l;
+  return prob;
+}
+
+TEST(BsrTiledPlan, UniformShortRowsNeitherGoFirstNorSplit) {
+  std::vector<int32_t> lengths(4096, 4);
+  const BsrTiledPlan plan = plan_bsr_tiled(plan_problem(&lengths), 132, 2, 32, 128);
+  // W = 16384 * 32 / 264 = 1986: no row of 4 blocks is longer than W / 8.
+  EXPECT_EQ(plan.heavy_slots, 0);
+  EXPECT_EQ(plan.split_slots, 0);
+  EXPECT_EQ(plan.grid, 32u * 4096u);
+  EXPECT_EQ(plan.workspace_bytes(), 0u);
+}
+
+TEST(BsrTiledPlan, OneLongRowSplitsIntoPiecesWithTheirWorkspace) {
+  std::vector<int32_t> lengths(4096, 4);
+  lengths[0] = 2000;  // longest first, as row_order sorts them
+  const BsrTiledPlan plan = plan_bsr_tiled(plan_problem(&lengths), 132, 2, 32, 128);
+  // nnzb = 2000 + 4095 * 4 = 18380, W = 18380 * 32 / 264 = 2227.9: row 0 > W / 2, pieces of
+  // floor(W / 4) = 556 blocks: 4 pieces (556, 556, 556, 332) x 32 column tiles.
+  EXPECT_EQ(plan.split_slots, 1);
+  EXPECT_EQ(plan.heavy_slots, 1);
+  EXPECT_EQ(plan.split_piece_blocks, 556);
+  EXPECT_EQ(plan.split_ctas, 4 * 32);
+  EXPECT_EQ(plan.grid, 32u * 4095u + 128u);
+  EXPECT_EQ(plan.counter_bytes, 256u);  // 32 counters, rounded up to 256 bytes
+  EXPECT_EQ(plan.partial_bytes, size_t(128) * 32 * 128 * sizeof(float));
+  EXPECT_EQ(plan.workspace_bytes(), plan.counter_bytes + plan.partial_bytes);
+  // Twice the residency halves W: pieces of 278 blocks, 8 of them.
+  const BsrTiledPlan wide = plan_bsr_tiled(plan_problem(&lengths), 132, 4, 32, 128);
+  EXPECT_EQ(wide.split_piece_blocks, 278);
+  EXPECT_EQ(wide.split_ctas, 8 * 32);
+}
+
 TEST(BsrJit, SchedulesNotCompiledAheadCompileFromTheEmbeddedHeaders) {
   for (const char* text : {"bsr-tiled:16x64x16:t2x4:s3", "bsr-tf32x3:16x64x16:w1x2:s2"}) {
     SCOPED_TRACE(text);

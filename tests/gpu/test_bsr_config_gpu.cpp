@@ -170,6 +170,54 @@ struct FreshTuningFolder {
 
 // A stored entry for the product's key makes Auto run that config: a run-time compiled schedule
 // nobody else uses, whose binary then appears in the disk cache.
+// bsr_workspace_bytes: nothing for the reduction and small-m kernels or for rows that do not split;
+// for a block row far longer than the others (split over thread blocks), at least two pieces'
+// partial tiles, and the product with that config still matches the reference.
+TEST(BsrConfigs, Small_WorkspaceBytesFollowTheSplit) {
+  constexpr int kR = 32, kBrows = 64, kBatch = 256;
+  BsrMatrix w;
+  w.rows = w.cols = kR * kBrows;
+  w.block_rows = w.block_cols = kR;
+  w.index_pointer.assign(1, 0);
+  for (int i = 0; i < kBrows; ++i) {  // row 0 holds every block, the others their diagonal block
+    for (int j = 0; j < kBrows; ++j)
+      if (i == 0 || j == i) w.block_indices.push_back(j);
+    w.index_pointer.push_back(static_cast<int32_t>(w.block_indices.size()));
+  }
+  w.block_data.assign(w.block_indices.size() * kR * kR, 0.5f);
+  const DeviceBsrMatrix dw(w);
+  DeviceBuffer<float> x(static_cast<size_t>(kBatch) * w.cols), y(static_cast<size_t>(kBatch) * w.rows);
+  const detail::BsrProblem prob =
+      detail::describe_bsr(true, w.rows, kBatch, w.cols, 1.0f, x.get(), w.cols, dw, 0.0f, y.get(), w.rows);
+  for (const char* text : {"bsr-reduction", "bsr-small-m"})
+    EXPECT_EQ(detail::bsr_workspace_bytes(prob, detail::parse_bsr_config(text, "config")), 0u) << text;
+  const detail::BsrConfig tiled = detail::parse_bsr_config("bsr-tiled:32x128x16:t4x8:s4", "config");
+  const size_t bytes = detail::bsr_workspace_bytes(prob, tiled);
+  EXPECT_GE(bytes, size_t(2) * 32 * 128 * sizeof(float));
+  EXPECT_EQ(bytes % 256, 0u);
+
+  // The same schedule on the rows without the long one: no split, no workspace.
+  BsrMatrix short_rows = w;
+  short_rows.block_indices.erase(short_rows.block_indices.begin(), short_rows.block_indices.begin() + kBrows - 1);
+  for (size_t i = 1; i < short_rows.index_pointer.size(); ++i) short_rows.index_pointer[i] = static_cast<int32_t>(i);
+  short_rows.block_data.resize(short_rows.block_indices.size() * kR * kR);
+  const DeviceBsrMatrix dshort(short_rows);
+  EXPECT_EQ(detail::bsr_workspace_bytes(
+                detail::describe_bsr(true, w.rows, kBatch, w.cols, 1.0f, x.get(), w.cols, dshort, 0.0f, y.get(), w.rows),
+                tiled),
+            0u);
+
+  // A schedule whose copies do not split for the product is refused, naming it.
+  try {
+    detail::bsr_workspace_bytes(prob, detail::parse_bsr_config("bsr-tiled:16x256x12:t4x8:s3", "config"));
+    ADD_FAILURE() << "no error for 12-float K-chunks with 16-byte copies";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("bsr_workspace_bytes: bsr-tiled:16x256x12:t4x8:s3"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(BsrConfigs, Small_TunedEntryIsWhatAutoRuns) {
   FreshTuningFolder folder;
   ASSERT_FALSE(folder.dir.path().empty());

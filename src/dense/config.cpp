@@ -38,7 +38,7 @@ std::string to_string(const GemmConfig& c) {
       << ":s" << t.stages << ":b" << t.blocks << ':' << (c.tail_only ? "tail" : "k") << c.splits << ':'
       << tilegemm::to_string(c.raster) << (c.jit ? ":jit" : "");
   } else {
-    o << 's' << c.gemv_s << ":k" << c.splits;
+    o << 's' << c.gemv_s << ":k" << c.splits << (c.jit ? ":jit" : "");
   }
   return o.str();
 }
@@ -93,7 +93,7 @@ GemmConfig parse_gemm_config(const std::string& text, const char* what) {
     else return bad("raster '" + r + "' is not rowmajor, grouped or hilbert");
     ++next;
   }
-  if (next < f.size() && c.family == GemmFamily::Tiled && f[next] == "jit") {
+  if (next < f.size() && f[next] == "jit") {
     c.jit = true;
     ++next;
   }

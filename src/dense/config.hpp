@@ -68,7 +68,7 @@ struct GemmConfig {
   int splits = 1;                   // K slices per split tile (Tiled) or per block's range (GEMV)
   bool tail_only = false;           // Tiled: split only the tiles past the last whole wave
   Raster raster = Raster::Hilbert;  // Tiled: tile order
-  bool jit = false;                 // Tiled: compiled at run time (always for a schedule not compiled ahead)
+  bool jit = false;                 // compiled at run time (a tiled schedule not compiled ahead always is)
   bool operator==(const GemmConfig& o) const {
     return family == o.family && tile == o.tile && gemv_s == o.gemv_s && splits == o.splits &&
            tail_only == o.tail_only && raster == o.raster && jit == o.jit;
@@ -80,7 +80,7 @@ struct GemmConfig {
 //                                                      tail<N>: tiles past the last whole wave)
 //   tiled:…:hilbert:jit                              (compiled at run time; the parser adds it to
 //                                                      any schedule not compiled ahead of time)
-//   gemv-rows:s16:k4    gemv-cols:s1:k8
+//   gemv-rows:s16:k4    gemv-cols:s1:k8    gemv-cols:s1:k8:jit (the kernel compiled at run time)
 std::string to_string(const GemmConfig& c);
 // Parses the text form; the split field and the raster may be left out (k1, hilbert). Throws
 // Error(InvalidArgument) whose message starts with `what` and quotes the text.

@@ -212,7 +212,8 @@ void run_config(const CanonicalGemm& g, const GemmConfig& c, const DeviceFacts& 
   gp.group = s.group;
   gp.partials = partials;
   gp.counters = counters;
-  launch_gemv(c.family == GemmFamily::GemvRows, c.gemv_s, v.vec_w, gp, s.units, stream);
+  if (c.jit) launch_gemv_jit(c.family == GemmFamily::GemvRows, c.gemv_s, v.vec_w, gp, s.units, stream);
+  else launch_gemv(c.family == GemmFamily::GemvRows, c.gemv_s, v.vec_w, gp, s.units, stream);
 }
 
 }  // namespace detail

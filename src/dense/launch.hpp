@@ -63,6 +63,9 @@ void launch_split_tiled_jit(const TileShape& t, const CanonicalGemm& g, const ke
 // A GEMV kernel (gemv_rows.cuh or gemv_cols.cuh) for short dimension bound s (1, 2, 4, 8, 16), with
 // 16-byte loads of W when vec_w, `units` thread blocks.
 void launch_gemv(bool rows, int s, bool vec_w, const kernels::GemvParams& p, long long units, cudaStream_t stream);
+// The same GEMV kernel compiled at run time (launch_jit.cpp): its NVRTC request and its launch.
+JitRequest gemv_jit_request(bool rows, int s, bool vec_w);
+void launch_gemv_jit(bool rows, int s, bool vec_w, const kernels::GemvParams& p, long long units, cudaStream_t stream);
 
 }  // namespace detail
 }  // namespace tilegemm

@@ -1,5 +1,6 @@
-// Level 6's kernel and the split-K / stream-K kernel for a schedule compiled at run time: the same
-// templates as launch_split_tiled.cuh instantiates ahead of time, named as NVRTC name expressions.
+// Dense kernels compiled at run time: level 6's kernel and the split-K / stream-K kernel for a tiled
+// schedule, and the GEMV kernels: the same templates launch_split_tiled.cuh and launch_gemv.cu
+// instantiate ahead of time, named as NVRTC name expressions.
 #include <cuda_runtime_api.h>
 
 #include <string>
@@ -44,6 +45,21 @@ void launch_split_tiled_jit(const TileShape& t, const CanonicalGemm& g, const ke
   void* args[] = {&p, &s};  // gemm_warp_tiled takes p alone
   TILEGEMM_CUDA_CHECK(cudaLaunchKernel(kernel, dim3(static_cast<unsigned>(units)), dim3(t.threads()), args,
                                        t.smem_bytes(), stream));
+}
+
+JitRequest gemv_jit_request(bool rows, int s, bool vec_w) {
+  const std::string kernel = rows ? "gemv_rows" : "gemv_cols";
+  JitRequest r;
+  r.header = "dense/kernels/" + kernel + ".cuh";
+  r.name_expression = "&tilegemm::kernels::" + kernel + "<" + std::to_string(s) + ", " + b(vec_w) + ">";
+  return r;
+}
+
+void launch_gemv_jit(bool rows, int s, bool vec_w, const kernels::GemvParams& p, long long units, cudaStream_t stream) {
+  const void* kernel = jit_kernel(current_device_context(), gemv_jit_request(rows, s, vec_w));
+  kernels::GemvParams q = p;
+  void* args[] = {&q};
+  TILEGEMM_CUDA_CHECK(cudaLaunchKernel(kernel, dim3(static_cast<unsigned>(units)), dim3(kGemvThreads), args, 0, stream));
 }
 
 }  // namespace detail

@@ -65,6 +65,14 @@ TEST(JitConfig, CompiledSchedulesPassTheConstraintsAndOthersAreMarked) {
   const GemmConfig twin = parse_gemm_config("tiled:128x256x32:w64x64:t16x8:s4:b1:k1:hilbert:jit", "config");
   EXPECT_TRUE(twin.jit);
   EXPECT_FALSE(parse_gemm_config("tiled:128x256x32:w64x64:t16x8:s4:b1:k1:hilbert", "config").jit);
+  // A GEMV config's run-time twin: marked only when asked, and its text round-trips.
+  const GemmConfig gemv = parse_gemm_config("gemv-cols:s4:k8:jit", "config");
+  EXPECT_TRUE(gemv.jit);
+  EXPECT_EQ(to_string(gemv), "gemv-cols:s4:k8:jit");
+  EXPECT_EQ(parse_gemm_config(to_string(gemv), "config"), gemv);
+  EXPECT_FALSE(parse_gemm_config("gemv-rows:s16:k2", "config").jit);
+  EXPECT_EQ(gemv_jit_request(true, 8, false).name_expression, "&tilegemm::kernels::gemv_rows<8, false>");
+  EXPECT_EQ(gemv_jit_request(false, 1, true).header, "dense/kernels/gemv_cols.cuh");
   GemmProblem p;
   p.m = p.n = p.k = 512;
   p.vec_a = p.vec_b = true;

@@ -63,6 +63,30 @@ TEST_F(JitTest, Small_TwinOfACompiledConfigIsBitwiseTheSame) {
   EXPECT_TRUE(warnings().empty());
 }
 
+// The GEMV kernels' run-time twins: both kernels, split and not, both orientations of the long
+// operand (small M runs W = B, small N runs W = A).
+TEST_F(JitTest, Small_GemvTwinIsBitwiseTheSame) {
+  struct Case {
+    int m, n, k;
+    bool trans_b;
+    const char* config;
+  } cases[] = {
+      {3, 700, 333, false, "gemv-cols:s4:k1"}, {3, 700, 333, false, "gemv-cols:s4:k5"},
+      {13, 520, 260, true, "gemv-rows:s16:k1"}, {13, 520, 260, true, "gemv-rows:s16:k3"},
+      {1, 300, 515, false, "gemv-cols:s1:k2"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.config) + (c.trans_b ? " NT" : " NN"));
+    RandomProduct p(c.m, c.n, c.k, c.trans_b, 47);
+    const std::vector<float> aot = run(p, c.config);
+    p.expect_near_reference(aot);
+    const std::vector<float> jit = run(p, std::string(c.config) + ":jit");
+    ASSERT_EQ(aot.size(), jit.size());
+    EXPECT_EQ(std::memcmp(aot.data(), jit.data(), aot.size() * sizeof(float)), 0);
+  }
+  EXPECT_TRUE(warnings().empty());
+}
+
 TEST_F(JitTest, Small_SchedulesNotCompiledAheadMatchTheReference) {
   const char* configs[] = {
       "tiled:128x128x32:w64x32:t8x8:s3:b2:k2:hilbert",

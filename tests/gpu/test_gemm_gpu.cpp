@@ -26,19 +26,36 @@ struct Shape {
   int64_t m, n, k;
 };
 
+// Where the operands sit in memory.
+enum class Memory {
+  Tight,         // at the start of their buffers, tight leading dimensions
+  OffsetPadded,  // pointers offset by one element, leading dimensions padded by 3
+  Offset111,     // pointers offset by one element, tight leading dimensions (multiples of 4 here): the
+                 // tiled kernels widen the as-is operands to their 16-byte boundary (align_for_tiles)
+  Offset123,     // A, B, C offset by 1, 2, 3 elements: B and C misaligned differently
+};
 struct Case {
   Shape shape;
   Layout layout;
   Op op_a, op_b;
-  bool offset_padded;  // pointers offset by one element and leading dimensions padded by 3
+  Memory memory;
 };
+const char* memory_name(Memory m) {
+  switch (m) {
+    case Memory::Tight: return "_tight";
+    case Memory::OffsetPadded: return "_offset";
+    case Memory::Offset111: return "_off111";
+    case Memory::Offset123: return "_off123";
+  }
+  return "";
+}
 
 std::string case_name(const testing::TestParamInfo<Case>& info) {
   const Case& c = info.param;
   const bool small = c.shape.m * c.shape.n * c.shape.k <= 140 * 140 * 140;
   return std::string(small ? "Small_" : "Large_") + std::to_string(c.shape.m) + "x" +
          std::to_string(c.shape.n) + "x" + std::to_string(c.shape.k) + "_" + to_string(c.layout) +
-         "_" + to_string(c.op_a) + to_string(c.op_b) + (c.offset_padded ? "_offset" : "_tight");
+         "_" + to_string(c.op_a) + to_string(c.op_b) + memory_name(c.memory);
 }
 
 // A stored operand in host memory, with its position inside a larger allocation.
@@ -50,12 +67,13 @@ struct HostMatrix {
   float* data() { return storage.data() + offset; }
 };
 
-HostMatrix make_matrix(StoredMatrix shape, Layout layout, bool offset_padded, std::mt19937& rng,
+// `which`: 0 for A, 1 for B, 2 for C (Memory::Offset123 offsets them by which + 1).
+HostMatrix make_matrix(StoredMatrix shape, Layout layout, Memory memory, int which, std::mt19937& rng,
                        float pad_value) {
   HostMatrix h;
   h.shape = shape;
-  h.ld = shape.min_ld(layout) + (offset_padded ? 3 : 0);
-  h.offset = offset_padded ? 1 : 0;
+  h.ld = shape.min_ld(layout) + (memory == Memory::OffsetPadded ? 3 : 0);
+  h.offset = memory == Memory::Tight ? 0 : memory == Memory::Offset123 ? which + 1 : 1;
   const int64_t extent = shape.extent(layout, h.ld);
   h.storage.assign(static_cast<size_t>(h.offset + extent + 4), pad_value);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
@@ -122,12 +140,12 @@ TEST_P(GemmLadder, MatchesCpuReference) {
   const Case& tc = GetParam();
   const int64_t m = tc.shape.m, n = tc.shape.n, k = tc.shape.k;
   const StoredOperands shapes = stored_shapes(tc.op_a, tc.op_b, m, n, k);
-  std::mt19937 rng(static_cast<unsigned>(m * 7919 + n * 104729 + k * 31 + tc.offset_padded));
+  std::mt19937 rng(static_cast<unsigned>(m * 7919 + n * 104729 + k * 31 + static_cast<int>(tc.memory)));
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float pad = -777.0f;  // marks memory outside the matrices; must survive every call
-  const HostMatrix a = make_matrix(shapes.a, tc.layout, tc.offset_padded, rng, pad);
-  const HostMatrix b = make_matrix(shapes.b, tc.layout, tc.offset_padded, rng, pad);
-  const HostMatrix c0 = make_matrix(shapes.c, tc.layout, tc.offset_padded, rng, pad);
+  const HostMatrix a = make_matrix(shapes.a, tc.layout, tc.memory, 0, rng, pad);
+  const HostMatrix b = make_matrix(shapes.b, tc.layout, tc.memory, 1, rng, pad);
+  const HostMatrix c0 = make_matrix(shapes.c, tc.layout, tc.memory, 2, rng, pad);
 
   // Exact-ish product once; every level and alpha/beta is checked against it.
   std::vector<double> prod(static_cast<size_t>(m * n));
@@ -209,11 +227,23 @@ std::vector<Case> all_cases() {
     for (Layout layout : {Layout::RowMajor, Layout::ColMajor})
       for (Op op_a : {Op::N, Op::T})
         for (Op op_b : {Op::N, Op::T})
-          for (bool offset_padded : {false, true}) {
+          for (Memory memory : {Memory::Tight, Memory::OffsetPadded}) {
             // The largest shape once per layout/op combination (with offsets and padding): it costs
             // ~70 GMAC of CPU reference each.
-            if (s.m == 4095 && !offset_padded) continue;
-            cases.push_back({s, layout, op_a, op_b, offset_padded});
+            if (s.m == 4095 && memory == Memory::Tight) continue;
+            cases.push_back({s, layout, op_a, op_b, memory});
+          }
+  // Offset pointers with leading dimensions that are multiples of 4: the aligning widening of the
+  // tiled kernels, whole tiles, split-K (64x64x65536) and ragged edges.
+  const std::vector<Shape> aligned_ld_shapes = {{64, 64, 64}, {128, 256, 160}, {132, 260, 96}, {1000, 1000, 1000},
+                                                {64, 64, 65536}};
+  for (const Shape& s : aligned_ld_shapes)
+    for (Layout layout : {Layout::RowMajor, Layout::ColMajor})
+      for (Op op_a : {Op::N, Op::T})
+        for (Op op_b : {Op::N, Op::T})
+          for (Memory memory : {Memory::Offset111, Memory::Offset123}) {
+            if (s.m >= 1000 && memory == Memory::Offset123) continue;  // ~1 GMAC of CPU reference each
+            cases.push_back({s, layout, op_a, op_b, memory});
           }
   return cases;
 }

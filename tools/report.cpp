@@ -158,10 +158,9 @@ std::string sparse_table(const std::vector<Row>& rows) {
   return out.str();
 }
 
-std::string number(double v) { return csv_number(v); }
-std::string number_if(bool have, double v) { return have ? number(v) : std::string(); }
+std::string number_if(bool have, double v) { return have ? csv_number(v) : std::string(); }
 
-// The measurement's columns, the same for both operations (ratio_name: the operation's name of `ratio`).
+// The timing columns, the same for both operations.
 std::vector<CsvColumn<Row>> measurement_columns() {
   return {
       {"median_ms", [](const Row& r) { return number_if(r.ok(), r.t.median_ms); }},
@@ -170,15 +169,18 @@ std::vector<CsvColumn<Row>> measurement_columns() {
       {"reps", [](const Row& r) { return number_if(r.ok(), r.t.reps); }},
   };
 }
+// Peak share and verification, the same for both operations.
 std::vector<CsvColumn<Row>> error_columns() {
   return {
       {"pct_fp32_peak", [](const Row& r) { return number_if(r.ok(), r.peak_pct); }},
       {"max_abs_err", [](const Row& r) { return number_if(r.max_err.has_value(), r.max_err.value_or(0)); }},
-      {"tolerance", [](const Row& r) { return number(r.tol); }},
+      {"tolerance", [](const Row& r) { return csv_number(r.tol); }},
   };
 }
 std::string timing_cell(const Row& r) { return r.ok() ? timing_csv_text(r.t.graph_batch) : std::string(); }
 
+// The columns of an operation after `device` (the CSV header of each is fixed: docs/results and the
+// scripts read them).
 std::vector<CsvColumn<Row>> csv_columns(bool sparse) {
   std::vector<CsvColumn<Row>> c;
   auto add = [&c](std::vector<CsvColumn<Row>> more) { c.insert(c.end(), more.begin(), more.end()); };
@@ -205,8 +207,8 @@ std::vector<CsvColumn<Row>> csv_columns(bool sparse) {
          {"k", [](const Row& r) { return std::to_string(r.bsr().problem.k); }},
          {"block_rows", [](const Row& r) { return std::to_string(r.bsr().problem.block_rows); }},
          {"block_cols", [](const Row& r) { return std::to_string(r.bsr().problem.block_cols); }},
-         {"sparsity", [](const Row& r) { return number(r.bsr().problem.sparsity); }},
-         {"achieved_sparsity", [](const Row& r) { return number(r.bsr().achieved_sparsity); }},
+         {"sparsity", [](const Row& r) { return csv_number(r.bsr().problem.sparsity); }},
+         {"achieved_sparsity", [](const Row& r) { return csv_number(r.bsr().achieved_sparsity); }},
          {"nnzb", [](const Row& r) { return std::to_string(r.bsr().nnzb); }},
          {"max_row_blocks", [](const Row& r) { return std::to_string(r.bsr().max_row_blocks); }},
          {"rows", [](const Row& r) { return rows_name(r.bsr().problem.rows); }},

@@ -61,14 +61,16 @@ constexpr double kL2OverDram = 2.0;
 // to the measured best on the exhaustively tuned shapes (tests/cpu/data, perf note #32).
 constexpr double kSplitMargin = 0.01;
 // GEMV: bandwidth one thread block sustains (~22 GB/s: 128 blocks stream at 2.8 TB/s), blocks
-// resident per SM (~128 registers x 256 threads), each block wave's start-up, and the time of one
-// staged X chunk per block with s rows of X (rows kernel: 256 k, ~3 us at s = 16 on 2048x16x4096;
-// columns kernel: 64 or 32 k, ~2 us at s = 16 on 16x14336x4096).
+// resident per SM (~128 registers x 256 threads: two; the rows kernel at s = 16, 170 registers for
+// its 4 W rows per warp: one), each block wave's start-up, and the time of one staged X chunk per
+// block with s rows of X (rows kernel: 256 k, 1.0 + 0.12 s us up to s = 8, 2.4 us at s = 16 for 32
+// W rows: 4096x16x4096 in one wave 45 us, H100 2026-11-25, perf note #39; columns kernel: 64 or 32
+// k, ~2 us at s = 16 on 16x14336x4096).
 constexpr double kGemvBlockGbs = 18;
-constexpr double kGemvBlocksPerSm = 2.0;
+double gemv_blocks_per_sm(bool rows, int s) { return rows && s == 16 ? 1.0 : 2.0; }
 constexpr double kGemvWaveUs = 4.0;
 constexpr double kGemvFixedUs = 5.0;
-double gemv_chunk_us(bool rows, int s) { return rows ? 1.0 + 0.12 * s : 0.8 + 0.075 * s; }
+double gemv_chunk_us(bool rows, int s) { return rows ? (s == 16 ? 2.4 : 1.0 + 0.12 * s) : 0.8 + 0.075 * s; }
 // The last slice of a GEMV tile sums every slice's s x 128 partial outputs in order: ~0.02 us per
 // row of X per slice (16x2048x4096 columns kernel, s = 16: 32.7 us at 16 slices, 41.9 at 32; H100,
 // 2026-11-25, perf note #34).
@@ -166,10 +168,11 @@ ScoredConfig score_gemv(const GemmProblem& p, const GemmConfig& c, const DeviceF
   const double bw = std::min(kDramEfficiency * d.mem_bandwidth_gbs, kGemvBlockGbs * static_cast<double>(s.units)) * 1e3;
   const double dram = (w_bytes + x_bytes + c_bytes) / bw;
   const double l2 = x_bytes * static_cast<double>(s.tiles) / (kL2OverDram * d.mem_bandwidth_gbs * 1e3);
-  const double waves = ceil_div(static_cast<double>(s.units), kGemvBlocksPerSm * d.sm_count);
-  const int chunk = c.family == GemmFamily::GemvRows ? kGemvRowsChunk : gemv_cols_chunk(c.gemv_s);
+  const bool rows = c.family == GemmFamily::GemvRows;
+  const double waves = ceil_div(static_cast<double>(s.units), gemv_blocks_per_sm(rows, c.gemv_s) * d.sm_count);
+  const int chunk = rows ? kGemvRowsChunk : gemv_cols_chunk(c.gemv_s);
   const double chunks = ceil_div(static_cast<double>(s.slice_k), chunk);
-  const double blocks = waves * chunks * gemv_chunk_us(c.family == GemmFamily::GemvRows, c.gemv_s);
+  const double blocks = waves * chunks * gemv_chunk_us(rows, c.gemv_s);
   const double fixup = s.splits > 1 ? kSplitFixedUs + (s.group < s.splits ? 2 : 1) * kFixupLevelUs +
                                           kGemvSliceRowUs * c.gemv_s * static_cast<double>(s.splits)
                                     : 0.0;

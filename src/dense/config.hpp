@@ -56,7 +56,7 @@ inline constexpr int kGemvMaxS = 16;          // largest short dimension
 inline constexpr int kGemvThreads = 256;
 inline constexpr int kGemvRowsChunk = 256;    // k per staged X chunk (gemv_rows.cuh)
 inline constexpr int kGemvColsCols = 128;     // W columns per block (gemv_cols.cuh)
-inline int gemv_rows_block_rows(int s) { return 8 * (s >= 8 ? 2 : 4); }  // W rows per block
+inline int gemv_rows_block_rows(int s) { return 8 * (s == 8 ? 2 : 4); }  // W rows per block
 inline int gemv_cols_chunk(int s) { return 8 * (s >= 8 ? 4 : 8); }       // k per staged X chunk
 // The compiled bound on the short dimension a product with s_count rows of X uses: 1, 2, 4, 8, 16.
 int gemv_bound(int s_count);

@@ -17,7 +17,10 @@ template <int kS_>
 struct GemvRowsShape {
   static constexpr int kS = kS_;                  // rows of X handled (s_count <= kS)
   static constexpr int kWarps = 8, kThreads = 32 * kWarps;
-  static constexpr int kRows = kS >= 8 ? 2 : 4;   // W rows per warp: kRows * kS accumulators per lane
+  // W rows per warp: kRows * kS accumulators per lane. Each staged X value read from shared memory
+  // serves kRows rows; at s = 16 two rows left the kernel bound by those reads (4096x16x4096: 54 us,
+  // four rows: 45 us, one 170-register block per SM; perf note #39). s = 8 keeps two (80 registers).
+  static constexpr int kRows = kS == 8 ? 2 : 4;
   static constexpr int kBlockRows = kWarps * kRows;
   static constexpr int kU = 2;                     // 4-float groups per row per lane per chunk (x2: prefetch)
   static constexpr int kChunk = 32 * 4 * kU;       // k per chunk

@@ -39,11 +39,14 @@ cudaStream_t bench_stream() {
 }
 
 
-void verify_and_time(Row& r, const std::function<void()>& run, const std::function<Diff()>& check, double flops,
-                     double peak_tflops, const TimingPlan& timing) {
+void verify_and_time(Row& r, const std::function<void()>& run, const std::function<void()>& poison,
+                     const std::function<Diff()>& compare, double flops, double peak_tflops, const TimingPlan& timing) {
   try {
-    if (check) {
-      const Diff d = check();
+    if (compare) {
+      poison();  // unwritten elements show up
+      run();
+      TILEGEMM_CUDA_CHECK(cudaDeviceSynchronize());
+      const Diff d = compare();
       r.max_err = d.max_abs;
       if (d.non_finite || d.max_abs > r.tol) {
         char msg[160];

@@ -71,13 +71,13 @@ struct TimingPlan {
   int graph_batch = 0;
 };
 
-// The one measuring step of every bench, dense and sparse: `check` (empty for the run's reference
-// itself) poisons the output, runs the contender once and compares with the reference; a wrong result
-// makes a FAILED row, which gets no time. Then `run` is timed: the row gets its timing, TFLOP/s
-// (`flops` per run) and % of `peak_tflops`. A tilegemm::Error other than out-of-memory makes a
-// FAILED row; out-of-memory stops the run.
-void verify_and_time(Row& r, const std::function<void()>& run, const std::function<Diff()>& check, double flops,
-                     double peak_tflops, const TimingPlan& timing);
+// The one measuring step of every bench, dense and sparse. Unless `compare` is empty (the run's
+// reference itself): `poison` fills the output with NaN, `run` computes it once, and `compare` measures
+// it against the reference; a wrong result makes a FAILED row, which gets no time. Then `run` is timed:
+// the row gets its timing, TFLOP/s (`flops` per run) and % of `peak_tflops`. A tilegemm::Error other
+// than out-of-memory makes a FAILED row; out-of-memory stops the run.
+void verify_and_time(Row& r, const std::function<void()>& run, const std::function<void()>& poison,
+                     const std::function<Diff()>& compare, double flops, double peak_tflops, const TimingPlan& timing);
 
 }  // namespace tools
 }  // namespace tilegemm

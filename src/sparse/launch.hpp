@@ -75,6 +75,9 @@ struct BsrTiledPlan {
   size_t workspace_bytes() const { return counter_bytes + partial_bytes; }
 };
 BsrTiledPlan plan_bsr_tiled(const BsrProblem& prob, int sm_count, int blocks_per_sm, int tile_i, int tile_j);
+// The plan for `k` on the current device: its residency (after the shared-memory opt-in above 48 KB,
+// which residency needs) and the device's SM count.
+BsrTiledPlan plan_bsr_tiled(const BsrProblem& prob, const BsrTiledKernel& k);
 // Plans and launches `k` (launch_tiled_plan.cpp).
 void launch_bsr_tiled_at(const BsrProblem& prob, const BsrTiledKernel& k, cudaStream_t stream);
 

@@ -66,11 +66,7 @@ size_t bsr_workspace_bytes(const BsrProblem& prob, const BsrConfig& c) {
   if (!c.is_tiled()) return 0;
   const std::string why = bsr_can_implement(prob, c);
   if (!why.empty()) throw Error(ErrorCode::InvalidArgument, "bsr_workspace_bytes: " + to_string(c) + ": " + why);
-  const BsrTiledKernel k = bsr_tiled_kernel(prob, c);
-  ensure_smem_opt_in(k.fn, k.smem_bytes);  // the residency of a kernel above 48 KB needs it
-  const DeviceContext& dc = current_device_context();
-  return plan_bsr_tiled(prob, dc.sm_count, resident_blocks_per_sm(k.fn, k.threads, k.smem_bytes), k.tile_i, k.tile_j)
-      .workspace_bytes();
+  return plan_bsr_tiled(prob, bsr_tiled_kernel(prob, c)).workspace_bytes();
 }
 
 }  // namespace detail

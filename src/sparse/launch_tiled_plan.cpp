@@ -87,11 +87,15 @@ BsrTiledPlan plan_bsr_tiled(const BsrProblem& prob, int sm_count, int blocks_per
   return plan;
 }
 
-void launch_bsr_tiled_at(const BsrProblem& prob, const BsrTiledKernel& k, cudaStream_t stream) {
+BsrTiledPlan plan_bsr_tiled(const BsrProblem& prob, const BsrTiledKernel& k) {
   // Above 48 KB needs an opt-in; both it and the occupancy are per device (the device context).
   ensure_smem_opt_in(k.fn, k.smem_bytes);
-  const BsrTiledPlan plan = plan_bsr_tiled(prob, current_device_context().sm_count,
-                                           resident_blocks_per_sm(k.fn, k.threads, k.smem_bytes), k.tile_i, k.tile_j);
+  return plan_bsr_tiled(prob, current_device_context().sm_count, resident_blocks_per_sm(k.fn, k.threads, k.smem_bytes),
+                        k.tile_i, k.tile_j);
+}
+
+void launch_bsr_tiled_at(const BsrProblem& prob, const BsrTiledKernel& k, cudaStream_t stream) {
+  const BsrTiledPlan plan = plan_bsr_tiled(prob, k);
   kernels::BsrParams q = prob.p;
   q.heavy_slots = plan.heavy_slots;
   q.split_slots = plan.split_slots;

@@ -75,6 +75,11 @@ double gemv_chunk_us(bool rows, int s) { return rows ? (s == 16 ? 2.4 : 1.0 + 0.
 // row of X per slice (16x2048x4096 columns kernel, s = 16: 32.7 us at 16 slices, 41.9 at 32; H100,
 // 2026-11-25, perf note #34).
 constexpr double kGemvSliceRowUs = 0.02;
+// Packing an operand (config pack_a / pack_b): its bytes read and written once at this fraction of the
+// DRAM bandwidth, plus a launch each (B of 4096^3, 64 MB: 43 us, pack-b minus no packing on aligned
+// NN; H100, 2026-11-25).
+constexpr double kPackDramEfficiency = 0.90;
+constexpr double kPackLaunchUs = 2.0;
 // -------------------------------------------------------------------------------------------------
 
 int op_index(bool trans_a, bool trans_b) { return (trans_a ? 2 : 0) + (trans_b ? 1 : 0); }
@@ -111,8 +116,18 @@ double min_bytes(const GemmProblem& p) {
   return 4.0 * (m * k + k * n + m * n * (p.beta_zero ? 1.0 : 2.0));
 }
 
-ScoredConfig score_tiled(const GemmProblem& p, const GemmConfig& c, const DeviceFacts& d) {
+// Copying the packed operands: each read from its source and written to the scratch buffer.
+double pack_us(const GemmProblem& p, const GemmConfig& c, const DeviceFacts& d) {
+  const double k = static_cast<double>(p.k);
+  const double bytes = 4.0 * k * ((c.pack_a ? static_cast<double>(p.m) : 0.0) + (c.pack_b ? static_cast<double>(p.n) : 0.0));
+  const int launches = (c.pack_a ? 1 : 0) + (c.pack_b ? 1 : 0);
+  return launches == 0 ? 0.0 : 2.0 * bytes / (kPackDramEfficiency * d.mem_bandwidth_gbs * 1e3) + launches * kPackLaunchUs;
+}
+
+ScoredConfig score_tiled(const GemmProblem& original, const GemmConfig& c, const DeviceFacts& d) {
   const TileShape& t = c.tile;
+  const GemmProblem p = packed_problem(original, c);  // what the tiled kernel reads
+  const double pack = pack_us(original, c, d);
   const SplitPlan s = plan_split(p, c, d);
   const int index = model_schedule_index(t);
   const bool as_is_aligned = (!p.trans_a || p.vec_a) && (p.trans_b || p.vec_b);
@@ -150,11 +165,13 @@ ScoredConfig score_tiled(const GemmProblem& p, const GemmConfig& c, const Device
                     (kL2OverDram * d.mem_bandwidth_gbs * 1e3);
   ScoredConfig sc;
   sc.config = c;
-  sc.predicted_us = std::max({compute, dram, l2}) + fixup + kLaunchUs;
+  sc.predicted_us = std::max({compute, dram, l2}) + fixup + kLaunchUs + pack;
   sc.why = fmt("%.0f blocks = %.2f waves of %.0f slots", static_cast<double>(s.units), s.units / slots, slots) +
            (s.splits > 1 ? fmt(", K in %.0f slices of %.0f K-tiles", s.splits, s.slice_k) : std::string()) +
            fmt("; compute %.1f us, DRAM %.1f us, L2 %.1f us", compute, dram, l2) +
-           (fixup > 0 ? fmt(", split sum %.1f us", fixup) : std::string());
+           (fixup > 0 ? fmt(", split sum %.1f us", fixup) : std::string()) +
+           (pack > 0 ? std::string(", packing ") + (c.pack_a ? (c.pack_b ? "A and B" : "A") : "B") + fmt(" %.1f us", pack)
+                     : std::string());
   return sc;
 }
 
@@ -197,19 +214,34 @@ ConfigChoice choose_config(const GemmProblem& p, const DeviceFacts& d) {
     if (!can_implement(p, c).empty()) return;
     out.ranked.push_back(score_config(p, c, d));
   };
+  // Packing is worth trying where the kernel would copy an operand slower than as-is with 16-byte
+  // copies: an as-is operand (A stored transposed, B not) that is not 16-byte aligned, and a B stored
+  // transposed (its transposing copies cost 5-15 % of the NN rate on the big tiles; A's cost ~nothing).
+  struct Packing {
+    bool a, b;
+  };
+  std::vector<Packing> packings{{false, false}};
+  const bool try_a = p.trans_a && !p.vec_a, try_b = p.trans_b || !p.vec_b;
+  if (try_a) packings.push_back({true, false});
+  if (try_b) packings.push_back({false, true});
+  if (try_a && try_b) packings.push_back({true, true});
   for (const TileShape& t : kTiledSchedules) {
     const long long k_tiles = (p.k + t.bk - 1) / t.bk;
     const long long tiles = ((p.m + t.bm - 1) / t.bm) * ((p.n + t.bn - 1) / t.bn);
     const bool whole_waves = tiles >= tiled_slots(t, d);
     for (int splits : kSplitCounts) {
       if (splits > k_tiles) break;
-      GemmConfig c;
-      c.tile = t;
-      c.splits = splits;
-      consider(c);
-      if (splits > 1 && whole_waves && tiles % tiled_slots(t, d) != 0) {
-        c.tail_only = true;
+      for (const Packing& pk : packings) {
+        GemmConfig c;
+        c.tile = t;
+        c.splits = splits;
+        c.pack_a = pk.a;
+        c.pack_b = pk.b;
         consider(c);
+        if (splits > 1 && whole_waves && tiles % tiled_slots(t, d) != 0) {
+          c.tail_only = true;
+          consider(c);
+        }
       }
     }
   }

@@ -36,7 +36,9 @@ std::string to_string(const GemmConfig& c) {
     const TileShape& t = c.tile;
     o << t.bm << 'x' << t.bn << 'x' << t.bk << ":w" << t.wm << 'x' << t.wn << ":t" << t.tm << 'x' << t.tn
       << ":s" << t.stages << ":b" << t.blocks << ':' << (c.tail_only ? "tail" : "k") << c.splits << ':'
-      << tilegemm::to_string(c.raster) << (c.jit ? ":jit" : "");
+      << tilegemm::to_string(c.raster);
+    if (c.pack_a || c.pack_b) o << ":pack-" << (c.pack_a ? "a" : "") << (c.pack_b ? "b" : "");
+    o << (c.jit ? ":jit" : "");
   } else {
     o << 's' << c.gemv_s << ":k" << c.splits << (c.jit ? ":jit" : "");
   }
@@ -85,12 +87,20 @@ GemmConfig parse_gemm_config(const std::string& text, const char* what) {
     c.tail_only = tail;
     ++next;
   }
-  if (next < f.size() && c.family == GemmFamily::Tiled) {
+  if (next < f.size() && c.family == GemmFamily::Tiled && f[next] != "jit" && f[next].compare(0, 5, "pack-") != 0) {
     const std::string& r = f[next];
     if (r == "rowmajor") c.raster = Raster::RowMajor;
     else if (r == "grouped") c.raster = Raster::Grouped;
     else if (r == "hilbert") c.raster = Raster::Hilbert;
     else return bad("raster '" + r + "' is not rowmajor, grouped or hilbert");
+    ++next;
+  }
+  if (next < f.size() && f[next].compare(0, 5, "pack-") == 0) {
+    const std::string& pk = f[next];
+    if (c.family != GemmFamily::Tiled) return bad("packing applies to tiled configs only");
+    if (pk != "pack-a" && pk != "pack-b" && pk != "pack-ab") return bad("pack field '" + pk + "' is not pack-a, pack-b or pack-ab");
+    c.pack_a = pk != "pack-b";
+    c.pack_b = pk != "pack-a";
     ++next;
   }
   if (next < f.size() && f[next] == "jit") {

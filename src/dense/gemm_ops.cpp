@@ -121,6 +121,32 @@ SplitPlan plan_split(const GemmProblem& p, const GemmConfig& c, const DeviceFact
   return s;
 }
 
+PackPlan plan_pack(const GemmProblem& p, const GemmConfig& c) {
+  PackPlan plan;
+  auto buffer = [&](int64_t row_length, int& ld, size_t& bytes) {
+    ld = static_cast<int>((row_length + 3) / 4 * 4);
+    bytes = (static_cast<size_t>(p.k) * static_cast<size_t>(ld) * sizeof(float) + 255) / 256 * 256;
+  };
+  if (c.pack_a) buffer(p.m, plan.lda, plan.a_bytes);
+  if (c.pack_b) buffer(p.n, plan.ldb, plan.b_bytes);
+  return plan;
+}
+
+GemmProblem packed_problem(const GemmProblem& p, const GemmConfig& c) {
+  GemmProblem q = p;
+  if (c.pack_a) q.trans_a = true, q.vec_a = true;
+  if (c.pack_b) q.trans_b = false, q.vec_b = true;
+  return q;
+}
+
+CanonicalGemm packed_flags(const CanonicalGemm& g, const GemmConfig& c) {
+  CanonicalGemm h = g;
+  const GemmProblem q = packed_problem(describe(g), c);
+  h.trans_a = q.trans_a, h.vec_a = q.vec_a;
+  h.trans_b = q.trans_b, h.vec_b = q.vec_b;
+  return h;
+}
+
 std::string can_implement(const GemmProblem& p, const GemmConfig& c) {
   if (c.splits < 1 || c.splits > kMaxSplits)
     return "splits = " + std::to_string(c.splits) + " is outside 1.." + std::to_string(kMaxSplits);
@@ -137,9 +163,14 @@ std::string can_implement(const GemmProblem& p, const GemmConfig& c) {
     if (c.gemv_s != 0) return "a tiled config has no short dimension (gemv_s)";
     const long long units = ceil_div(p.m, c.tile.bm) * ceil_div(p.n, c.tile.bn) * c.splits;
     if (units > 2147483647LL) return "the launch needs more than 2^31 - 1 thread blocks";
+    const PackPlan pack = plan_pack(p, c);
+    if (pack.bytes() > kMaxPackBytes)
+      return "the packed operands take " + std::to_string(pack.bytes() >> 20) + " MB, more than packing may take (" +
+             std::to_string(kMaxPackBytes >> 20) + " MB)";
     return "";
   }
   if (c.tail_only) return "tail splitting applies to tiled configs only";
+  if (c.pack_a || c.pack_b) return "packing applies to tiled configs only";
   if (std::min(p.m, p.n) > kGemvMaxS)
     return "a GEMV config needs M or N <= " + std::to_string(kGemvMaxS) + " (the problem is " +
            std::to_string(p.m) + " x " + std::to_string(p.n) + " in its row-major form)";
@@ -157,24 +188,57 @@ std::string can_implement(const GemmProblem& p, const GemmConfig& c) {
 
 size_t workspace_bytes(const GemmProblem& p, const GemmConfig& c, const DeviceFacts& d) {
   const SplitPlan s = plan_split(p, c, d);
-  return s.counter_bytes + s.partial_bytes;
+  return s.counter_bytes + s.partial_bytes + plan_pack(p, c).bytes();
 }
+
+namespace {
+
+// Packs op(A) and/or op(B) of `g` into `to` (plan_pack's buffers, one after the other); the packed
+// problem: packed_flags(g, c) pointing at the copies.
+CanonicalGemm pack_operands(const CanonicalGemm& g, const GemmConfig& c, const PackPlan& plan, char* to,
+                            cudaStream_t stream) {
+  CanonicalGemm h = packed_flags(g, c);
+  const kernels::GemmParams& q = g.p;
+  auto pack = [&](const float* src, int ld_src, bool src_transposed, int cols, int ld_dst, float* dst) {
+    kernels::PackParams pp{src, ld_src, dst, ld_dst, q.k, cols, (cols + kernels::kPackTile - 1) / kernels::kPackTile};
+    launch_pack(pp, src_transposed, stream);
+  };
+  if (plan.a_bytes > 0) {  // A'(k, m) = op(A)(m, k): A's stored rows are the copy's columns unless A is stored transposed
+    float* dst = reinterpret_cast<float*>(to);
+    pack(q.a, q.lda, !g.trans_a, q.m, plan.lda, dst);
+    h.p.a = dst;
+    h.p.lda = plan.lda;
+  }
+  if (plan.b_bytes > 0) {  // B'(k, n) = op(B)(k, n)
+    float* dst = reinterpret_cast<float*>(to + plan.a_bytes);
+    pack(q.b, q.ldb, g.trans_b, q.n, plan.ldb, dst);
+    h.p.b = dst;
+    h.p.ldb = plan.ldb;
+  }
+  return h;
+}
+
+}  // namespace
 
 void run_config(const CanonicalGemm& g, const GemmConfig& c, const DeviceFacts& d, cudaStream_t stream) {
   const GemmProblem p = describe(g);
   const SplitPlan s = plan_split(p, c, d);
-  std::optional<Workspace> ws;  // freed in stream order after the launch
+  const PackPlan pack = plan_pack(p, c);
+  // [counters | partials | packed A | packed B], freed in stream order after the launches.
+  std::optional<Workspace> ws;
   float* partials = nullptr;
   unsigned* counters = nullptr;
-  if (s.partial_bytes > 0) {
-    ws.emplace(stream, s.counter_bytes + s.partial_bytes, s.counter_bytes);
+  if (s.partial_bytes > 0 || pack.bytes() > 0) {
+    ws.emplace(stream, s.counter_bytes + s.partial_bytes + pack.bytes(), s.counter_bytes);
     counters = reinterpret_cast<unsigned*>(ws->get());
     partials = reinterpret_cast<float*>(ws->get() + s.counter_bytes);
   }
   if (c.family == GemmFamily::Tiled) {
-    const kernels::SplitTileParams sp{static_cast<int>(s.dp_tiles), s.splits, s.slice_k, s.group, partials, counters};
+    const kernels::SplitTileParams sp{static_cast<int>(s.dp_tiles), s.splits, s.slice_k, s.group,
+                                      s.partial_bytes > 0 ? partials : nullptr, s.partial_bytes > 0 ? counters : nullptr};
     CanonicalGemm h = g;
     h.p.raster = static_cast<int>(c.raster);
+    if (pack.bytes() > 0) h = pack_operands(h, c, pack, ws->get() + s.counter_bytes + s.partial_bytes, stream);
     if (c.jit)
       launch_split_tiled_jit(c.tile, h, sp, s.units, stream);
     else

@@ -63,9 +63,26 @@ inline long long tiled_slots(const TileShape& t, const DeviceFacts& d) {
 }
 SplitPlan plan_split(const GemmProblem& p, const GemmConfig& c, const DeviceFacts& d);
 
+// The packed copies of a config with pack_a / pack_b: op(A) as K rows of M (A^T, m-contiguous), op(B)
+// as K rows of N, each row length rounded up to 4 floats and each buffer to 256 bytes. The tiled kernel
+// then runs the packed problem: those operands copied as-is with 16-byte copies.
+struct PackPlan {
+  int lda = 0, ldb = 0;          // the packed leading dimensions (0: not packed)
+  size_t a_bytes = 0, b_bytes = 0;
+  size_t bytes() const { return a_bytes + b_bytes; }
+};
+PackPlan plan_pack(const GemmProblem& p, const GemmConfig& c);
+GemmProblem packed_problem(const GemmProblem& p, const GemmConfig& c);
+// The canonical problem's copy flags as the tiled kernel sees them after packing (which variant it
+// runs; run_config also points it at the packed buffers).
+CanonicalGemm packed_flags(const CanonicalGemm& g, const GemmConfig& c);
+// The most scratch memory packing may take (both operands): what the workspace pool keeps reserved
+// between calls (core/workspace.hpp), so that repeated calls reuse it instead of allocating.
+inline constexpr size_t kMaxPackBytes = size_t(256) << 20;
+
 // Empty when `c` can run `p`, else why not (one sentence naming the field). k must be > 0.
 std::string can_implement(const GemmProblem& p, const GemmConfig& c);
-// Scratch memory (split-K partials and counters) the config needs on the problem.
+// Scratch memory (split-K partials and counters, packed operands) the config needs on the problem.
 size_t workspace_bytes(const GemmProblem& p, const GemmConfig& c, const DeviceFacts& d);
 
 // Runs C = alpha * op(A) op(B) + beta * C with `c` (can_implement checked by the caller; k > 0 and

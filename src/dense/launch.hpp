@@ -67,5 +67,9 @@ void launch_gemv(bool rows, int s, bool vec_w, const kernels::GemvParams& p, lon
 JitRequest gemv_jit_request(bool rows, int s, bool vec_w);
 void launch_gemv_jit(bool rows, int s, bool vec_w, const kernels::GemvParams& p, long long units, cudaStream_t stream);
 
+// Copies one operand into its packed buffer (kernels::PackParams; pack.cuh), `transposed`: the source
+// holds the packed matrix's columns as its rows.
+void launch_pack(const kernels::PackParams& p, bool transposed, cudaStream_t stream);
+
 }  // namespace detail
 }  // namespace tilegemm

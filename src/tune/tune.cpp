@@ -240,7 +240,8 @@ TuneResult tune(const GemmShape& shape, const TuneOptions& options) {
     std::vector<size_t> which;
     for (size_t i = compiled_count; i < ranked.size(); ++i) {
       const detail::SplitPlan sp = detail::plan_split(problem, ranked[i].config, facts);
-      requests.push_back(detail::tiled_jit_request(ranked[i].config.tile, g, sp.dp_tiles != sp.units));
+      requests.push_back(detail::tiled_jit_request(ranked[i].config.tile, detail::packed_flags(g, ranked[i].config),
+                                                   sp.dp_tiles != sp.units));
       which.push_back(i);
     }
     detail::prefetch_run_time_kernels(ctx, requests, which, result, tried);

@@ -87,6 +87,26 @@ TEST(GemmConfigText, RoundTripsEveryCompiledScheduleAndFamily) {
   EXPECT_EQ(parse_gemm_config("gemv-rows:s16", "x").splits, 1);
 }
 
+TEST(GemmConfigText, PackedOperandsRoundTrip) {
+  for (bool a : {false, true})
+    for (bool b : {false, true})
+      for (bool jit : {false, true}) {
+        GemmConfig c = tiled(1, 3, true);
+        c.pack_a = a, c.pack_b = b, c.jit = jit;
+        EXPECT_EQ(parse_gemm_config(to_string(c), "x"), c) << to_string(c);
+      }
+  GemmConfig c = tiled(0);
+  c.pack_b = true;
+  EXPECT_EQ(to_string(c), "tiled:128x256x32:w64x64:t16x8:s4:b1:k1:hilbert:pack-b");
+  c.pack_a = true;
+  EXPECT_EQ(to_string(c), "tiled:128x256x32:w64x64:t16x8:s4:b1:k1:hilbert:pack-ab");
+  // The raster may be left out before the pack field.
+  EXPECT_EQ(parse_gemm_config("tiled:128x256x32:w64x64:t16x8:s4:b1:k1:PACK-AB", "x"), c);
+  expect_invalid([] { parse_gemm_config("tiled:128x256x32:w64x64:t16x8:s4:b1:k1:hilbert:pack-c", "x"); },
+                 "pack field 'pack-c' is not pack-a, pack-b or pack-ab");
+  expect_invalid([] { parse_gemm_config("gemv-cols:s1:k2:pack-b", "x"); }, "packing applies to tiled configs only");
+}
+
 TEST(GemmConfigText, MalformedTextNamesTheFieldAndTheOption) {
   expect_invalid([] { parse_gemm_config("", "--config"); }, "--config: '' is not a GEMM config (unknown family ''");
   expect_invalid([] { parse_gemm_config("tile:1x2x3", "opt"); }, "opt: 'tile:1x2x3' is not a GEMM config (unknown family");
@@ -134,6 +154,50 @@ TEST(GemmCanImplement, ReasonsNameTheProblem) {
   g.gemv_s = 16;
   EXPECT_EQ(can_implement(problem(2048, 16, 4096), g), "");
   EXPECT_NE(can_implement(problem(2048, 16, 4096, true, false), g).find("use gemv-cols"), std::string::npos);
+}
+
+// Packed copies: K rows of M (A) or N (B) rounded up to 16 bytes, 256-byte buffers, in the workspace
+// after the split-K parts; the kernel then reads both as-is and aligned.
+TEST(GemmPlan, PackedOperandsAreAlignedCopiesInTheWorkspace) {
+  const DeviceFacts d = h100();
+  GemmProblem p = problem(4095, 4097, 4093, false, true, false);
+  GemmConfig c = tiled(0, 4, true);
+  EXPECT_EQ(plan_pack(p, c).bytes(), 0u);
+  const size_t split_bytes = workspace_bytes(p, c, d);
+  c.pack_b = true;
+  PackPlan plan = plan_pack(p, c);
+  EXPECT_EQ(plan.lda, 0);
+  EXPECT_EQ(plan.ldb, 4100);
+  EXPECT_EQ(plan.a_bytes, 0u);
+  EXPECT_EQ(plan.b_bytes, (size_t(4093) * 4100 * 4 + 255) / 256 * 256);
+  EXPECT_EQ(workspace_bytes(p, c, d), split_bytes + plan.b_bytes);
+  c.pack_a = true;
+  plan = plan_pack(p, c);
+  EXPECT_EQ(plan.lda, 4096);
+  EXPECT_EQ(plan.a_bytes, size_t(4093) * 4096 * 4);
+  EXPECT_EQ(plan.a_bytes % 256, 0u);
+  const GemmProblem q = packed_problem(p, c);
+  EXPECT_TRUE(q.trans_a && q.vec_a);  // A^T, m-contiguous: copied as-is
+  EXPECT_TRUE(!q.trans_b && q.vec_b);
+  EXPECT_EQ(q.m, p.m);
+  EXPECT_EQ(q.k, p.k);
+}
+
+TEST(GemmCanImplement, PackingIsBoundedAndTiledOnly) {
+  GemmConfig c = tiled(0);
+  c.pack_a = c.pack_b = true;
+  EXPECT_EQ(can_implement(problem(4096, 4096, 4096), c), "");  // 2 x 64 MB
+  // 2 x 256 MB: more than the workspace pool keeps between calls.
+  EXPECT_NE(can_implement(problem(8192, 8192, 8192), c).find("the packed operands take 512 MB, more than packing may take (256 MB)"),
+            std::string::npos)
+      << can_implement(problem(8192, 8192, 8192), c);
+  c.pack_a = false;
+  EXPECT_EQ(can_implement(problem(8192, 8192, 8192), c), "");
+  GemmConfig g;
+  g.family = GemmFamily::GemvCols;
+  g.gemv_s = 1;
+  g.pack_b = true;
+  EXPECT_EQ(can_implement(problem(1, 4096, 4096), g), "packing applies to tiled configs only");
 }
 
 // Every slice holds at least one K-tile, the slices cover K, tail-only splitting leaves whole waves
@@ -228,6 +292,34 @@ TEST(GemmChooser, PicksALegalConfigForEveryShapeAndTheExpectedClass) {
     if (c.expected_class)
       EXPECT_EQ(config_class(p, choice.best.config, d), c.expected_class) << to_string(choice.best.config) << ": "
                                                                           << choice.best.why;
+  }
+}
+
+// Packing where a long product would read an operand with 4-byte copies (B stored transposed; an
+// as-is operand not 16-byte aligned) and its copy costs a few % of the product; never where the
+// operands are already read as-is and aligned, nor on short products, where its launches dominate.
+TEST(GemmChooser, PacksOperandsOnlyWhereTheCopyPays) {
+  const DeviceFacts d = h100();
+  struct Case {
+    GemmProblem p;
+    bool pack_a, pack_b;
+  };
+  const std::vector<Case> cases = {
+      {problem(4096, 4096, 4096, false, true), false, true},         // NT
+      {problem(4096, 4096, 4096, false, false, false), false, true},  // NN, ld + 7: A's copies transpose anyway
+      {problem(4095, 4097, 4093, false, false, false), false, true},
+      {problem(4096, 4096, 4096), false, false},                     // aligned NN: nothing to gain
+      {problem(2048, 2048, 2048, true, false), false, false},        // aligned TN: both as-is
+      {problem(256, 256, 256, false, true, false), false, false},    // short: the launches cost more
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::to_string(c.p.m) + "x" + std::to_string(c.p.n) + "x" + std::to_string(c.p.k));
+    const ConfigChoice choice = choose_config(c.p, d);
+    EXPECT_EQ(choice.best.config.pack_a, c.pack_a) << to_string(choice.best.config);
+    EXPECT_EQ(choice.best.config.pack_b, c.pack_b) << to_string(choice.best.config);
+    if (c.pack_b) EXPECT_NE(choice.best.why.find("packing B"), std::string::npos) << choice.best.why;
+    for (const ScoredConfig& sc : choice.ranked)
+      if (!c.p.trans_b && c.p.vec_b) EXPECT_FALSE(sc.config.pack_b) << "B is already read as-is and aligned";
   }
 }
 

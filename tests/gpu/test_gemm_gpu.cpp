@@ -30,8 +30,8 @@ struct Shape {
 enum class Memory {
   Tight,         // at the start of their buffers, tight leading dimensions
   OffsetPadded,  // pointers offset by one element, leading dimensions padded by 3
-  Offset111,     // pointers offset by one element, tight leading dimensions (multiples of 4 here): the
-                 // tiled kernels widen the as-is operands to their 16-byte boundary (align_for_tiles)
+  Offset111,     // pointers offset by one element, tight leading dimensions (multiples of 4 here): 4-byte
+                 // copies of the as-is operands, or packed copies
   Offset123,     // A, B, C offset by 1, 2, 3 elements: B and C misaligned differently
 };
 struct Case {
@@ -92,8 +92,9 @@ float max_abs(const HostMatrix& h) {
 }
 
 // Every ladder level (0 = Auto), then every config Auto chooses among that can run the case: each
-// compiled tiled schedule whole, in 3 K slices and stream-K style (tail slices), and the GEMV kernel
-// (whole and in 3 slices) where one output dimension is <= 16.
+// compiled tiled schedule whole, in 3 K slices and stream-K style (tail slices), each whole with both
+// operands packed and in 3 K slices with B packed, and the GEMV kernel (whole and in 3 slices) where
+// one output dimension is <= 16.
 std::vector<GemmOptions> runs_for(const Case& tc, const float* a, int64_t lda, const float* b, int64_t ldb,
                                   float* c, int64_t ldc) {
   std::vector<GemmOptions> runs;
@@ -116,6 +117,11 @@ std::vector<GemmOptions> runs_for(const Case& tc, const float* a, int64_t lda, c
         cfg.splits = splits;
         cfg.tail_only = tail;
         configs.push_back(cfg);
+        if (!tail) {
+          cfg.pack_a = splits == 1;
+          cfg.pack_b = true;
+          configs.push_back(cfg);
+        }
       }
   for (detail::GemmFamily f : {detail::GemmFamily::GemvRows, detail::GemmFamily::GemvCols})
     for (int splits : {1, 3}) {

@@ -43,6 +43,8 @@ const SplitCase kSplitCases[] = {
     {"Small_GemvRowsSplit5", 3000, 5, 9000, false, "gemv-rows:s8:k5"},
     {"Small_GemvRowsTwoLevel40", 2, 700, 30000, true, "gemv-rows:s2:k40"},
     {"Large_StreamKTail", 3072, 3072, 1024, false, "tiled:128x256x32:w64x64:t16x8:s4:b1:tail4"},
+    // Both operands packed into the same workspace as the partial tiles.
+    {"Small_TiledSplit5PackedNT", 300, 200, 9000, true, "tiled:64x64x16:w32x32:t8x4:s3:b6:k5:hilbert:pack-ab"},
 };
 
 class SplitK : public testing::TestWithParam<SplitCase> {};
@@ -107,6 +109,28 @@ INSTANTIATE_TEST_SUITE_P(Configs, SplitK, testing::ValuesIn(kSplitCases),
 // 48 streams, each created, given a split-K product (16 MB of partial tiles) and destroyed without
 // waiting: every product is right, and once the device is idle the workspace pool keeps no more
 // than its bound plus one product's scratch (a per-stream cache kept 48 x 16 MB here).
+// Packing moves the operands, not the arithmetic: the same schedule and split with and without packed
+// operands sums the same products in the same order, bitwise.
+TEST(PackedOperands, Small_BitwiseTheSameAsUnpacked) {
+  for (bool trans_b : {false, true})
+    for (const char* base : {"tiled:64x64x16:w32x32:t8x4:s3:b6:k1:hilbert", "tiled:128x128x16:w64x32:t8x8:s4:b2:k3:hilbert",
+                             "tiled:32x32x16:w32x16:t4x4:s4:b8:tail2:hilbert"}) {
+      SCOPED_TRACE(std::string(base) + (trans_b ? " NT" : " NN"));
+      RandomProduct pr(259, 333, 517, trans_b, 29);
+      pr.poison();
+      pr.run(base, nullptr);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      const std::vector<float> unpacked = pr.c.download();
+      pr.expect_near_reference(unpacked);
+      for (const char* pack : {":pack-a", ":pack-b", ":pack-ab"}) {
+        pr.poison();
+        pr.run(std::string(base) + pack, nullptr);
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        EXPECT_TRUE(bitwise_equal(pr.c.download(), unpacked)) << pack;
+      }
+    }
+}
+
 TEST(SplitKStreams, Large_StreamChurnKeepsTheWorkspaceBounded) {
   const std::string config = "tiled:128x128x16:w64x32:t8x8:s4:b2:k16";  // 16 tiles x 16 slices x 64 KB
   RandomProduct pr(512, 512, 8192, false, 29);

@@ -61,5 +61,18 @@ struct GemvParams {
   unsigned* counters;
 };
 
+// An operand packed before a tiled product (pack.cuh): dst is rows x cols, row-major with leading
+// dimension ld_dst (a multiple of 4, 16-byte aligned), dst(r, c) = src[r * ld_src + c], or
+// src[c * ld_src + r] for a transposed source.
+constexpr int kPackTile = 32;  // the packing kernel's square tile
+struct PackParams {
+  const float* src;
+  int ld_src;
+  float* dst;
+  int ld_dst;
+  int rows, cols;
+  int col_tiles;  // ceil(cols / kPackTile): the grid is one block per tile, column tiles fastest
+};
+
 }  // namespace kernels
 }  // namespace tilegemm

@@ -126,8 +126,10 @@ double pack_us(const GemmProblem& p, const GemmConfig& c, const DeviceFacts& d) 
 
 ScoredConfig score_tiled(const GemmProblem& original, const GemmConfig& c, const DeviceFacts& d) {
   const TileShape& t = c.tile;
-  const GemmProblem p = packed_problem(original, c);  // what the tiled kernel reads
+  const GemmProblem packed = packed_problem(original, c);
+  const GemmProblem p = main_part(packed, c);  // what the tiled kernel computes
   const double pack = pack_us(original, c, d);
+  const double edge = edge_columns(packed, c) > 0 ? best_gemv_config(edge_part(packed, c), d).predicted_us : 0.0;
   const SplitPlan s = plan_split(p, c, d);
   const int index = model_schedule_index(t);
   const bool as_is_aligned = (!p.trans_a || p.vec_a) && (p.trans_b || p.vec_b);
@@ -165,12 +167,14 @@ ScoredConfig score_tiled(const GemmProblem& original, const GemmConfig& c, const
                     (kL2OverDram * d.mem_bandwidth_gbs * 1e3);
   ScoredConfig sc;
   sc.config = c;
-  sc.predicted_us = std::max({compute, dram, l2}) + fixup + kLaunchUs + pack;
+  sc.predicted_us = std::max({compute, dram, l2}) + fixup + kLaunchUs + pack + edge;
   sc.why = fmt("%.0f blocks = %.2f waves of %.0f slots", static_cast<double>(s.units), s.units / slots, slots) +
            (s.splits > 1 ? fmt(", K in %.0f slices of %.0f K-tiles", s.splits, s.slice_k) : std::string()) +
            fmt("; compute %.1f us, DRAM %.1f us, L2 %.1f us", compute, dram, l2) +
            (fixup > 0 ? fmt(", split sum %.1f us", fixup) : std::string()) +
            (pack > 0 ? std::string(", packing ") + (c.pack_a ? (c.pack_b ? "A and B" : "A") : "B") + fmt(" %.1f us", pack)
+                     : std::string()) +
+           (edge > 0 ? fmt(", the last %.0f columns on the GEMV kernel %.1f us", static_cast<double>(edge_columns(packed, c)), edge)
                      : std::string());
   return sc;
 }
@@ -208,6 +212,39 @@ ScoredConfig score_config(const GemmProblem& p, const GemmConfig& c, const Devic
   return c.family == GemmFamily::Tiled ? score_tiled(p, c, d) : score_gemv(p, c, d);
 }
 
+namespace {
+
+// The GEMV family's candidates for a problem with min(M, N) <= kGemvMaxS: its kernel (rows or
+// columns) at the compiled bound, each split count up to one chunk per slice.
+std::vector<GemmConfig> gemv_candidates(const GemmProblem& p) {
+  std::vector<GemmConfig> out;
+  const GemvView v = gemv_view(p);
+  GemmConfig c;
+  c.family = v.rows ? GemmFamily::GemvRows : GemmFamily::GemvCols;
+  c.gemv_s = gemv_bound(v.s_count);
+  const long long chunk = v.rows ? kGemvRowsChunk : gemv_cols_chunk(c.gemv_s);
+  const long long chunks = (p.k + chunk - 1) / chunk;
+  for (int splits : kSplitCounts) {
+    if (splits > chunks && splits > 1) break;
+    c.splits = splits;
+    out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace
+
+ScoredConfig best_gemv_config(const GemmProblem& p, const DeviceFacts& d) {
+  ScoredConfig best;
+  best.predicted_us = -1;
+  for (const GemmConfig& c : gemv_candidates(p)) {
+    if (!can_implement(p, c).empty()) continue;
+    const ScoredConfig s = score_gemv(p, c, d);
+    if (best.predicted_us < 0 || s.predicted_us < best.predicted_us) best = s;
+  }
+  return best;
+}
+
 ConfigChoice choose_config(const GemmProblem& p, const DeviceFacts& d) {
   ConfigChoice out;
   auto consider = [&](const GemmConfig& c) {
@@ -225,39 +262,38 @@ ConfigChoice choose_config(const GemmProblem& p, const DeviceFacts& d) {
   if (try_a) packings.push_back({true, false});
   if (try_b) packings.push_back({false, true});
   if (try_a && try_b) packings.push_back({true, true});
+  // Edge columns on the GEMV kernel where the last tile column would hold at most a quarter of its
+  // width: 4097 columns in 128 x 256 tiles leave one column in a 17th tile column (1/17 of the work).
+  auto edge_worth_trying = [&](const TileShape& t) {
+    const long long edge = p.n % t.bn;
+    return edge >= 1 && edge <= kGemvMaxS && 4 * edge <= t.bn && p.n > t.bn;
+  };
   for (const TileShape& t : kTiledSchedules) {
     const long long k_tiles = (p.k + t.bk - 1) / t.bk;
     const long long tiles = ((p.m + t.bm - 1) / t.bm) * ((p.n + t.bn - 1) / t.bn);
     const bool whole_waves = tiles >= tiled_slots(t, d);
     for (int splits : kSplitCounts) {
       if (splits > k_tiles) break;
-      for (const Packing& pk : packings) {
-        GemmConfig c;
-        c.tile = t;
-        c.splits = splits;
-        c.pack_a = pk.a;
-        c.pack_b = pk.b;
-        consider(c);
-        if (splits > 1 && whole_waves && tiles % tiled_slots(t, d) != 0) {
-          c.tail_only = true;
+      for (const Packing& pk : packings)
+        for (bool edge : {false, true}) {
+          if (edge && !edge_worth_trying(t)) continue;
+          GemmConfig c;
+          c.tile = t;
+          c.splits = splits;
+          c.pack_a = pk.a;
+          c.pack_b = pk.b;
+          c.edge = edge;
           consider(c);
+          const long long edge_tiles = edge ? (p.m + t.bm - 1) / t.bm : 0;  // the ragged column the edge drops
+          if (splits > 1 && whole_waves && (tiles - edge_tiles) % tiled_slots(t, d) != 0) {
+            c.tail_only = true;
+            consider(c);
+          }
         }
-      }
     }
   }
-  if (std::min(p.m, p.n) <= kGemvMaxS) {
-    const GemvView v = gemv_view(p);
-    GemmConfig c;
-    c.family = v.rows ? GemmFamily::GemvRows : GemmFamily::GemvCols;
-    c.gemv_s = gemv_bound(v.s_count);
-    const long long chunk = v.rows ? kGemvRowsChunk : gemv_cols_chunk(c.gemv_s);
-    const long long chunks = (p.k + chunk - 1) / chunk;
-    for (int splits : kSplitCounts) {
-      if (splits > chunks && splits > 1) break;
-      c.splits = splits;
-      consider(c);
-    }
-  }
+  if (std::min(p.m, p.n) <= kGemvMaxS)
+    for (const GemmConfig& c : gemv_candidates(p)) consider(c);
   // Fastest first, split configs handicapped by kSplitMargin; among equal costs, the earlier
   // candidate (fewer splits, larger tiles).
   auto cost = [&](const ScoredConfig& s) {

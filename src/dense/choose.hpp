@@ -31,6 +31,9 @@ struct ConfigChoice {
 ScoredConfig score_config(const GemmProblem& p, const GemmConfig& c, const DeviceFacts& d);
 // All legal candidates, ranked. p.k > 0.
 ConfigChoice choose_config(const GemmProblem& p, const DeviceFacts& d);
+// The fastest predicted GEMV config (min(M, N) <= kGemvMaxS): Auto's GEMV candidates, and the GEMV
+// launch of a tiled config's edge columns (GemmConfig::edge).
+ScoredConfig best_gemv_config(const GemmProblem& p, const DeviceFacts& d);
 // Kernel::Auto's config, remembered per problem and device (the hot path of every Auto call): the
 // tuning database's entry when `tuned` returns one (tuned_gemm_config returns only configs that can run
 // the problem), else the model's best;

@@ -38,7 +38,7 @@ std::string to_string(const GemmConfig& c) {
       << ":s" << t.stages << ":b" << t.blocks << ':' << (c.tail_only ? "tail" : "k") << c.splits << ':'
       << tilegemm::to_string(c.raster);
     if (c.pack_a || c.pack_b) o << ":pack-" << (c.pack_a ? "a" : "") << (c.pack_b ? "b" : "");
-    o << (c.jit ? ":jit" : "");
+    o << (c.edge ? ":edge" : "") << (c.jit ? ":jit" : "");
   } else {
     o << 's' << c.gemv_s << ":k" << c.splits << (c.jit ? ":jit" : "");
   }
@@ -87,7 +87,8 @@ GemmConfig parse_gemm_config(const std::string& text, const char* what) {
     c.tail_only = tail;
     ++next;
   }
-  if (next < f.size() && c.family == GemmFamily::Tiled && f[next] != "jit" && f[next].compare(0, 5, "pack-") != 0) {
+  if (next < f.size() && c.family == GemmFamily::Tiled && f[next] != "jit" && f[next] != "edge" &&
+      f[next].compare(0, 5, "pack-") != 0) {
     const std::string& r = f[next];
     if (r == "rowmajor") c.raster = Raster::RowMajor;
     else if (r == "grouped") c.raster = Raster::Grouped;
@@ -101,6 +102,11 @@ GemmConfig parse_gemm_config(const std::string& text, const char* what) {
     if (pk != "pack-a" && pk != "pack-b" && pk != "pack-ab") return bad("pack field '" + pk + "' is not pack-a, pack-b or pack-ab");
     c.pack_a = pk != "pack-b";
     c.pack_b = pk != "pack-a";
+    ++next;
+  }
+  if (next < f.size() && f[next] == "edge") {
+    if (c.family != GemmFamily::Tiled) return bad("edge applies to tiled configs only");
+    c.edge = true;
     ++next;
   }
   if (next < f.size() && f[next] == "jit") {

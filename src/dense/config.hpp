@@ -72,11 +72,14 @@ struct GemmConfig {
   // copies as-is with 16-byte loads (A as m-contiguous A^T, B as n-contiguous B): one read and one
   // write of it at memory bandwidth, then the product at the aligned rate (gemm_ops.hpp, plan_pack).
   bool pack_a = false, pack_b = false;
+  // Tiled: the last N mod BN columns (1..16: a ragged tile column that would hold only those) run on
+  // the GEMV kernel after the whole tile columns (gemm_ops.hpp, plan_edge).
+  bool edge = false;
   bool jit = false;                 // compiled at run time (a tiled schedule not compiled ahead always is)
   bool operator==(const GemmConfig& o) const {
     return family == o.family && tile == o.tile && gemv_s == o.gemv_s && splits == o.splits &&
            tail_only == o.tail_only && raster == o.raster && pack_a == o.pack_a && pack_b == o.pack_b &&
-           jit == o.jit;
+           edge == o.edge && jit == o.jit;
   }
 };
 
@@ -84,6 +87,8 @@ struct GemmConfig {
 //   tiled:128x256x32:w64x64:t16x8:s4:b1:k1:hilbert   (k<N>: every tile in N K slices;
 //                                                      tail<N>: tiles past the last whole wave)
 //   tiled:…:hilbert:pack-b                           (B packed first; pack-a, pack-ab likewise)
+//   tiled:…:hilbert:edge                             (the last N mod BN <= 16 columns on the GEMV
+//                                                      kernel; after the pack field when both)
 //   tiled:…:hilbert:jit                              (compiled at run time; the parser adds it to
 //                                                      any schedule not compiled ahead of time)
 //   gemv-rows:s16:k4    gemv-cols:s1:k8    gemv-cols:s1:k8:jit (the kernel compiled at run time)

@@ -6,6 +6,7 @@
 
 #include "core/device_context.hpp"
 #include "core/workspace.hpp"
+#include "dense/choose.hpp"
 #include "dense/kernels/params.hpp"
 
 namespace tilegemm {
@@ -139,6 +140,22 @@ GemmProblem packed_problem(const GemmProblem& p, const GemmConfig& c) {
   return q;
 }
 
+int edge_columns(const GemmProblem& p, const GemmConfig& c) {
+  return c.family == GemmFamily::Tiled && c.edge ? static_cast<int>(p.n % c.tile.bn) : 0;
+}
+
+GemmProblem main_part(const GemmProblem& p, const GemmConfig& c) {
+  GemmProblem q = p;
+  q.n -= edge_columns(p, c);
+  return q;
+}
+
+GemmProblem edge_part(const GemmProblem& p, const GemmConfig& c) {
+  GemmProblem q = p;
+  q.n = edge_columns(p, c);
+  return q;
+}
+
 CanonicalGemm packed_flags(const CanonicalGemm& g, const GemmConfig& c) {
   CanonicalGemm h = g;
   const GemmProblem q = packed_problem(describe(g), c);
@@ -163,6 +180,12 @@ std::string can_implement(const GemmProblem& p, const GemmConfig& c) {
     if (c.gemv_s != 0) return "a tiled config has no short dimension (gemv_s)";
     const long long units = ceil_div(p.m, c.tile.bm) * ceil_div(p.n, c.tile.bn) * c.splits;
     if (units > 2147483647LL) return "the launch needs more than 2^31 - 1 thread blocks";
+    if (c.edge) {
+      const int edge = static_cast<int>(p.n % c.tile.bn);
+      if (edge < 1 || edge > kGemvMaxS || p.n < c.tile.bn)
+        return "edge needs a ragged last tile column of 1.." + std::to_string(kGemvMaxS) + " columns after at least one whole one (N = " +
+               std::to_string(p.n) + ", BN = " + std::to_string(c.tile.bn) + ")";
+    }
     const PackPlan pack = plan_pack(p, c);
     if (pack.bytes() > kMaxPackBytes)
       return "the packed operands take " + std::to_string(pack.bytes() >> 20) + " MB, more than packing may take (" +
@@ -186,12 +209,39 @@ std::string can_implement(const GemmProblem& p, const GemmConfig& c) {
   return "";
 }
 
-size_t workspace_bytes(const GemmProblem& p, const GemmConfig& c, const DeviceFacts& d) {
-  const SplitPlan s = plan_split(p, c, d);
-  return s.counter_bytes + s.partial_bytes + plan_pack(p, c).bytes();
-}
-
 namespace {
+
+// The launches of one config: the tiled or GEMV launch over the whole problem, or with `edge` a tiled
+// launch over the whole tile columns and a GEMV launch over the rest; each with its split plan.
+struct LaunchParts {
+  PackPlan pack;
+  GemmProblem main;  // what the first launch computes (the packed problem, less the edge columns)
+  SplitPlan main_split;
+  int edge = 0;      // columns of the second launch
+  GemmConfig edge_config;
+  SplitPlan edge_split;
+  // One workspace: every part's counters first (one memset zeroes them), the partial tiles, then
+  // the packed operands.
+  size_t counter_bytes() const { return main_split.counter_bytes + edge_split.counter_bytes; }
+  size_t bytes() const {
+    return counter_bytes() + main_split.partial_bytes + edge_split.partial_bytes + pack.bytes();
+  }
+};
+
+LaunchParts plan_parts(const GemmProblem& p, const GemmConfig& c, const DeviceFacts& d) {
+  LaunchParts parts;
+  parts.pack = plan_pack(p, c);
+  const GemmProblem q = packed_problem(p, c);
+  parts.main = main_part(q, c);
+  parts.main_split = plan_split(parts.main, c, d);
+  parts.edge = edge_columns(q, c);
+  if (parts.edge > 0) {
+    const GemmProblem e = edge_part(q, c);
+    parts.edge_config = best_gemv_config(e, d).config;
+    parts.edge_split = plan_split(e, parts.edge_config, d);
+  }
+  return parts;
+}
 
 // Packs op(A) and/or op(B) of `g` into `to` (plan_pack's buffers, one after the other); the packed
 // problem: packed_flags(g, c) pointing at the copies.
@@ -218,34 +268,10 @@ CanonicalGemm pack_operands(const CanonicalGemm& g, const GemmConfig& c, const P
   return h;
 }
 
-}  // namespace
-
-void run_config(const CanonicalGemm& g, const GemmConfig& c, const DeviceFacts& d, cudaStream_t stream) {
-  const GemmProblem p = describe(g);
-  const SplitPlan s = plan_split(p, c, d);
-  const PackPlan pack = plan_pack(p, c);
-  // [counters | partials | packed A | packed B], freed in stream order after the launches.
-  std::optional<Workspace> ws;
-  float* partials = nullptr;
-  unsigned* counters = nullptr;
-  if (s.partial_bytes > 0 || pack.bytes() > 0) {
-    ws.emplace(stream, s.counter_bytes + s.partial_bytes + pack.bytes(), s.counter_bytes);
-    counters = reinterpret_cast<unsigned*>(ws->get());
-    partials = reinterpret_cast<float*>(ws->get() + s.counter_bytes);
-  }
-  if (c.family == GemmFamily::Tiled) {
-    const kernels::SplitTileParams sp{static_cast<int>(s.dp_tiles), s.splits, s.slice_k, s.group,
-                                      s.partial_bytes > 0 ? partials : nullptr, s.partial_bytes > 0 ? counters : nullptr};
-    CanonicalGemm h = g;
-    h.p.raster = static_cast<int>(c.raster);
-    if (pack.bytes() > 0) h = pack_operands(h, c, pack, ws->get() + s.counter_bytes + s.partial_bytes, stream);
-    if (c.jit)
-      launch_split_tiled_jit(c.tile, h, sp, s.units, stream);
-    else
-      launch_split_tiled(tiled_schedule_index(c.tile), h, sp, s.units, stream);
-    return;
-  }
-  const GemvView v = gemv_view(p);
+// The GEMV kernel's view of the canonical problem (gemv_view) and its launch with split plan `s`.
+void launch_gemv_config(const CanonicalGemm& g, const GemmConfig& c, const SplitPlan& s, float* partials,
+                        unsigned* counters, cudaStream_t stream) {
+  const GemvView v = gemv_view(describe(g));
   const kernels::GemmParams& q = g.p;
   kernels::GemvParams gp{};
   gp.s_count = v.s_count;
@@ -274,10 +300,57 @@ void run_config(const CanonicalGemm& g, const GemmConfig& c, const DeviceFacts& 
   gp.splits = s.splits;
   gp.slice_k = s.slice_k;
   gp.group = s.group;
-  gp.partials = partials;
-  gp.counters = counters;
+  gp.partials = s.partial_bytes > 0 ? partials : nullptr;
+  gp.counters = s.partial_bytes > 0 ? counters : nullptr;
   if (c.jit) launch_gemv_jit(c.family == GemmFamily::GemvRows, c.gemv_s, v.vec_w, gp, s.units, stream);
   else launch_gemv(c.family == GemmFamily::GemvRows, c.gemv_s, v.vec_w, gp, s.units, stream);
+}
+
+}  // namespace
+
+size_t workspace_bytes(const GemmProblem& p, const GemmConfig& c, const DeviceFacts& d) {
+  return plan_parts(p, c, d).bytes();
+}
+
+void run_config(const CanonicalGemm& g, const GemmConfig& c, const DeviceFacts& d, cudaStream_t stream) {
+  const LaunchParts parts = plan_parts(describe(g), c, d);
+  std::optional<Workspace> ws;  // freed in stream order after the launches
+  char* counters = nullptr;     // [main counters | edge counters]
+  char* partials = nullptr;     // [main partials | edge partials]
+  char* packed = nullptr;
+  if (parts.bytes() > 0) {
+    ws.emplace(stream, parts.bytes(), parts.counter_bytes());
+    counters = ws->get();
+    partials = counters + parts.counter_bytes();
+    packed = partials + parts.main_split.partial_bytes + parts.edge_split.partial_bytes;
+  }
+  if (c.family != GemmFamily::Tiled) {
+    launch_gemv_config(g, c, parts.main_split, reinterpret_cast<float*>(partials), reinterpret_cast<unsigned*>(counters),
+                       stream);
+    return;
+  }
+  CanonicalGemm h = g;
+  h.p.raster = static_cast<int>(c.raster);
+  if (parts.pack.bytes() > 0) h = pack_operands(h, c, parts.pack, packed, stream);
+  CanonicalGemm main = h;
+  main.p.n = static_cast<int>(parts.main.n);
+  const SplitPlan& s = parts.main_split;
+  const bool split = s.partial_bytes > 0;
+  const kernels::SplitTileParams sp{static_cast<int>(s.dp_tiles), s.splits, s.slice_k, s.group,
+                                    split ? reinterpret_cast<float*>(partials) : nullptr,
+                                    split ? reinterpret_cast<unsigned*>(counters) : nullptr};
+  if (c.jit) launch_split_tiled_jit(c.tile, main, sp, s.units, stream);
+  else launch_split_tiled(tiled_schedule_index(c.tile), main, sp, s.units, stream);
+  if (parts.edge > 0) {  // C's last columns from the same (packed) operands: B's and C's columns from main.p.n on
+    CanonicalGemm edge = h;
+    const int64_t first = main.p.n;
+    edge.p.n = parts.edge;
+    edge.p.b += h.trans_b ? first * h.p.ldb : first;
+    edge.p.c += first;
+    launch_gemv_config(edge, parts.edge_config, parts.edge_split,
+                       reinterpret_cast<float*>(partials + s.partial_bytes),
+                       reinterpret_cast<unsigned*>(counters + s.counter_bytes), stream);
+  }
 }
 
 }  // namespace detail

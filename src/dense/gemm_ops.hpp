@@ -76,13 +76,21 @@ GemmProblem packed_problem(const GemmProblem& p, const GemmConfig& c);
 // The canonical problem's copy flags as the tiled kernel sees them after packing (which variant it
 // runs; run_config also points it at the packed buffers).
 CanonicalGemm packed_flags(const CanonicalGemm& g, const GemmConfig& c);
+// A config with `edge` splits the (packed) problem at the last whole tile column: the tiled part takes
+// N rounded down to BN, the GEMV kernel the remaining N mod BN columns (1..16). edge_columns is that
+// remainder (0 without `edge`); main_part and edge_part are the two problems.
+int edge_columns(const GemmProblem& p, const GemmConfig& c);
+GemmProblem main_part(const GemmProblem& p, const GemmConfig& c);
+GemmProblem edge_part(const GemmProblem& p, const GemmConfig& c);
+
 // The most scratch memory packing may take (both operands): what the workspace pool keeps reserved
 // between calls (core/workspace.hpp), so that repeated calls reuse it instead of allocating.
 inline constexpr size_t kMaxPackBytes = size_t(256) << 20;
 
 // Empty when `c` can run `p`, else why not (one sentence naming the field). k must be > 0.
 std::string can_implement(const GemmProblem& p, const GemmConfig& c);
-// Scratch memory (split-K partials and counters, packed operands) the config needs on the problem.
+// Scratch memory (split-K partials and counters, packed operands) the config needs on the problem
+// (with `edge`, the edge's GEMV config is best_gemv_config's: dense/choose.hpp).
 size_t workspace_bytes(const GemmProblem& p, const GemmConfig& c, const DeviceFacts& d);
 
 // Runs C = alpha * op(A) op(B) + beta * C with `c` (can_implement checked by the caller; k > 0 and

@@ -107,6 +107,21 @@ TEST(GemmConfigText, PackedOperandsRoundTrip) {
   expect_invalid([] { parse_gemm_config("gemv-cols:s1:k2:pack-b", "x"); }, "packing applies to tiled configs only");
 }
 
+TEST(GemmConfigText, EdgeColumnsRoundTrip) {
+  GemmConfig c = tiled(0, 4, true);
+  c.edge = true;
+  EXPECT_EQ(to_string(c), "tiled:128x256x32:w64x64:t16x8:s4:b1:tail4:hilbert:edge");
+  EXPECT_EQ(parse_gemm_config(to_string(c), "x"), c);
+  c.pack_b = true;
+  c.jit = true;
+  EXPECT_EQ(to_string(c), "tiled:128x256x32:w64x64:t16x8:s4:b1:tail4:hilbert:pack-b:edge:jit");
+  EXPECT_EQ(parse_gemm_config(to_string(c), "x"), c);
+  EXPECT_TRUE(parse_gemm_config("tiled:128x256x32:w64x64:t16x8:s4:b1:k1:edge", "x").edge);
+  expect_invalid([] { parse_gemm_config("gemv-rows:s1:k2:edge", "x"); }, "edge applies to tiled configs only");
+  expect_invalid([] { parse_gemm_config("tiled:128x256x32:w64x64:t16x8:s4:b1:k1:hilbert:edge:pack-b", "x"); },
+                 "unexpected field 'pack-b'");
+}
+
 TEST(GemmConfigText, MalformedTextNamesTheFieldAndTheOption) {
   expect_invalid([] { parse_gemm_config("", "--config"); }, "--config: '' is not a GEMM config (unknown family ''");
   expect_invalid([] { parse_gemm_config("tile:1x2x3", "opt"); }, "opt: 'tile:1x2x3' is not a GEMM config (unknown family");
@@ -181,6 +196,38 @@ TEST(GemmPlan, PackedOperandsAreAlignedCopiesInTheWorkspace) {
   EXPECT_TRUE(!q.trans_b && q.vec_b);
   EXPECT_EQ(q.m, p.m);
   EXPECT_EQ(q.k, p.k);
+}
+
+// Edge columns: the tiled launch takes N rounded down to BN, the GEMV launch the 1..16 others.
+TEST(GemmCanImplement, EdgeNeedsARaggedColumnOfAtMost16) {
+  GemmConfig c = tiled(0);  // BN = 256
+  c.edge = true;
+  EXPECT_EQ(can_implement(problem(4095, 4097, 4093), c), "");
+  EXPECT_EQ(can_implement(problem(100, 256 + 16, 64), c), "");
+  for (int64_t n : {4096, 4096 + 17, 200}) {
+    const std::string why = can_implement(problem(4095, n, 4093), c);
+    EXPECT_NE(why.find("edge needs a ragged last tile column of 1..16 columns after at least one whole one (N = " +
+                       std::to_string(n) + ", BN = 256)"),
+              std::string::npos)
+        << why;
+  }
+  const GemmProblem p = problem(4095, 4097, 4093);
+  EXPECT_EQ(edge_columns(p, c), 1);
+  EXPECT_EQ(main_part(p, c).n, 4096);
+  EXPECT_EQ(edge_part(p, c).n, 1);
+  EXPECT_EQ(edge_part(p, c).m, 4095);
+  EXPECT_EQ(edge_columns(p, tiled(0)), 0);
+  // The tiled part's plan covers the whole tile columns only; the workspace adds the edge GEMV's.
+  const DeviceFacts d = h100();
+  GemmConfig split = tiled(0, 4);
+  split.edge = true;
+  const SplitPlan s = plan_split(main_part(p, split), split, d);
+  EXPECT_EQ(s.tiles, 32 * 16);
+  const ScoredConfig gemv = best_gemv_config(edge_part(p, split), d);
+  EXPECT_EQ(gemv.config.family, GemmFamily::GemvRows);  // W = A, row-major: contiguous along k
+  EXPECT_EQ(gemv.config.gemv_s, 1);
+  const SplitPlan e = plan_split(edge_part(p, split), gemv.config, d);
+  EXPECT_EQ(workspace_bytes(p, split, d), s.counter_bytes + e.counter_bytes + s.partial_bytes + e.partial_bytes);
 }
 
 TEST(GemmCanImplement, PackingIsBoundedAndTiledOnly) {
@@ -312,6 +359,11 @@ TEST(GemmChooser, PacksOperandsOnlyWhereTheCopyPays) {
       {problem(2048, 2048, 2048, true, false), false, false},        // aligned TN: both as-is
       {problem(256, 256, 256, false, true, false), false, false},    // short: the launches cost more
   };
+  // The edge columns of a ragged last tile column go to the GEMV kernel: 4097 = 16 x 256 + 1.
+  EXPECT_TRUE(choose_config(problem(4095, 4097, 4093, false, false, false), d).best.config.edge);
+  EXPECT_NE(choose_config(problem(4095, 4097, 4093, false, false, false), d).best.why.find("the last 1 columns on the GEMV kernel"),
+            std::string::npos);
+  EXPECT_FALSE(choose_config(problem(4096, 4096, 4096), d).best.config.edge);
   for (const Case& c : cases) {
     SCOPED_TRACE(std::to_string(c.p.m) + "x" + std::to_string(c.p.n) + "x" + std::to_string(c.p.k));
     const ConfigChoice choice = choose_config(c.p, d);

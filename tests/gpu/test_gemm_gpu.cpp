@@ -93,8 +93,9 @@ float max_abs(const HostMatrix& h) {
 
 // Every ladder level (0 = Auto), then every config Auto chooses among that can run the case: each
 // compiled tiled schedule whole, in 3 K slices and stream-K style (tail slices), each whole with both
-// operands packed and in 3 K slices with B packed, and the GEMV kernel (whole and in 3 slices) where
-// one output dimension is <= 16.
+// operands packed and in 3 K slices with B packed, each with its edge columns on the GEMV kernel where
+// N mod BN is 1..16 (whole; in 3 K slices with both operands packed), and the GEMV kernel (whole and in
+// 3 slices) where one output dimension is <= 16.
 std::vector<GemmOptions> runs_for(const Case& tc, const float* a, int64_t lda, const float* b, int64_t ldb,
                                   float* c, int64_t ldc) {
   std::vector<GemmOptions> runs;
@@ -120,6 +121,9 @@ std::vector<GemmOptions> runs_for(const Case& tc, const float* a, int64_t lda, c
         if (!tail) {
           cfg.pack_a = splits == 1;
           cfg.pack_b = true;
+          configs.push_back(cfg);
+          cfg.edge = true;  // where N mod BN is 1..16 (can_implement drops the rest)
+          cfg.pack_a = cfg.pack_b = splits == 3;
           configs.push_back(cfg);
         }
       }

@@ -45,6 +45,8 @@ const SplitCase kSplitCases[] = {
     {"Large_StreamKTail", 3072, 3072, 1024, false, "tiled:128x256x32:w64x64:t16x8:s4:b1:tail4"},
     // Both operands packed into the same workspace as the partial tiles.
     {"Small_TiledSplit5PackedNT", 300, 200, 9000, true, "tiled:64x64x16:w32x32:t8x4:s3:b6:k5:hilbert:pack-ab"},
+    // 260 = 4 x 64 + 4: the last 4 columns on the GEMV kernel, split too, after the packed tiles.
+    {"Small_TiledSplit3EdgeNT", 300, 260, 9000, true, "tiled:64x64x16:w32x32:t8x4:s3:b6:k3:hilbert:pack-b:edge"},
 };
 
 class SplitK : public testing::TestWithParam<SplitCase> {};

@@ -126,10 +126,10 @@ double pack_us(const GemmProblem& p, const GemmConfig& c, const DeviceFacts& d) 
 
 ScoredConfig score_tiled(const GemmProblem& original, const GemmConfig& c, const DeviceFacts& d) {
   const TileShape& t = c.tile;
-  const GemmProblem packed = packed_problem(original, c);
-  const GemmProblem p = main_part(packed, c);  // what the tiled kernel computes
+  const GemmProblem p = tiled_part(original, c);  // what the tiled kernel computes
   const double pack = pack_us(original, c, d);
-  const double edge = edge_columns(packed, c) > 0 ? best_gemv_config(edge_part(packed, c), d).predicted_us : 0.0;
+  const double edge =
+      edge_columns(original, c) > 0 ? best_gemv_config(edge_part(packed_problem(original, c), c), d).predicted_us : 0.0;
   const SplitPlan s = plan_split(p, c, d);
   const int index = model_schedule_index(t);
   const bool as_is_aligned = (!p.trans_a || p.vec_a) && (p.trans_b || p.vec_b);
@@ -174,7 +174,7 @@ ScoredConfig score_tiled(const GemmProblem& original, const GemmConfig& c, const
            (fixup > 0 ? fmt(", split sum %.1f us", fixup) : std::string()) +
            (pack > 0 ? std::string(", packing ") + (c.pack_a ? (c.pack_b ? "A and B" : "A") : "B") + fmt(" %.1f us", pack)
                      : std::string()) +
-           (edge > 0 ? fmt(", the last %.0f columns on the GEMV kernel %.1f us", static_cast<double>(edge_columns(packed, c)), edge)
+           (edge > 0 ? fmt(", the last %.0f columns on the GEMV kernel %.1f us", static_cast<double>(edge_columns(original, c)), edge)
                      : std::string());
   return sc;
 }
@@ -270,8 +270,7 @@ ConfigChoice choose_config(const GemmProblem& p, const DeviceFacts& d) {
   };
   for (const TileShape& t : kTiledSchedules) {
     const long long k_tiles = (p.k + t.bk - 1) / t.bk;
-    const long long tiles = ((p.m + t.bm - 1) / t.bm) * ((p.n + t.bn - 1) / t.bn);
-    const bool whole_waves = tiles >= tiled_slots(t, d);
+    const long long tile_rows = (p.m + t.bm - 1) / t.bm, tiles = tile_rows * ((p.n + t.bn - 1) / t.bn);
     for (int splits : kSplitCounts) {
       if (splits > k_tiles) break;
       for (const Packing& pk : packings)
@@ -284,8 +283,10 @@ ConfigChoice choose_config(const GemmProblem& p, const DeviceFacts& d) {
           c.pack_b = pk.b;
           c.edge = edge;
           consider(c);
-          const long long edge_tiles = edge ? (p.m + t.bm - 1) / t.bm : 0;  // the ragged column the edge drops
-          if (splits > 1 && whole_waves && (tiles - edge_tiles) % tiled_slots(t, d) != 0) {
+          // Tail-only splitting where the tiled launch (less the ragged column the edge drops) ends
+          // in a partial wave after at least one whole one.
+          const long long launched = tiles - (edge ? tile_rows : 0), slots = tiled_slots(t, d);
+          if (splits > 1 && launched >= slots && launched % slots != 0) {
             c.tail_only = true;
             consider(c);
           }
@@ -297,7 +298,7 @@ ConfigChoice choose_config(const GemmProblem& p, const DeviceFacts& d) {
   // Fastest first, split configs handicapped by kSplitMargin; among equal costs, the earlier
   // candidate (fewer splits, larger tiles).
   auto cost = [&](const ScoredConfig& s) {
-    const bool split = s.config.family == GemmFamily::Tiled && plan_split(p, s.config, d).splits > 1;
+    const bool split = s.config.family == GemmFamily::Tiled && plan_split(tiled_part(p, s.config), s.config, d).splits > 1;
     return s.predicted_us * (split ? 1.0 + kSplitMargin : 1.0);
   };
   std::stable_sort(out.ranked.begin(), out.ranked.end(),
@@ -342,7 +343,7 @@ void clear_choice_cache() {
 
 std::string config_class(const GemmProblem& p, const GemmConfig& c, const DeviceFacts& d) {
   if (c.family != GemmFamily::Tiled) return "gemv";
-  const SplitPlan s = plan_split(p, c, d);
+  const SplitPlan s = plan_split(tiled_part(p, c), c, d);
   if (s.splits > 1) return s.dp_tiles > 0 ? "stream-k" : "split-k";
   return c.tile.bm * c.tile.bn >= 128 * 128 ? "big-tile" : "small-tile";
 }

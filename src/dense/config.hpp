@@ -73,7 +73,7 @@ struct GemmConfig {
   // write of it at memory bandwidth, then the product at the aligned rate (gemm_ops.hpp, plan_pack).
   bool pack_a = false, pack_b = false;
   // Tiled: the last N mod BN columns (1..16: a ragged tile column that would hold only those) run on
-  // the GEMV kernel after the whole tile columns (gemm_ops.hpp, plan_edge).
+  // the GEMV kernel after the whole tile columns (gemm_ops.hpp, edge_columns).
   bool edge = false;
   bool jit = false;                 // compiled at run time (a tiled schedule not compiled ahead always is)
   bool operator==(const GemmConfig& o) const {

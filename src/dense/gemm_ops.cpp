@@ -1,6 +1,7 @@
 #include "dense/gemm_ops.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <optional>
 
@@ -125,8 +126,9 @@ SplitPlan plan_split(const GemmProblem& p, const GemmConfig& c, const DeviceFact
 PackPlan plan_pack(const GemmProblem& p, const GemmConfig& c) {
   PackPlan plan;
   auto buffer = [&](int64_t row_length, int& ld, size_t& bytes) {
-    ld = static_cast<int>((row_length + 3) / 4 * 4);
-    bytes = (static_cast<size_t>(p.k) * static_cast<size_t>(ld) * sizeof(float) + 255) / 256 * 256;
+    const int64_t ld64 = (row_length + 3) / 4 * 4;  // may pass 2^31 - 1: then bytes is far above kMaxPackBytes
+    bytes = (static_cast<size_t>(p.k) * static_cast<size_t>(ld64) * sizeof(float) + 255) / 256 * 256;
+    ld = ld64 <= INT_MAX ? static_cast<int>(ld64) : 0;
   };
   if (c.pack_a) buffer(p.m, plan.lda, plan.a_bytes);
   if (c.pack_b) buffer(p.n, plan.ldb, plan.b_bytes);
@@ -155,6 +157,8 @@ GemmProblem edge_part(const GemmProblem& p, const GemmConfig& c) {
   q.n = edge_columns(p, c);
   return q;
 }
+
+GemmProblem tiled_part(const GemmProblem& p, const GemmConfig& c) { return main_part(packed_problem(p, c), c); }
 
 CanonicalGemm packed_flags(const CanonicalGemm& g, const GemmConfig& c) {
   CanonicalGemm h = g;
@@ -194,6 +198,7 @@ std::string can_implement(const GemmProblem& p, const GemmConfig& c) {
   }
   if (c.tail_only) return "tail splitting applies to tiled configs only";
   if (c.pack_a || c.pack_b) return "packing applies to tiled configs only";
+  if (c.edge) return "edge columns apply to tiled configs only";
   if (std::min(p.m, p.n) > kGemvMaxS)
     return "a GEMV config needs M or N <= " + std::to_string(kGemvMaxS) + " (the problem is " +
            std::to_string(p.m) + " x " + std::to_string(p.n) + " in its row-major form)";
@@ -231,12 +236,11 @@ struct LaunchParts {
 LaunchParts plan_parts(const GemmProblem& p, const GemmConfig& c, const DeviceFacts& d) {
   LaunchParts parts;
   parts.pack = plan_pack(p, c);
-  const GemmProblem q = packed_problem(p, c);
-  parts.main = main_part(q, c);
+  parts.main = tiled_part(p, c);
   parts.main_split = plan_split(parts.main, c, d);
-  parts.edge = edge_columns(q, c);
+  parts.edge = edge_columns(p, c);
   if (parts.edge > 0) {
-    const GemmProblem e = edge_part(q, c);
+    const GemmProblem e = edge_part(packed_problem(p, c), c);
     parts.edge_config = best_gemv_config(e, d).config;
     parts.edge_split = plan_split(e, parts.edge_config, d);
   }

@@ -82,6 +82,9 @@ CanonicalGemm packed_flags(const CanonicalGemm& g, const GemmConfig& c);
 int edge_columns(const GemmProblem& p, const GemmConfig& c);
 GemmProblem main_part(const GemmProblem& p, const GemmConfig& c);
 GemmProblem edge_part(const GemmProblem& p, const GemmConfig& c);
+// What a tiled config's tiled launch computes: the packed problem less the edge columns (its split
+// plan is plan_split(tiled_part(p, c), c, d)).
+GemmProblem tiled_part(const GemmProblem& p, const GemmConfig& c);
 
 // The most scratch memory packing may take (both operands): what the workspace pool keeps reserved
 // between calls (core/workspace.hpp), so that repeated calls reuse it instead of allocating.

@@ -239,7 +239,7 @@ TuneResult tune(const GemmShape& shape, const TuneOptions& options) {
     std::vector<detail::JitRequest> requests;
     std::vector<size_t> which;
     for (size_t i = compiled_count; i < ranked.size(); ++i) {
-      const detail::SplitPlan sp = detail::plan_split(problem, ranked[i].config, facts);
+      const detail::SplitPlan sp = detail::plan_split(detail::tiled_part(problem, ranked[i].config), ranked[i].config, facts);
       requests.push_back(detail::tiled_jit_request(ranked[i].config.tile, detail::packed_flags(g, ranked[i].config),
                                                    sp.dp_tiles != sp.units));
       which.push_back(i);

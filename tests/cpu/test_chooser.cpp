@@ -245,6 +245,9 @@ TEST(GemmCanImplement, PackingIsBoundedAndTiledOnly) {
   g.gemv_s = 1;
   g.pack_b = true;
   EXPECT_EQ(can_implement(problem(1, 4096, 4096), g), "packing applies to tiled configs only");
+  g.pack_b = false;
+  g.edge = true;
+  EXPECT_EQ(can_implement(problem(1, 4096, 4096), g), "edge columns apply to tiled configs only");
 }
 
 // Every slice holds at least one K-tile, the slices cover K, tail-only splitting leaves whole waves
@@ -364,6 +367,10 @@ TEST(GemmChooser, PacksOperandsOnlyWhereTheCopyPays) {
   EXPECT_NE(choose_config(problem(4095, 4097, 4093, false, false, false), d).best.why.find("the last 1 columns on the GEMV kernel"),
             std::string::npos);
   EXPECT_FALSE(choose_config(problem(4096, 4096, 4096), d).best.config.edge);
+  // 1024 x 4097 in 128 x 256 tiles: 136 tiles, but the tiled launch of an edge config has 128, less
+  // than a wave: no tail-only twin of its split-K configs.
+  for (const ScoredConfig& sc : choose_config(problem(1024, 4097, 4096), d).ranked)
+    if (sc.config.edge && sc.config.tile == kTiledSchedules[0]) EXPECT_FALSE(sc.config.tail_only) << to_string(sc.config);
   for (const Case& c : cases) {
     SCOPED_TRACE(std::to_string(c.p.m) + "x" + std::to_string(c.p.n) + "x" + std::to_string(c.p.k));
     const ConfigChoice choice = choose_config(c.p, d);

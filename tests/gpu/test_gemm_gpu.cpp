@@ -231,6 +231,8 @@ std::vector<Case> all_cases() {
       // One interior 128x256 tile over 5 K-tiles: the step-pipelined loop's bounds-free copies spread
       // over its first pass (the other shapes reach them only at sizes compute-sanitizer is slow on).
       {128, 256, 160},
+      // Edge columns (260 = 256 + 4) with M below them: the edge's GEMV reads W from B's last columns.
+      {4, 260, 96},
   };
   std::vector<Case> cases;
   for (const Shape& s : shapes)

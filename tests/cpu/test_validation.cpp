@@ -141,6 +141,20 @@ TEST_F(Validation, ConfigsAreCheckedBeforeAnyDeviceWork) {
   opt.config = "tiled:96x96x16:w32x32:t8x4:s3:b6";
   expect_error([&] { call(R, Op::N, Op::N, 8, 8, 8, buf.a.data(), 8, buf.b.data(), 8, buf.c.data(), 8, opt); },
                "the tile schedule cannot be compiled", "multiples of the 288 threads");
+  // Edge columns need a ragged last tile column of 1..16 columns (64 = one whole 64-wide column).
+  opt.config = "tiled:64x64x16:w32x32:t8x4:s3:b6:k1:hilbert:edge";
+  expect_error([&] { call(R, Op::N, Op::N, 64, 64, 64, buf.a.data(), 64, buf.b.data(), 64, buf.c.data(), 64, opt); },
+               "options.config = 'tiled:64x64x16:w32x32:t8x4:s3:b6:k1:hilbert:edge' cannot run this product",
+               "edge needs a ragged last tile column");
+  opt.config = "tiled:64x64x16:w32x32:t8x4:s3:b6:k1:hilbert:pack-c";
+  expect_error([&] { call(R, Op::N, Op::N, 64, 64, 64, buf.a.data(), 64, buf.b.data(), 64, buf.c.data(), 64, opt); },
+               "pack field 'pack-c' is not pack-a, pack-b or pack-ab");
+  // Packed copies of both 8192^2 operands (512 MB) are more than packing may take. (Addresses only, far
+  // apart: nothing is dereferenced before the refusal.)
+  const auto far = [](int i) { return reinterpret_cast<float*>(uintptr_t(1) << (40 + i)); };
+  opt.config = "tiled:128x256x32:w64x64:t16x8:s4:b1:k1:hilbert:pack-ab";
+  expect_error([&] { call(R, Op::N, Op::N, 8192, 8192, 8192, far(0), 8192, far(1), 8192, far(2), 8192, opt); },
+               "cannot run this product", "the packed operands take 512 MB, more than packing may take (256 MB)");
 }
 
 // Level 6 forms the offsets of its copies in 32 bits: it refuses an A or B of more than 2^31 - 1

@@ -25,6 +25,16 @@ namespace tools {
 
 namespace {
 
+// Prints one check line (problem, contender, reference, max |err| or NaN, tolerance, PASS/FAIL) in
+// columns of the given widths; true when the result is finite and within the tolerance.
+bool report_check(int problem_width, const std::string& problem, int label_width, const std::string& label, bool cpu,
+                  const Diff& d, double tol) {
+  const bool ok = !d.non_finite && d.max_abs <= tol;
+  std::printf("%-*s %-*s %-10s %12.3g %12.3g %s\n", problem_width, problem.c_str(), label_width, label.c_str(),
+              cpu ? "cpu" : "cublas", d.non_finite ? NAN : d.max_abs, tol, ok ? "PASS" : "FAIL");
+  return ok;
+}
+
 void run_check(const CheckArgs& args) {
   const CheckPlan plan = plan_check(args);  // every argument, before the device is touched
   require_supported_device();
@@ -70,11 +80,7 @@ void run_check(const CheckArgs& args) {
       fill_value(c.get(), p.size_c(), std::nanf(""));
       ct.run(p, a.get() + off, b.get() + off, c.get() + off);
       TILEGEMM_CUDA_CHECK(cudaDeviceSynchronize());
-      const Diff d = compare_c(p, c.get(), d_expect.get());
-      const bool ok = !d.non_finite && d.max_abs <= tol;
-      failures += !ok;
-      std::printf("%-36s %-48s %-10s %12.3g %12.3g %s\n", p.str().c_str(), ct.label.c_str(), cpu ? "cpu" : "cublas",
-                  d.non_finite ? NAN : d.max_abs, tol, ok ? "PASS" : "FAIL");
+      failures += !report_check(36, p.str(), 48, ct.label, cpu, compare_c(p, c.get(), d_expect.get()), tol);
     }
   }
   if (failures) throw Error(ErrorCode::Internal, std::to_string(failures) + " kernel/shape combinations failed");
@@ -152,11 +158,7 @@ void run_check_bsr(const SparseCheckArgs& args) {
         std::printf("%-66s %-34s skipped: %s\n", p.str().c_str(), c.label.c_str(), e.what());
         continue;
       }
-      const Diff d = compare(y.get(), d_expect.get(), p.size_y());
-      const bool ok = !d.non_finite && d.max_abs <= tol;
-      failures += !ok;
-      std::printf("%-66s %-34s %-10s %12.3g %12.3g %s\n", p.str().c_str(), c.label.c_str(), cpu ? "cpu" : "cublas",
-                  d.non_finite ? NAN : d.max_abs, tol, ok ? "PASS" : "FAIL");
+      failures += !report_check(66, p.str(), 34, c.label, cpu, compare(y.get(), d_expect.get(), p.size_y()), tol);
     }
   }
   if (failures) throw Error(ErrorCode::Internal, std::to_string(failures) + " kernel/problem combinations failed");

@@ -91,7 +91,7 @@ void run_bench(const BenchArgs& args, const std::vector<std::string>& argv) {
     TILEGEMM_CUDA_CHECK(cudaDeviceSynchronize());
     if (log_choice) log_choice_for(p, a.get() + p.offset, b.get() + p.offset, c.get() + p.offset);
     const std::vector<Contender> contenders =
-        make_contenders(p, plan.kernels, plan.configs, plan.rasters, plan.schedules, cublas);
+        make_contenders(p, plan.kernels, plan.configs, plan.rasters, plan.schedules, plan.ffma_auto, cublas);
     std::vector<Row> rows;
     for (size_t ci = 0; ci < contenders.size() && !g_interrupted; ++ci) {
       const Contender& ct = contenders[ci];
@@ -120,7 +120,7 @@ void add_bench_command(CLI::App& app, const std::vector<std::string>& argv) {
   cmd->add_option("--sizes", args->sizes, "square sweep LO:HI:xF or LO:HI:+S, e.g. 256:16384:x2");
   cmd->add_option("--preset", args->preset, join_alternatives(preset_names()) + " (default: ladder)");
   cmd->add_option("--dtype", args->dtype, "element type: fp32")->capture_default_str();
-  cmd->add_option("--kernels", args->kernels, "comma list of levels (1-6 or names), auto, all")->capture_default_str();
+  cmd->add_option("--kernels", args->kernels, "comma list of levels (1-7 or names), auto, all")->capture_default_str();
   cmd->add_option("--layout", args->layout, "row | col")->capture_default_str();
   cmd->add_option("--trans", args->trans, "NN | NT | TN | TT (presets may fix some shapes' ops)")->capture_default_str();
   cmd->add_option("--ld", args->ld, "+N: pad every leading dimension by N elements; N: every leading dimension is N")
@@ -132,6 +132,8 @@ void add_bench_command(CLI::App& app, const std::vector<std::string>& argv) {
                   "--sparse a BSR config, e.g. bsr-tiled:32x128x16:t4x8:s4");
   cmd->add_option("--rasters", args->rasters, "time levels 4-6 with each tile order: rowmajor,grouped,hilbert")
       ->delimiter(',');
+  cmd->add_flag("--ffma-auto", args->ffma_auto,
+                "also time Auto kept to CUDA-core FFMA (GemmOptions::math = FfmaOnly), as auto-ffma");
   cmd->add_flag("--schedules", args->schedules,
                 "also time every compiled tiled schedule at the split the model predicts best for it, and the GEMV "
                 "kernel where it applies; with --sparse, every compiled config the BSR tuner measures");

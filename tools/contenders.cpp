@@ -23,11 +23,13 @@ GemmChoice explain(const Problem& p, const float* a, const float* b, const float
                         opt);
 }
 
-// raster: nullptr = the library's default order (and no "@order" in the label).
-Contender library_contender(Kernel kernel, const Raster* raster) {
+// raster: nullptr = the library's default order (and no "@order" in the label). math: Auto's; FfmaOnly
+// labels the row "auto-ffma".
+Contender library_contender(Kernel kernel, const Raster* raster, Math math = Math::Fp32) {
   GemmOptions opt;
   opt.kernel = kernel;
-  std::string label = to_string(kernel);
+  opt.math = math;
+  std::string label = to_string(kernel) + (math == Math::FfmaOnly ? "-ffma" : "");
   if (raster) {
     opt.raster = *raster;
     label += "@" + to_string(opt.raster);
@@ -69,7 +71,7 @@ Contender config_contender(const std::string& text, const std::string& label) {
 
 std::vector<Contender> make_contenders(const Problem& p, const std::vector<Kernel>& kernels,
                                        const std::vector<std::string>& configs, const std::vector<Raster>& rasters,
-                                       bool schedules, Cublas& cublas) {
+                                       bool schedules, bool ffma_auto, Cublas& cublas) {
   std::vector<Contender> out;
   Contender base;
   base.label = "cublas";
@@ -84,6 +86,7 @@ std::vector<Contender> make_contenders(const Problem& p, const std::vector<Kerne
     const bool rasterized = k == Kernel::RegisterTiled || k == Kernel::Vectorized || k == Kernel::WarpTiled;
     if (rasters.empty() || !rasterized) {
       out.push_back(library_contender(k, nullptr));
+      if (k == Kernel::Auto && ffma_auto) out.push_back(library_contender(k, nullptr, Math::FfmaOnly));
     } else {
       for (const Raster& r : rasters) out.push_back(library_contender(k, &r));
     }

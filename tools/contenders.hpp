@@ -28,10 +28,11 @@ struct Contender {
 };
 
 // cuBLAS first (the baseline), then each kernel (levels 4-6 once per raster order; empty: the
-// library's default order), each --config, then with `schedules` the compiled schedules.
+// library's default order; with `ffma_auto` Auto again under Math::FfmaOnly, as "auto-ffma"), each
+// --config, then with `schedules` the compiled schedules.
 std::vector<Contender> make_contenders(const Problem& p, const std::vector<Kernel>& kernels,
                                        const std::vector<std::string>& configs, const std::vector<Raster>& rasters,
-                                       bool schedules, Cublas& cublas);
+                                       bool schedules, bool ffma_auto, Cublas& cublas);
 
 }  // namespace tools
 }  // namespace tilegemm

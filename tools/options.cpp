@@ -205,6 +205,7 @@ BenchPlan plan_bench(const BenchArgs& args) {
   plan.configs = parse_config_list(args.configs, "--config");
   plan.rasters = parse_raster_list(args.rasters, "--rasters");
   plan.schedules = args.schedules;
+  plan.ffma_auto = args.ffma_auto;
   if (args.warm && args.cold) invalid("--warm: cannot be combined with --cold");
   plan.warm = args.warm;
   if (!std::isfinite(args.min_time) || args.min_time < 0) {

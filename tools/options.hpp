@@ -21,7 +21,7 @@ struct DTypeChoice {
 const std::vector<DTypeChoice>& supported_dtypes();
 DTypeChoice parse_dtype(const std::string& s, const char* what = "--dtype");
 
-// "all" | "auto" | levels 1-6 or names (tilegemm::parse_kernel), comma separated; duplicates dropped.
+// "all" | "auto" | levels 1-7 or names (tilegemm::parse_kernel), comma separated; duplicates dropped.
 std::vector<Kernel> parse_kernel_list(const std::string& s, const char* what = "--kernels");
 std::vector<Raster> parse_raster_list(const std::vector<std::string>& names, const char* what = "--rasters");
 
@@ -64,6 +64,7 @@ struct BenchArgs {  // as typed
   std::vector<std::string> configs;  // --config
   std::vector<std::string> rasters;
   bool schedules = false, warm = false, cold = false;
+  bool ffma_auto = false;  // --ffma-auto
   double min_time = 0.5;
   std::string graph_batch = "0";  // --graph-batch, as typed (validated by parse_graph_batch)
   std::string csv, json, plot;
@@ -76,6 +77,7 @@ struct BenchPlan {  // validated
   std::vector<std::string> configs;  // canonical text forms (--config)
   std::vector<Raster> rasters;  // empty: the library's default order
   bool schedules = false;  // --schedules: each compiled tiled schedule at its best split, and the GEMV kernel
+  bool ffma_auto = false;  // --ffma-auto: Auto again with Math::FfmaOnly ("auto-ffma"), where auto is listed
   bool warm = false;  // false: flush L2 before every timed run (cold, the default)
   double min_time = 0.5;
   int graph_batch = 0;  // > 0: time CUDA graphs of this many launches (time_runs, harness.hpp)

@@ -23,6 +23,10 @@ struct GemmOptions {
   // (docs/shapes.md lists the families and fields). An unknown or inapplicable config throws
   // Error(InvalidArgument) naming options.config and why, before anything is launched.
   std::string config;
+  // Which math Auto may pick from (types.hpp, Math): by default FFMA or 3xTF32 tensor cores (level 7),
+  // both FP32-class; Math::FfmaOnly keeps Auto and its tuned configs on CUDA cores. A named config or
+  // ladder level runs as named.
+  Math math = Math::Fp32;
 };
 
 // Single-precision GEMM on device pointers, enqueued on `stream`.

@@ -23,8 +23,19 @@ enum class Kernel : int {
   RegisterTiled = 4,   // 04: 128x64 block tile, 8x4 outputs per thread
   Vectorized = 5,      // 05: 128-bit loads, transposed A in shared memory, double buffering
   WarpTiled = 6,       // 06: warp tiles, multi-stage cp.async pipeline, Hilbert rasterization
+  MmaTf32x3 = 7,       // 07: level 6's tiles on tensor cores, FP32 accuracy by 3xTF32 split operands
 };
-inline constexpr int kNumLadderLevels = 6;
+inline constexpr int kNumLadderLevels = 7;
+
+// How Kernel::Auto may compute an FP32 product (GemmOptions::math).
+enum class Math : int {
+  // CUDA-core FFMA or tensor-core 3xTF32 (level 7), whichever the chooser predicts faster. Both are
+  // FP32-class: 3xTF32 leaves ~2^-22 relative per product against FFMA's 2^-24, and its error over K
+  // measured within 2x of level 6's (docs/ladder.md).
+  Fp32 = 0,
+  // CUDA-core FFMA only (IEEE FP32 fused multiply-adds, the math of cuBLAS's default mode).
+  FfmaOnly = 1,
+};
 
 // Order in which thread blocks visit output tiles (levels 4-6).
 enum class Raster : int { RowMajor = 0, Grouped = 1, Hilbert = 2 };
@@ -33,11 +44,13 @@ std::string to_string(Layout v);
 std::string to_string(Op v);
 std::string to_string(Kernel v);
 std::string to_string(Raster v);
+std::string to_string(Math v);
 // Parsers accept the names printed by to_string (case-insensitive) and, for kernels, the level number.
 // They throw tilegemm::Error(InvalidArgument) naming `what` on an unknown value.
 Layout parse_layout(const std::string& s, const char* what = "layout");
 Op parse_op(const std::string& s, const char* what = "op");
 Kernel parse_kernel(const std::string& s, const char* what = "kernel");
 Raster parse_raster(const std::string& s, const char* what = "raster");
+Math parse_math(const std::string& s, const char* what = "math");
 
 }  // namespace tilegemm

@@ -10,7 +10,7 @@ from conftest import HAS_GPU, FakeCudaArray
 
 def test_import_and_metadata():
     assert "matmul" in tilegemm.__all__
-    assert tilegemm.ladder_levels()[0] and len(tilegemm.ladder_levels()) == 6
+    assert tilegemm.ladder_levels()[0] and len(tilegemm.ladder_levels()) == 7
     assert tilegemm.compiled_archs()  # e.g. ['90a']
     assert tilegemm.device_count() >= 0
 

@@ -30,7 +30,7 @@ def device_info() -> dict:
 
 
 def ladder_levels() -> list:
-    """The names of the ladder kernels 1-6 (kernel= takes the number or the name)."""
+    """The names of the ladder kernels 1-7 (kernel= takes the number or the name)."""
     return _tilegemm.ladder_levels()
 
 

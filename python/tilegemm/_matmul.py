@@ -158,7 +158,7 @@ def matmul(a: Any, b: Any, *, out: Any = None, alpha: float = 1.0, beta: float =
     transposes (a transposed torch view is Op.T, not a copy).
     out: written in place when given; beta then scales its contents (beta == 0 never reads it).
       Without out a new array of a's framework is returned, and beta must be 0.
-    kernel: "auto" (the analytic chooser), a ladder level 1-6 or its name.
+    kernel: "auto" (the analytic chooser), a ladder level 1-7 or its name.
     config: a config's text form (docs/shapes.md), run exactly; kernel must be "auto".
     stream: a CUDA stream (int handle, torch.cuda.Stream, cupy.cuda.Stream); default: the
       framework's current stream (torch, CuPy), else the legacy default stream.

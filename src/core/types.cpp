@@ -41,6 +41,7 @@ std::string to_string(Kernel v) {
     case Kernel::RegisterTiled: return "04-register-tiled";
     case Kernel::Vectorized: return "05-vectorized";
     case Kernel::WarpTiled: return "06-warp-tiled";
+    case Kernel::MmaTf32x3: return "07-mma-tf32x3";
   }
   return "?";
 }
@@ -98,7 +99,22 @@ Raster parse_raster(const std::string& s, const char* what) {
 Kernel parse_kernel(const std::string& s, const char* what) {
   Kernel k;
   if (parse_numbered(s, kNumLadderLevels, &k)) return k;
-  bad_value(what, s, "auto, a level 1-6, or a name such as 06-warp-tiled");
+  bad_value(what, s, "auto, a level 1-7, or a name such as 06-warp-tiled");
+}
+
+std::string to_string(Math v) {
+  switch (v) {
+    case Math::Fp32: return "fp32";
+    case Math::FfmaOnly: return "ffma";
+  }
+  return "?";
+}
+
+Math parse_math(const std::string& s, const char* what) {
+  const std::string v = lower(s);
+  if (v == "fp32") return Math::Fp32;
+  if (v == "ffma") return Math::FfmaOnly;
+  bad_value(what, s, "fp32 (FFMA or 3xTF32 tensor cores) or ffma (CUDA cores only)");
 }
 
 std::string to_string(BsrKernel v) {

@@ -25,11 +25,18 @@ constexpr double kScheduleTflops[kNumTiledSchedules][4] = {
     {45.29, 41.91, 45.73, 42.92},  // 64x128x16 b4
     {39.87, 37.07, 42.13, 40.48},  // 64x64x16 b6
     {28.64, 23.65, 31.66, 28.62},  // 32x32x16 b8
+    // Level 7 (3xTF32 tensor cores), NN measured 2026-11-25; every operand is copied as-is with
+    // 16-byte copies whatever its orientation, so the other op combinations take the NN rate until
+    // measured.
+    {53.40, 53.40, 53.40, 53.40},  // 128x256x32 tf32x3
+    {52.00, 52.00, 52.00, 52.00},  // 128x128x32 tf32x3c4
+    {42.70, 42.70, 42.70, 42.70},  // 64x64x32 tf32x3 b2
 };
 constexpr double kCalibrationSms = 132;
 // With the operand copied as-is unaligned (4-byte copies; 4096^3 NN, ld + 7, offset 1), as a factor
 // of the aligned NN rate.
-constexpr double kUnalignedFactor[kNumTiledSchedules] = {0.909, 0.984, 0.984, 0.975, 0.939, 0.980};
+// Level 7 packs unaligned operands instead (can_implement), so its factor is never used.
+constexpr double kUnalignedFactor[kNumTiledSchedules] = {0.909, 0.984, 0.984, 0.975, 0.939, 0.980, 1.0, 1.0, 1.0};
 // An SM holding r of a schedule's `blocks` design blocks runs at (r / blocks)^kOccupancyExponent of
 // its full rate: fewer resident blocks each run faster (fit by the choices it makes on the measured
 // single-wave shapes, perf note #19; lone blocks of 4-warp tiles fit worse, ~0.47).
@@ -85,7 +92,7 @@ constexpr double kPackLaunchUs = 2.0;
 int op_index(bool trans_a, bool trans_b) { return (trans_a ? 2 : 0) + (trans_b ? 1 : 0); }
 
 // The calibrated schedule whose rates stand in for `t`: itself when compiled, else the compiled one of
-// the same block tile, else the one nearest in tile area (a run-time compiled variant has no
+// the same math and block tile, else the one of the same math nearest in tile area (a run-time compiled variant has no
 // calibration of its own; the tuner measures it).
 int model_schedule_index(const TileShape& t) {
   const int exact = tiled_schedule_index(t);
@@ -94,6 +101,7 @@ int model_schedule_index(const TileShape& t) {
   double best_distance = 1e300;
   for (int i = 0; i < kNumTiledSchedules; ++i) {
     const TileShape& c = kTiledSchedules[i];
+    if ((c.mma > 0) != (t.mma > 0)) continue;  // FFMA and tensor-core rates differ
     const double distance = (c.bm == t.bm && c.bn == t.bn) ? -1.0 : std::fabs(std::log(double(c.bm) * c.bn / (double(t.bm) * t.bn)));
     if (distance < best_distance) best = i, best_distance = distance;
   }
@@ -248,6 +256,7 @@ ScoredConfig best_gemv_config(const GemmProblem& p, const DeviceFacts& d) {
 ConfigChoice choose_config(const GemmProblem& p, const DeviceFacts& d) {
   ConfigChoice out;
   auto consider = [&](const GemmConfig& c) {
+    if (p.ffma_only && c.family == GemmFamily::Tiled && c.tile.mma > 0) return;
     if (!can_implement(p, c).empty()) return;
     out.ranked.push_back(score_config(p, c, d));
   };
@@ -262,6 +271,9 @@ ConfigChoice choose_config(const GemmProblem& p, const DeviceFacts& d) {
   if (try_a) packings.push_back({true, false});
   if (try_b) packings.push_back({false, true});
   if (try_a && try_b) packings.push_back({true, true});
+  // Level 7 copies either orientation 16 bytes at a time, so it packs only an unaligned operand
+  // (can_implement refuses it otherwise).
+  const std::vector<Packing> mma_packings{{!p.vec_a, !p.vec_b}};
   // Edge columns on the GEMV kernel where the last tile column would hold at most a quarter of its
   // width: 4097 columns in 128 x 256 tiles leave one column in a 17th tile column (1/17 of the work).
   auto edge_worth_trying = [&](const TileShape& t) {
@@ -273,7 +285,7 @@ ConfigChoice choose_config(const GemmProblem& p, const DeviceFacts& d) {
     const long long tile_rows = (p.m + t.bm - 1) / t.bm, tiles = tile_rows * ((p.n + t.bn - 1) / t.bn);
     for (int splits : kSplitCounts) {
       if (splits > k_tiles) break;
-      for (const Packing& pk : packings)
+      for (const Packing& pk : t.mma > 0 ? mma_packings : packings)
         for (bool edge : {false, true}) {
           if (edge && !edge_worth_trying(t)) continue;
           GemmConfig c;
@@ -317,7 +329,7 @@ auto* g_choices = new std::map<ChoiceKey, std::optional<GemmConfig>>();
 std::optional<GemmConfig> cached_choice(const GemmProblem& p, const DeviceFacts& d, const TunedLookup& tuned) {
   const ChoiceKey key{p.m, p.n, p.k,
                       (p.trans_a ? 1 : 0) | (p.trans_b ? 2 : 0) | (p.vec_a ? 4 : 0) | (p.vec_b ? 8 : 0) |
-                          (p.beta_zero ? 16 : 0) | (p.tiled_offsets_fit ? 32 : 0),
+                          (p.beta_zero ? 16 : 0) | (p.tiled_offsets_fit ? 32 : 0) | (p.ffma_only ? 64 : 0),
                       d.sm_count, d.ordinal};
   {
     std::lock_guard<std::mutex> lock(g_choice_mutex);
@@ -326,6 +338,7 @@ std::optional<GemmConfig> cached_choice(const GemmProblem& p, const DeviceFacts&
   }
   std::optional<GemmConfig> c;
   if (tuned) c = tuned(p);
+  if (c && p.ffma_only && c->family == GemmFamily::Tiled && c->tile.mma > 0) c.reset();  // tuned on tensor cores
   if (!c) {
     const ConfigChoice choice = choose_config(p, d);
     if (!choice.ranked.empty()) c = choice.best.config;

@@ -34,8 +34,10 @@ std::string to_string(const GemmConfig& c) {
   o << family_name(c.family) << ':';
   if (c.family == GemmFamily::Tiled) {
     const TileShape& t = c.tile;
-    o << t.bm << 'x' << t.bn << 'x' << t.bk << ":w" << t.wm << 'x' << t.wn << ":t" << t.tm << 'x' << t.tn
-      << ":s" << t.stages << ":b" << t.blocks << ':' << (c.tail_only ? "tail" : "k") << c.splits << ':'
+    o << t.bm << 'x' << t.bn << 'x' << t.bk << ":w" << t.wm << 'x' << t.wn;
+    if (t.mma == 0) o << ":t" << t.tm << 'x' << t.tn;
+    else o << ":tf32x3" << (t.mma > 1 ? "c" + std::to_string(t.mma) : std::string());
+    o << ":s" << t.stages << ":b" << t.blocks << ':' << (c.tail_only ? "tail" : "k") << c.splits << ':'
       << tilegemm::to_string(c.raster);
     if (c.pack_a || c.pack_b) o << ":pack-" << (c.pack_a ? "a" : "") << (c.pack_b ? "b" : "");
     o << (c.edge ? ":edge" : "") << (c.jit ? ":jit" : "");
@@ -61,8 +63,15 @@ GemmConfig parse_gemm_config(const std::string& text, const char* what) {
     c.tile.bm = v[0], c.tile.bn = v[1], c.tile.bk = v[2];
     if (!numbers(f[2], "w", 2, v)) return bad("warp field '" + f[2] + "' is not wWMxWN");
     c.tile.wm = v[0], c.tile.wn = v[1];
-    if (!numbers(f[3], "t", 2, v)) return bad("thread field '" + f[3] + "' is not tTMxTN");
-    c.tile.tm = v[0], c.tile.tn = v[1];
+    if (f[3] == "tf32x3") {
+      c.tile.mma = 1;
+    } else if (f[3].compare(0, 7, "tf32x3c") == 0) {
+      if (!numbers(f[3], "tf32x3c", 1, v) || v[0] < 1) return bad("thread field '" + f[3] + "' is not tf32x3cN");
+      c.tile.mma = v[0];
+    } else {
+      if (!numbers(f[3], "t", 2, v)) return bad("thread field '" + f[3] + "' is not tTMxTN or tf32x3");
+      c.tile.tm = v[0], c.tile.tn = v[1];
+    }
     if (!numbers(f[4], "s", 1, v)) return bad("stage field '" + f[4] + "' is not sSTAGES");
     c.tile.stages = v[0];
     if (!numbers(f[5], "b", 1, v)) return bad("block field '" + f[5] + "' is not bBLOCKS");
@@ -118,7 +127,49 @@ GemmConfig parse_gemm_config(const std::string& text, const char* what) {
   return c;
 }
 
+namespace {
+
+// Why a copy of `outer` rows of `inner` contiguous floats would not split into whole rows per
+// thread with copies of 1 and 4 floats (core/tile_copy.cuh), or "".
+std::string copy_split_problem(int outer, int inner, int threads) {
+  auto n = [](int v) { return std::to_string(v); };
+  for (int width : {1, 4}) {
+    const int per_row = inner / width;
+    const int threads_per_row = per_row < threads ? per_row : threads;
+    if (inner % width || threads % threads_per_row || per_row % threads_per_row || per_row != threads_per_row ||
+        outer % (threads / threads_per_row))
+      return "a copy of " + n(outer) + " rows of " + n(inner) + " floats does not split into whole rows per thread (" +
+             n(threads) + " threads)";
+  }
+  return "";
+}
+
+// The host mirror of MmaTf32x3Schedule's static_asserts and its copiers'.
+std::string mma_shape_problem(const TileShape& t) {
+  auto n = [](int v) { return std::to_string(v); };
+  if (t.bm <= 0 || t.bn <= 0 || t.bk <= 0 || t.wm <= 0 || t.wn <= 0) return "every tile and warp size must be positive";
+  if (t.tm != 0 || t.tn != 0) return "a tensor-core schedule has no thread tile";
+  if (t.bm % t.wm || t.bn % t.wn) return "the warp tile " + n(t.wm) + "x" + n(t.wn) + " must divide the block tile";
+  if (t.wm % 16 || t.wn % 8) return "the warp tile must be whole 16 x 8 MMA tiles";
+  if (t.bk % 8 || (t.bk / 8) % t.mma) return "BK must be whole k8 steps, a multiple of the " + n(t.mma) + " summed per add";
+  const int threads = t.threads();
+  if (threads > 1024) return n(threads) + " threads: at most 1024";
+  if (t.stages < 2) return "at least 2 pipeline stages";
+  if (t.blocks < 1 || t.blocks > 32) return "blocks per SM must be 1..32";
+  for (int cols : {t.bm, t.bn}) {  // each operand is staged [col][k] or [k][col], by its orientation
+    std::string why = copy_split_problem(cols, t.bk, threads);
+    if (why.empty()) why = copy_split_problem(t.bk, cols, threads);
+    if (!why.empty()) return why;
+  }
+  if (t.smem_bytes() > 227 * 1024) return n(t.smem_bytes()) + " bytes of shared memory: at most 227 KB per block";
+  return "";
+}
+
+}  // namespace
+
 std::string tile_shape_problem(const TileShape& t) {
+  if (t.mma < 0) return "the MMA field must be 0 (FFMA) or the k8 steps summed per add";
+  if (t.mma > 0) return mma_shape_problem(t);
   auto n = [](int v) { return std::to_string(v); };
   if (t.bm <= 0 || t.bn <= 0 || t.bk <= 0 || t.wm <= 0 || t.wn <= 0 || t.tm <= 0 || t.tn <= 0)
     return "every tile, warp and thread size must be positive";

@@ -11,24 +11,32 @@ namespace tilegemm {
 namespace detail {
 
 enum class GemmFamily {
-  Tiled,     // level 6's warp-tiled block under the split-K / stream-K tile scheduler (split_tiled.cuh)
+  Tiled,     // level 6's warp-tiled block (FFMA) or level 7's tensor-core block under the split-K /
+             // stream-K tile scheduler (split_tiled.cuh)
   GemvRows,  // one output dimension <= 16, the long operand contiguous along k (gemv_rows.cuh)
   GemvCols,  // one output dimension <= 16, the long operand contiguous along l (gemv_cols.cuh)
 };
 
-// A tiled schedule: kernels::WarpTiledSchedule<bm, bn, bk, wm, wn, tm, tn, stages, blocks, 3, true>
-// (FMA order 3, k-contiguous operands transposed by the copies, as level 6's defaults).
+// A tiled schedule, FFMA: kernels::WarpTiledSchedule<bm, bn, bk, wm, wn, tm, tn, stages, blocks, 3,
+// true> (FMA order 3, k-contiguous operands transposed by the copies, as level 6's defaults);
+// tensor cores (mma > 0): kernels::MmaTf32x3Schedule<bm, bn, bk, wm, wn, stages, blocks, mma>
+// (level 7: 3xTF32 mma.sync, no thread tile; tm = tn = 0).
 struct TileShape {
   int bm = 0, bn = 0, bk = 0;  // block tile
   int wm = 0, wn = 0;          // warp tile
-  int tm = 0, tn = 0;          // thread tile
+  int tm = 0, tn = 0;          // thread tile (FFMA)
   int stages = 0;              // cp.async pipeline depth
   int blocks = 0;              // thread blocks per SM the schedule is built for (register cap)
+  int mma = 0;                 // 0: FFMA; N >= 1: 3xTF32 tensor cores, N k8 steps per FP32 add
   constexpr int threads() const { return 32 * (bm / wm) * (bn / wn); }
-  constexpr int smem_bytes() const { return stages * (bm + bn) * (bk + 4) * 4; }
+  constexpr int smem_bytes() const {
+    if (mma == 0) return stages * (bm + bn) * (bk + 4) * 4;
+    auto stage = [&](int cols) { return cols * (bk + 4) > bk * (cols + 8) ? cols * (bk + 4) : bk * (cols + 8); };
+    return stages * (stage(bm) + stage(bn)) * 4;
+  }
   bool operator==(const TileShape& o) const {
     return bm == o.bm && bn == o.bn && bk == o.bk && wm == o.wm && wn == o.wn && tm == o.tm &&
-           tn == o.tn && stages == o.stages && blocks == o.blocks;
+           tn == o.tn && stages == o.stages && blocks == o.blocks && mma == o.mma;
   }
 };
 
@@ -43,8 +51,14 @@ inline constexpr TileShape kTiledSchedules[] = {
     {64, 128, 16, 32, 64, 8, 8, 3, 4},
     {64, 64, 16, 32, 32, 8, 4, 3, 6},     // small tiles: many blocks for small and split-K shapes
     {32, 32, 16, 32, 16, 4, 4, 4, 8},     // tiny tiles: K-heavy products with tiny outputs
+    // Level 7 (tensor cores, 3xTF32; tm = tn = 0, mma = k8 steps per FP32 add). H100, 4096^3 NN,
+    // 2026-11-25: 53.4, 52.0 and 42.7 TFLOP/s (cuBLAS FFMA 51.7).
+    {128, 256, 32, 64, 64, 0, 0, 3, 1, 1},  // level 7's own schedule
+    {128, 128, 32, 64, 32, 0, 0, 3, 1, 4},  // finer waves; K-heavy split-K
+    {64, 64, 32, 32, 32, 0, 0, 4, 2, 1},    // small and split-K shapes (64x64x65536 in 128 slices)
 };
 inline constexpr int kNumTiledSchedules = sizeof(kTiledSchedules) / sizeof(kTiledSchedules[0]);
+inline constexpr int kLevel7Schedule = 6;  // ladder level 7 runs kTiledSchedules[6]
 // Index of a compiled schedule, or -1.
 int tiled_schedule_index(const TileShape& t);
 // Why kernels::WarpTiledSchedule<t..., FMA order 3, transposing copies> would not compile (the host
@@ -86,6 +100,8 @@ struct GemmConfig {
 // Text form, all fields:
 //   tiled:128x256x32:w64x64:t16x8:s4:b1:k1:hilbert   (k<N>: every tile in N K slices;
 //                                                      tail<N>: tiles past the last whole wave)
+//   tiled:128x128x32:w64x32:tf32x3:s3:b1:k1:hilbert  (level 7: tensor cores, 3xTF32; tf32x3c<N>:
+//                                                      N k8 steps summed per FP32 add, tf32x3 = c1)
 //   tiled:…:hilbert:pack-b                           (B packed first; pack-a, pack-ab likewise)
 //   tiled:…:hilbert:edge                             (the last N mod BN <= 16 columns on the GEMV
 //                                                      kernel; after the pack field when both)

@@ -37,6 +37,8 @@ std::optional<detail::GemmConfig> check_options(const GemmOptions& options) {
   const int raster = static_cast<int>(options.raster);
   if (raster < 0 || raster > 2)
     invalid("options.raster = " + std::to_string(raster) + " is not a Raster value");
+  const int math = static_cast<int>(options.math);
+  if (math < 0 || math > 1) invalid("options.math = " + std::to_string(math) + " is not a Math value");
   if (options.config.empty()) return std::nullopt;
   if (options.kernel != Kernel::Auto)
     invalid("options.config = '" + options.config + "' needs options.kernel = auto (it is " +
@@ -55,6 +57,13 @@ std::optional<detail::GemmConfig> check_options(const GemmOptions& options) {
 void require_applicable(const detail::GemmProblem& problem, const detail::GemmConfig& c, const GemmOptions& options) {
   const std::string why = detail::can_implement(problem, c);
   if (!why.empty()) invalid("options.config = '" + options.config + "' cannot run this product: " + why);
+}
+
+// The problem Auto chooses for: options.math may keep it to FFMA configs.
+detail::GemmProblem auto_problem(const detail::CanonicalGemm& g, const GemmOptions& options) {
+  detail::GemmProblem p = detail::describe(g);
+  p.ffma_only = options.math == Math::FfmaOnly;
+  return p;
 }
 
 }  // namespace
@@ -103,8 +112,15 @@ void sgemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, flo
   const detail::CanonicalGemm g = detail::canonicalize(layout, op_a, op_b, m, n, k, alpha, a, lda, b, ldb,
                                                         beta, c, ldc, options.raster);
   if (forced && reads_ab) require_applicable(detail::describe(g), *forced, options);
-  if (options.kernel == Kernel::WarpTiled && reads_ab && !g.tiled_offsets_fit)
-    invalid("options.kernel = 06-warp-tiled takes A and B of at most " + std::to_string(detail::kMaxTiledExtent) +
+  // Level 7 runs as a config: its schedule over whole tiles, unaligned operands packed first.
+  const detail::GemmConfig level7 = detail::level7_config(detail::describe(g));
+  if (options.kernel == Kernel::MmaTf32x3 && reads_ab) {
+    const std::string why = detail::can_implement(detail::describe(g), level7);
+    if (!why.empty()) invalid("options.kernel = 07-mma-tf32x3 cannot run this product: " + why);
+  }
+  const bool tiled_level = options.kernel == Kernel::WarpTiled || options.kernel == Kernel::MmaTf32x3;
+  if (tiled_level && reads_ab && !g.tiled_offsets_fit)
+    invalid("options.kernel = " + to_string(options.kernel) + " takes A and B of at most " + std::to_string(detail::kMaxTiledExtent) +
             " elements each (32-bit offsets in its copies; C may be larger): use Kernel::Auto, which runs level 5 "
             "or the GEMV kernels on larger operands");
 
@@ -125,11 +141,13 @@ void sgemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, flo
     detail::run_config(g, *forced, facts, s);
   } else if (options.kernel == Kernel::Auto) {
     const std::optional<detail::GemmConfig> c = detail::cached_choice(
-        detail::describe(g), facts, [&ctx](const detail::GemmProblem& p) { return detail::tuned_gemm_config(ctx, p); });
+        auto_problem(g, options), facts, [&ctx](const detail::GemmProblem& p) { return detail::tuned_gemm_config(ctx, p); });
     if (c) detail::run_config(g, *c, facts, s);
     else detail::launch_ladder(Kernel::Vectorized, g, s);  // A or B beyond the tiled kernels' 32-bit copies
   } else if (options.kernel == Kernel::WarpTiled) {
     detail::launch_warp_tiled(g, detail::plan_warp_tiled(g, ctx.sm_count), s);
+  } else if (options.kernel == Kernel::MmaTf32x3) {
+    detail::run_config(g, level7, facts, s);
   } else {
     detail::launch_ladder(options.kernel, g, s);
   }
@@ -160,7 +178,7 @@ GemmChoice explain_choice(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n,
   }
   const detail::CanonicalGemm g = detail::canonicalize(layout, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta,
                                                         const_cast<float*>(c), ldc, options.raster);
-  const detail::GemmProblem problem = detail::describe(g);
+  const detail::GemmProblem problem = auto_problem(g, options);
   const detail::DeviceContext& ctx = detail::current_device_context();
   const detail::DeviceFacts device = detail::device_facts(ctx);
   detail::ScoredConfig best;

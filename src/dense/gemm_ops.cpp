@@ -168,6 +168,14 @@ CanonicalGemm packed_flags(const CanonicalGemm& g, const GemmConfig& c) {
   return h;
 }
 
+GemmConfig level7_config(const GemmProblem& p) {
+  GemmConfig c;
+  c.tile = kTiledSchedules[kLevel7Schedule];
+  c.pack_a = !p.vec_a;
+  c.pack_b = !p.vec_b;
+  return c;
+}
+
 std::string can_implement(const GemmProblem& p, const GemmConfig& c) {
   if (c.splits < 1 || c.splits > kMaxSplits)
     return "splits = " + std::to_string(c.splits) + " is outside 1.." + std::to_string(kMaxSplits);
@@ -176,6 +184,13 @@ std::string can_implement(const GemmProblem& p, const GemmConfig& c) {
       const std::string why = tile_shape_problem(c.tile);
       if (!why.empty()) return "the tile schedule cannot be compiled: " + why;
       if (!c.jit) return "a schedule not compiled into this build runs compiled at run time: add ':jit'";
+    }
+    if (c.tile.mma > 0) {  // level 7 copies both operands with 16-byte copies only (4 instantiations, not 16)
+      const GemmProblem q = packed_problem(p, c);
+      if (!q.vec_a || !q.vec_b)
+        return std::string("a tensor-core schedule needs ") + (!q.vec_a ? "A" : "B") +
+               " 16-byte aligned (pointer and leading dimension a multiple of 4 floats) or packed (:pack-" +
+               (!q.vec_a ? "a" : "b") + ")";
     }
     if (!p.tiled_offsets_fit)
       return "A or B spans more than " + std::to_string(kMaxTiledExtent) + " elements, the tiled kernels' limit (32-bit copies)";

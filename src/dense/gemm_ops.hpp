@@ -24,8 +24,13 @@ struct GemmProblem {
   bool vec_a = false, vec_b = false;  // 16-byte copies allowed along the operand's contiguous dimension
   bool beta_zero = true;              // C is not read
   bool tiled_offsets_fit = true;      // CanonicalGemm::tiled_offsets_fit: A and B small enough for the tiled kernels
+  bool ffma_only = false;             // GemmOptions::math = FfmaOnly: the chooser keeps to FFMA configs
 };
 GemmProblem describe(const CanonicalGemm& g);
+
+// Ladder level 7 as a config: its compiled schedule (kLevel7Schedule) over whole tiles, with the
+// operands that are not 16-byte aligned packed first.
+GemmConfig level7_config(const GemmProblem& p);
 
 // What the plans and the cost model need to know about the device.
 struct DeviceFacts {

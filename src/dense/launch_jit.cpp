@@ -20,15 +20,20 @@ const char* b(bool v) { return v ? "true" : "false"; }
 
 JitRequest tiled_jit_request(const TileShape& t, const CanonicalGemm& g, bool split) {
   const bool ta = g.trans_a, tb = g.trans_b;
-  const bool va = ta && g.vec_a, vb = !tb && g.vec_b;
+  const bool mma = t.mma > 0;
+  // Level 6 copies only the operands it takes as-is (A^T, B) 16 bytes at a time; level 7 both.
+  const bool va = mma ? g.vec_a : ta && g.vec_a, vb = mma ? g.vec_b : !tb && g.vec_b;
   const std::string ns = "tilegemm::kernels::";
-  const std::string schedule = ns + "WarpTiledSchedule<" + std::to_string(t.bm) + ", " + std::to_string(t.bn) + ", " +
-                               std::to_string(t.bk) + ", " + std::to_string(t.wm) + ", " + std::to_string(t.wn) + ", " +
-                               std::to_string(t.tm) + ", " + std::to_string(t.tn) + ", " + std::to_string(t.stages) +
-                               ", " + std::to_string(t.blocks) + ", 3, true>";
+  auto n = [](int v) { return std::to_string(v); };
+  const std::string schedule =
+      mma ? ns + "MmaTf32x3Schedule<" + n(t.bm) + ", " + n(t.bn) + ", " + n(t.bk) + ", " + n(t.wm) + ", " + n(t.wn) + ", " +
+                n(t.stages) + ", " + n(t.blocks) + ", " + n(t.mma) + ">"
+          : ns + "WarpTiledSchedule<" + n(t.bm) + ", " + n(t.bn) + ", " + n(t.bk) + ", " + n(t.wm) + ", " + n(t.wn) + ", " +
+                n(t.tm) + ", " + n(t.tn) + ", " + n(t.stages) + ", " + n(t.blocks) + ", 3, true>";
+  const char* whole_kernel = mma ? "gemm_mma_tf32x3<" : "gemm_warp_tiled<";
   JitRequest r;
   r.header = "dense/kernels/split_tiled.cuh";
-  r.name_expression = "&" + ns + (split ? "gemm_split_tiled<" : "gemm_warp_tiled<") + schedule + ", " + b(ta) + ", " +
+  r.name_expression = "&" + ns + (split ? "gemm_split_tiled<" : whole_kernel) + schedule + ", " + b(ta) + ", " +
                       b(tb) + ", " + b(va) + ", " + b(vb) + ">";
   return r;
 }

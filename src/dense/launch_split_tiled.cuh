@@ -3,19 +3,51 @@
 // launch_split_tiled_*.cu instantiates some of the indices (split over files so they compile in
 // parallel); launch_split_tiled.cu dispatches an index to them.
 #pragma once
+#include "core/pick_type.hpp"
 #include "dense/config.hpp"
 #include "dense/kernels/split_tiled.cuh"
+#include "tilegemm/error.hpp"
 #include "dense/launch_warp_tiled.cuh"
 
 namespace tilegemm {
 namespace detail {
 
 template <int I>
-using TiledScheduleAt =
+using FfmaScheduleAt =
     kernels::WarpTiledSchedule<kTiledSchedules[I].bm, kTiledSchedules[I].bn, kTiledSchedules[I].bk,
                                kTiledSchedules[I].wm, kTiledSchedules[I].wn, kTiledSchedules[I].tm,
                                kTiledSchedules[I].tn, kTiledSchedules[I].stages, kTiledSchedules[I].blocks,
                                /*FMA order*/ 3, /*transpose k-contiguous operands*/ true>;
+template <int I>
+using MmaScheduleAt =
+    kernels::MmaTf32x3Schedule<kTiledSchedules[I].bm, kTiledSchedules[I].bn, kTiledSchedules[I].bk,
+                               kTiledSchedules[I].wm, kTiledSchedules[I].wn, kTiledSchedules[I].stages,
+                               kTiledSchedules[I].blocks, (kTiledSchedules[I].mma > 0 ? kTiledSchedules[I].mma : 1)>;
+template <int I>
+using TiledScheduleAt = typename PickType<(kTiledSchedules[I].mma > 0), MmaScheduleAt<I>, FfmaScheduleAt<I>>::type;
+
+// Level 7's schedules copy both operands with 16-byte copies (can_implement asks for aligned or
+// packed operands): one instantiation per op combination.
+template <class Launch>
+void with_mma_variant(const CanonicalGemm& g, const Launch& launch) {
+  if (!g.vec_a || !g.vec_b) throw Error(ErrorCode::Internal, "a tensor-core schedule got an unaligned operand");
+  with_bool(g.trans_a, [&](auto ta) {
+    with_bool(g.trans_b, [&](auto tb) { launch.template run<decltype(ta)::value, decltype(tb)::value, true, true>(); });
+  });
+}
+
+template <class S>
+struct MmaTiledLaunch {
+  const CanonicalGemm& g;
+  cudaStream_t stream;
+  template <bool kTA, bool kTB, bool kVA, bool kVB>
+  void run() const {
+    auto kernel = kernels::gemm_mma_tf32x3<S, kTA, kTB, kVA, kVB>;
+    ensure_smem_opt_in(kernel, S::kSmemBytes);
+    kernel<<<static_cast<unsigned>(warp_tiled_grid<S>(g.p)), S::kThreads, S::kSmemBytes, stream>>>(g.p);
+    TILEGEMM_CHECK_LAUNCH();
+  }
+};
 
 template <class S>
 struct SplitTiledLaunch {
@@ -38,11 +70,14 @@ void launch_split_tiled_at(const CanonicalGemm& g, const kernels::SplitTileParam
   using S = TiledScheduleAt<I>;
   static_assert(S::kSmemBytes == kTiledSchedules[I].smem_bytes() && S::kThreads == kTiledSchedules[I].threads(),
                 "config.hpp's TileShape helpers must agree with the schedule");
-  if (sp.dp_tiles == units) {  // no tile split: level 6's kernel (launch bounds as the split kernel's, no split epilogue)
-    with_warp_tiled_variant(g, WarpTiledLaunch<S>{g, stream});
-    return;
+  const bool whole = sp.dp_tiles == units;  // no tile split: level 6's (7's) kernel, no split epilogue
+  if constexpr (S::kMma) {
+    if (whole) with_mma_variant(g, MmaTiledLaunch<S>{g, stream});
+    else with_mma_variant(g, SplitTiledLaunch<S>{g, sp, units, stream});
+  } else {
+    if (whole) with_warp_tiled_variant(g, WarpTiledLaunch<S>{g, stream});
+    else with_warp_tiled_variant(g, SplitTiledLaunch<S>{g, sp, units, stream});
   }
-  with_warp_tiled_variant(g, SplitTiledLaunch<S>{g, sp, units, stream});
 }
 
 }  // namespace detail

@@ -348,8 +348,14 @@ TEST(GemmChooser, PicksALegalConfigForEveryShapeAndTheExpectedClass) {
 // Packing where a long product would read an operand with 4-byte copies (B stored transposed; an
 // as-is operand not 16-byte aligned) and its copy costs a few % of the product; never where the
 // operands are already read as-is and aligned, nor on short products, where its launches dominate.
+// FFMA configs (Math::FfmaOnly); level 7's below.
 TEST(GemmChooser, PacksOperandsOnlyWhereTheCopyPays) {
   const DeviceFacts d = h100();
+  auto problem = [](int64_t m, int64_t n, int64_t k, bool ta = false, bool tb = false, bool aligned = true) {
+    GemmProblem p = detail::problem(m, n, k, ta, tb, aligned);
+    p.ffma_only = true;
+    return p;
+  };
   struct Case {
     GemmProblem p;
     bool pack_a, pack_b;
@@ -380,6 +386,50 @@ TEST(GemmChooser, PacksOperandsOnlyWhereTheCopyPays) {
     for (const ScoredConfig& sc : choice.ranked)
       if (!c.p.trans_b && c.p.vec_b) EXPECT_FALSE(sc.config.pack_b) << "B is already read as-is and aligned";
   }
+}
+
+// Level 7 copies every orientation as-is with 16-byte copies: it packs exactly the unaligned operands,
+// and Math::FfmaOnly keeps the chooser (and the cache) off it.
+TEST(GemmChooser, TensorCoreConfigsPackOnlyUnalignedOperandsAndFfmaOnlyAvoidsThem) {
+  const DeviceFacts d = h100();
+  struct Case {
+    GemmProblem p;
+    bool pack_a, pack_b;
+  };
+  const std::vector<Case> cases = {
+      {problem(4096, 4096, 4096), false, false},
+      {problem(4096, 4096, 4096, false, true), false, false},         // NT: B^T copied as-is too
+      {problem(4096, 4096, 4096, false, false, false), true, true},  // ld + 7: both packed
+  };
+  for (const Case& c : cases) {
+    const ConfigChoice choice = choose_config(c.p, d);
+    EXPECT_GT(choice.best.config.tile.mma, 0) << to_string(choice.best.config);
+    EXPECT_EQ(choice.best.config.pack_a, c.pack_a) << to_string(choice.best.config);
+    EXPECT_EQ(choice.best.config.pack_b, c.pack_b) << to_string(choice.best.config);
+    for (const ScoredConfig& sc : choice.ranked)
+      if (sc.config.family == GemmFamily::Tiled && sc.config.tile.mma > 0) {
+        EXPECT_EQ(sc.config.pack_a, !c.p.vec_a) << to_string(sc.config);
+        EXPECT_EQ(sc.config.pack_b, !c.p.vec_b) << to_string(sc.config);
+      }
+    GemmProblem ffma = c.p;
+    ffma.ffma_only = true;
+    for (const ScoredConfig& sc : choose_config(ffma, d).ranked)
+      EXPECT_EQ(sc.config.tile.mma, 0) << to_string(sc.config);
+    clear_choice_cache();
+    const std::optional<GemmConfig> any = cached_choice(c.p, d), ffma_pick = cached_choice(ffma, d);
+    ASSERT_TRUE(any && ffma_pick);
+    EXPECT_GT(any->tile.mma, 0);
+    EXPECT_EQ(ffma_pick->tile.mma, 0) << "the cache keys the math";
+  }
+  // A config tuned on tensor cores is not used under FfmaOnly.
+  GemmProblem ffma = problem(4096, 4096, 4096);
+  ffma.ffma_only = true;
+  clear_choice_cache();
+  const std::optional<GemmConfig> pick =
+      cached_choice(ffma, d, [](const GemmProblem&) { return std::optional<GemmConfig>(level7_config(GemmProblem{})); });
+  ASSERT_TRUE(pick);
+  EXPECT_EQ(pick->tile.mma, 0) << to_string(*pick);
+  clear_choice_cache();
 }
 
 TEST(GemmChooser, EveryCandidateIsLegalAndTheGemvOnlyWhereItApplies) {
@@ -455,6 +505,7 @@ TEST(ChooserReplay, PicksWithinThreePercentOfTheMeasuredBest) {
                 8)
           << key;
       GemmProblem p = problem(m, n, k, ta == 'T', tb == 'T');
+      p.ffma_only = true;  // the file measured FFMA configs (level 7 came later)
       p.vec_a = va == 16;
       p.vec_b = vb == 16;
       p.beta_zero = beta == 0;

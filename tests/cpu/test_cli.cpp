@@ -452,7 +452,7 @@ TEST(CliDType, ErrorListsEverySupportedDtype) {
 TEST(CliKernels, Lists) {
   EXPECT_EQ(parse_kernel_list("all"), (std::vector<Kernel>{Kernel::Naive, Kernel::Coalesced, Kernel::SharedTiled,
                                                            Kernel::RegisterTiled, Kernel::Vectorized,
-                                                           Kernel::WarpTiled}));
+                                                           Kernel::WarpTiled, Kernel::MmaTf32x3}));
   EXPECT_EQ(parse_kernel_list("6,1,6,06-warp-tiled"), (std::vector<Kernel>{Kernel::WarpTiled, Kernel::Naive}));
   EXPECT_EQ(parse_kernel_list("auto,5"), (std::vector<Kernel>{Kernel::Auto, Kernel::Vectorized}));
   expect_invalid([] { parse_kernel_list("1,9"); }, "--kernels: unknown value '9'");
@@ -504,7 +504,7 @@ TEST(CliPlanBench, Defaults) {
   EXPECT_EQ(dims, (std::vector<std::string>{"4096x4096x4096 row NN", "8192x8192x8192 row NN",
                                             "4095x4097x4093 row NN"}));
   EXPECT_EQ(plan.dtype.name, "fp32");
-  EXPECT_EQ(plan.kernels.size(), 6u);
+  EXPECT_EQ(plan.kernels.size(), 7u);
   EXPECT_FALSE(plan.warm);  // cold is the default
   EXPECT_DOUBLE_EQ(plan.min_time, 0.5);
   EXPECT_EQ(plan.graph_batch, 0);  // events around each launch is the default
@@ -541,7 +541,7 @@ TEST(CliPlanBench, RejectsEachBadArgument) {
   expect_invalid(with([](BenchArgs& a) { a.sizes = "1:2"; }), "--sizes: malformed value '1:2'");
   expect_invalid(with([](BenchArgs& a) { a.preset = "nope"; }), "--preset: unknown preset 'nope'");
   expect_invalid(with([](BenchArgs& a) { a.dtype = "bf16"; }), "--dtype: unsupported value 'bf16'", "fp32");
-  expect_invalid(with([](BenchArgs& a) { a.kernels = "7"; }), "--kernels: unknown value '7'");
+  expect_invalid(with([](BenchArgs& a) { a.kernels = "8"; }), "--kernels: unknown value '8'");
   expect_invalid(with([](BenchArgs& a) { a.layout = "diag"; }), "--layout: unknown value 'diag'");
   expect_invalid(with([](BenchArgs& a) { a.trans = "NTT"; }), "--trans: unknown value 'NTT'");
   expect_invalid(with([](BenchArgs& a) { a.rasters = {"zigzag"}; }), "--rasters: unknown value 'zigzag'");

@@ -112,6 +112,24 @@ TEST(JitCompile, ARunTimeScheduleCompilesFromTheEmbeddedHeaders) {
   EXPECT_NE(std::string(b.cubin.begin(), b.cubin.end()).find(b.lowered_name), std::string::npos);
 }
 
+TEST(JitCompile, ATensorCoreScheduleCompilesWithBothOperands16ByteCopies) {
+  CanonicalGemm g;
+  g.trans_a = true;
+  g.vec_a = g.vec_b = true;
+  TileShape t{128, 128, 32, 64, 32, 0, 0, 3, 1};
+  t.mma = 1;
+  ASSERT_EQ(tile_shape_problem(t), "");
+  const JitRequest whole = tiled_jit_request(t, g, /*split*/ false);
+  EXPECT_EQ(whole.name_expression,
+            "&tilegemm::kernels::gemm_mma_tf32x3<tilegemm::kernels::MmaTf32x3Schedule<128, 128, 32, 64, 32, 3, 1, 1>, "
+            "true, false, true, true>");
+  const JitBinary b = jit_compile("sm_90a", tiled_jit_request(t, g, /*split*/ true));
+  EXPECT_NE(b.lowered_name.find("gemm_split_tiled"), std::string::npos) << b.lowered_name;
+  EXPECT_NE(b.lowered_name.find("MmaTf32x3Schedule"), std::string::npos) << b.lowered_name;
+  // The tensor-core instruction is in the binary (the cubin's SASS holds HMMA.1688.F32.TF32).
+  EXPECT_GT(b.cubin.size(), 1000u);
+}
+
 TEST(JitCompile, ABrokenScheduleFailsWithTheCompilersMessage) {
   const JitRequest r{"dense/kernels/split_tiled.cuh",
                      "&tilegemm::kernels::gemm_warp_tiled<tilegemm::kernels::WarpTiledSchedule<100, 128, 32, 64, 32, 8, "

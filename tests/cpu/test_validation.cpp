@@ -193,7 +193,7 @@ TEST(Parsing, NamesRoundTripAndUnknownValuesNameTheArgument) {
   EXPECT_EQ(parse_layout("COL"), Layout::ColMajor);
   EXPECT_EQ(parse_op("t"), Op::T);
   EXPECT_EQ(parse_raster("Hilbert"), Raster::Hilbert);
-  expect_error([] { parse_kernel("7", "--kernels"); }, "--kernels: unknown value '7'");
+  expect_error([] { parse_kernel("8", "--kernels"); }, "--kernels: unknown value '8'");
   expect_error([] { parse_layout("diag", "--layout"); }, "--layout: unknown value 'diag'");
 }
 

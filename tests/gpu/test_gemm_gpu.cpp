@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <random>
 #include <string>
@@ -261,6 +262,63 @@ std::vector<Case> all_cases() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, GemmLadder, testing::ValuesIn(all_cases()), case_name);
+
+// Level 7 (3xTF32 on tensor cores) is FP32-class: over a long K its relative (Frobenius) error against
+// a double reference is at most twice level 6's (FFMA), for each tensor-core schedule, whole and
+// split. Auto under Math::FfmaOnly runs an FFMA config.
+TEST(Level7, Large_ErrorOverLongKWithinTwiceFfma) {
+  const int64_t m = 256, n = 192, k = 16384;
+  std::mt19937 rng(71);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> ha(m * k), hb(k * n);
+  for (float& v : ha) v = dist(rng);
+  for (float& v : hb) v = dist(rng);
+  std::vector<double> want(m * n);
+  ref::gemm_f64(Layout::RowMajor, Op::N, Op::N, m, n, k, ha.data(), k, hb.data(), n, want.data());
+  DeviceBuffer<float> a(ha.size()), b(hb.size()), c(size_t(m * n));
+  a.upload(ha);
+  b.upload(hb);
+  auto error_of = [&](const GemmOptions& opt) {
+    sgemm(Layout::RowMajor, Op::N, Op::N, m, n, k, 1.0f, a.get(), k, b.get(), n, 0.0f, c.get(), n, nullptr, opt);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const std::vector<float> got = c.download();
+    double e2 = 0.0, r2 = 0.0;
+    for (size_t i = 0; i < got.size(); ++i) {
+      e2 += (double(got[i]) - want[i]) * (double(got[i]) - want[i]);
+      r2 += want[i] * want[i];
+    }
+    return std::sqrt(e2 / r2);
+  };
+  GemmOptions level6;
+  level6.kernel = Kernel::WarpTiled;
+  const double ffma = error_of(level6);
+  EXPECT_GT(ffma, 0.0);  // the FP32 sum is not exact: the comparison means something
+  std::vector<GemmOptions> runs;
+  GemmOptions level7;
+  level7.kernel = Kernel::MmaTf32x3;
+  runs.push_back(level7);
+  for (const detail::TileShape& t : detail::kTiledSchedules)
+    for (int splits : {1, 8}) {
+      if (t.mma == 0) continue;
+      detail::GemmConfig cfg;
+      cfg.tile = t;
+      cfg.splits = splits;
+      GemmOptions opt;
+      opt.config = detail::to_string(cfg);
+      runs.push_back(opt);
+    }
+  for (const GemmOptions& opt : runs) {
+    const double err = error_of(opt);
+    std::printf("[ info ] k = %lld relative error: level 6 %.3g, %s %.3g\n", static_cast<long long>(k), ffma,
+                opt.config.empty() ? "level 7" : opt.config.c_str(), err);
+    EXPECT_LE(err, 2.0 * ffma) << opt.config;
+  }
+  GemmOptions ffma_only;
+  ffma_only.math = Math::FfmaOnly;
+  const GemmChoice pick =
+      explain_choice(Layout::RowMajor, Op::N, Op::N, m, n, k, 1.0f, a.get(), k, b.get(), n, 0.0f, c.get(), n, ffma_only);
+  EXPECT_EQ(pick.config.find("tf32x3"), std::string::npos) << pick.config;
+}
 
 }  // namespace
 }  // namespace tilegemm

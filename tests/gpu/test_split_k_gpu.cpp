@@ -47,6 +47,10 @@ const SplitCase kSplitCases[] = {
     {"Small_TiledSplit5PackedNT", 300, 200, 9000, true, "tiled:64x64x16:w32x32:t8x4:s3:b6:k5:hilbert:pack-ab"},
     // 260 = 4 x 64 + 4: the last 4 columns on the GEMV kernel, split too, after the packed tiles.
     {"Small_TiledSplit3EdgeNT", 300, 260, 9000, true, "tiled:64x64x16:w32x32:t8x4:s3:b6:k3:hilbert:pack-b:edge"},
+    // Level 7's tensor-core blocks under the same scheduler: two-level sums, a stream-K tail.
+    {"Small_MmaSplit40NT", 64, 64, 60000, true, "tiled:64x64x32:w32x32:tf32x3:s4:b2:k40"},
+    {"Small_MmaSplit5", 300, 200, 9000, false, "tiled:128x128x32:w64x32:tf32x3c4:s3:b1:k5"},
+    {"Large_MmaStreamKTail", 3072, 3072, 1024, false, "tiled:128x256x32:w64x64:tf32x3:s3:b1:tail4"},
 };
 
 class SplitK : public testing::TestWithParam<SplitCase> {};

@@ -46,6 +46,7 @@ constexpr int kKColPad = 4;
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int MIN_BLOCKS = 1,
           int FMA_ORDER = 2, bool TRANSPOSE_K = false>
 struct WarpTiledSchedule {
+  static constexpr bool kMma = false;  // FFMA thread tiles (level 7's schedules: tensor cores)
   static constexpr int kBlockM = BM, kBlockN = BN, kBlockK = BK;
   static constexpr int kWarpM = WM, kWarpN = WN, kThreadM = TM, kThreadN = TN;
   static constexpr int kStages = STAGES;
@@ -94,16 +95,17 @@ __host__ __device__ constexpr int tile_floats() {
 // its global orientation:
 //   kContigK: element (k, col) at src[col*ld + k]  -> tile[col*(BK+kColKPad) + k]
 //   else:     element (k, col) at src[k*ld + col]  -> tile[k*kCols + col]
-// kVec: 16-byte copies (the host checked pointer and ld alignment), else 4-byte copies.
+// kVec: 16-byte copies (the host checked pointer and ld alignment), else 4-byte copies. kColPad: floats
+// added to each [k][col] row (level 7's fragment reads want rows 8 banks apart; level 6 none).
 // Elements outside [0, k_size) x [0, col_size) are zero-filled.
 // The threads share the copies as core/tile_copy.cuh lays out (one inner position of kCopies rows
 // kRowStep apart each), so a thread's share is one offset, one stride and two bounds. Offsets are
 // 32-bit (see the top of this file).
-template <int BK, int kCols, int kThreads, bool kContigK, bool kVec>
+template <int BK, int kCols, int kThreads, bool kContigK, bool kVec, int kColPad = 0>
 struct TileCopier {
   static constexpr int kInner = kContigK ? BK : kCols;   // extent along the contiguous direction
   static constexpr int kOuter = kContigK ? kCols : BK;
-  static constexpr int kLd = kContigK ? BK + kColKPad : kCols;  // shared row length
+  static constexpr int kLd = kContigK ? BK + kColKPad : kCols + kColPad;  // shared row length
   static constexpr int kWidth = kVec ? 4 : 1;            // floats per copy
   using Layout = RowCopyLayout<kOuter, kInner, kThreads, kWidth>;
   static_assert(Layout::kInnerCopies == 1, "each thread must own one inner position of whole rows");
@@ -236,6 +238,8 @@ template <class S, bool kTransA, bool kTransB, bool kVecA, bool kVecB>
 struct WarpTiledBlock {
   static constexpr int BM = S::kBlockM, BN = S::kBlockN, BK = S::kBlockK, STAGES = S::kStages;
   static constexpr int TM = S::kThreadM, TN = S::kThreadN;
+  using Acc = float[TM][TN];
+  static constexpr int kAccCount = TM * TN;
   // Which operands are contiguous along k in global memory, and which of those stay [col][k] tiles
   // (the others become [k][col] tiles through a transposing copy).
   static constexpr bool kAGlobalK = !kTransA, kBGlobalK = kTransB;
@@ -256,6 +260,10 @@ struct WarpTiledBlock {
   // the register caps of 2-8 blocks per SM the extra fragments and copy path spill, so those keep
   // the plain loop.
   static constexpr bool kStepPipelined = S::kMinBlocksPerSm == 1 && !kAContigK && !kBContigK;
+  // Values the split-K sum loads at a time: the step-pipelined schedules sum 64 at a time (all
+  // TM * TN loads in flight took the 128x256 kernel to 255 registers and its main loop 5 % below
+  // level 6's, perf note #30).
+  static constexpr int kSumChunk = kStepPipelined ? 64 : TM * TN;
 
   // acc += the product over K-tiles [kt_begin, kt_end) of the tile at (m0, n0). smem: the dynamic
   // shared memory (S::kSmemBytes).
@@ -470,17 +478,23 @@ struct WarpTiledBlock {
   }
 };
 
-// One thread block per output tile, visited in the order p.raster gives; the whole K range.
-template <class S, bool kTransA, bool kTransB, bool kVecA, bool kVecB>
-__global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSm) gemm_warp_tiled(GemmParams p) {
-  using Block = WarpTiledBlock<S, kTransA, kTransB, kVecA, kVecB>;
-  extern __shared__ float4 smem_raw[];
+// The whole-tile kernels of levels 6 and 7: this thread block's output tile, in the order p.raster
+// gives, over the whole K range.
+template <class S, class Block>
+__device__ __forceinline__ void whole_tile(const GemmParams& p, float* smem) {
   const int tiles_m = (p.m + S::kBlockM - 1) / S::kBlockM, tiles_n = (p.n + S::kBlockN - 1) / S::kBlockN;
   const TileCoord tile = tile_for_block(p.raster, tiles_m, tiles_n, blockIdx.x);
   const int m0 = tile.m * S::kBlockM, n0 = tile.n * S::kBlockN;
-  float acc[S::kThreadM][S::kThreadN] = {};
-  Block::mainloop(p, reinterpret_cast<float*>(smem_raw), m0, n0, 0, (p.k + S::kBlockK - 1) / S::kBlockK, acc);
+  typename Block::Acc acc = {};
+  Block::mainloop(p, smem, m0, n0, 0, (p.k + S::kBlockK - 1) / S::kBlockK, acc);
   Block::store(p, m0, n0, acc);
+}
+
+// One thread block per output tile.
+template <class S, bool kTransA, bool kTransB, bool kVecA, bool kVecB>
+__global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSm) gemm_warp_tiled(GemmParams p) {
+  extern __shared__ float4 smem_raw[];
+  whole_tile<S, WarpTiledBlock<S, kTransA, kTransB, kVecA, kVecB>>(p, reinterpret_cast<float*>(smem_raw));
 }
 
 }  // namespace kernels

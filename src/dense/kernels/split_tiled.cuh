@@ -1,4 +1,5 @@
-// Not a ladder level: level 6's warp-tiled block (WarpTiledBlock) under a tile scheduler that can cut
+// Not a ladder level: level 6's warp-tiled block (WarpTiledBlock) or level 7's tensor-core block
+// (MmaTf32x3Block, for schedules with kMma) under a tile scheduler that can cut
 // the K range of tiles into slices computed by different thread blocks (params.hpp,
 // SplitTileParams), for the shapes where whole tiles leave the GPU idle:
 //   - split-K: few output tiles and a long K (64x64x65536 is one 64x64 tile: one SM of 132);
@@ -10,19 +11,27 @@
 // Build and run: bash scripts/build.sh && build/tilegemm bench --preset models --kernels auto
 #pragma once
 #include "dense/kernels/06_warp_tiled.cuh"
+#include "dense/kernels/07_mma_tf32x3.cuh"
+#include "core/pick_type.hpp"
 #include "core/split_k.cuh"
 
 namespace tilegemm {
 namespace kernels {
 
+// The block a schedule runs: level 7's for tensor-core schedules, else level 6's.
+template <class S, bool kTransA, bool kTransB, bool kVecA, bool kVecB>
+using TiledBlock = typename PickType<S::kMma, MmaTf32x3Block<S, kTransA, kTransB, kVecA, kVecB>,
+                                     WarpTiledBlock<S, kTransA, kTransB, kVecA, kVecB>>::type;
+
 // Launch bounds as level 6's: a register cap instead (__maxnreg__ 200) measured 5 % slower for the
-// 128x256 schedule (perf note #19). Launches with no split tile run level 6's own kernel instead
-// (launch_split_tiled.cuh): its whole-tile epilogue leaves the main loop its registers.
+// 128x256 schedule (perf note #19). Launches with no split tile run level 6's (or 7's) own kernel
+// instead (launch_split_tiled.cuh): its whole-tile epilogue leaves the main loop its registers.
+
 template <class S, bool kTransA, bool kTransB, bool kVecA, bool kVecB>
 __global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSm)
     gemm_split_tiled(GemmParams p, SplitTileParams sp) {
-  using Block = WarpTiledBlock<S, kTransA, kTransB, kVecA, kVecB>;
-  constexpr int TM = S::kThreadM, TN = S::kThreadN;
+  using Block = TiledBlock<S, kTransA, kTransB, kVecA, kVecB>;
+  constexpr int kAcc = Block::kAccCount;
   extern __shared__ float4 smem_raw[];
   const int tiles_m = (p.m + S::kBlockM - 1) / S::kBlockM, tiles_n = (p.n + S::kBlockN - 1) / S::kBlockN;
   const int k_tiles = (p.k + S::kBlockK - 1) / S::kBlockK;
@@ -36,17 +45,14 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSm)
   }
   const TileCoord coord = tile_for_block(p.raster, tiles_m, tiles_n, tile);
   const int m0 = coord.m * S::kBlockM, n0 = coord.n * S::kBlockN;
-  float acc[TM][TN] = {};
+  typename Block::Acc acc = {};
+  float(&values)[kAcc] = reinterpret_cast<float(&)[kAcc]>(acc);
   Block::mainloop(p, reinterpret_cast<float*>(smem_raw), m0, n0, kt_begin, kt_end, acc);
   if (slice >= 0) {
     const long long split_tile = tile - sp.dp_tiles;
     float* partials = sp.partials + split_tile * sp.splits * (S::kBlockM * S::kBlockN);
     unsigned* counters = sp.counters + split_tile * split_k_counters(sp.splits, sp.group);
-    // The step-pipelined schedules (one block per SM) sum 64 values at a time: all TM * TN loads in
-    // flight took the 128x256 kernel to 255 registers and its main loop 5 % below level 6's.
-    constexpr int kChunk = Block::kStepPipelined ? 64 : TM * TN;
-    if (!split_k_reduce<TM * TN, S::kThreads, kChunk>(reinterpret_cast<float(&)[TM * TN]>(acc), partials,
-                                                      counters, slice, sp.splits, sp.group))
+    if (!split_k_reduce<kAcc, S::kThreads, Block::kSumChunk>(values, partials, counters, slice, sp.splits, sp.group))
       return;
   }
   Block::store(p, m0, n0, acc);

@@ -2,15 +2,11 @@
 // cp.async pipeline and split-K of kernel 03 (tiled_parts.cuh), with each staged chunk multiplied
 // by warp-level mma.sync.m16n8k8 TF32 instructions instead of FFMA.
 //
-// 3xTF32 (split-precision emulation of an FP32 product): every operand v is split into
-// big = tf32(v) (round to nearest, 10 mantissa bits) and small = tf32(v - big), and
-// a * b ~ big_a * big_b + big_a * small_b + small_a * big_b (the small terms first). The dropped
-// small_a * small_b and the rounding of small leave about 2^-22 relative per product, next to
-// FP32's 2^-24 per product and per add. The tensor core sums each K-chunk (6-12 MMAs, rounding
-// toward zero); the chunks are added in FP32 with round-to-nearest like kernel 03's FFMAs, so the
-// error does not grow with a bias over long rows. The GPU tests hold this kernel to the FP32
-// kernels' tolerance. Three tensor-core instructions per product still beat the FFMA rate on
-// Hopper, and the kernel issues far fewer instructions per FLOP (kernel 03 was issue-bound).
+// FP32 accuracy by 3xTF32 split operands (core/mma_tf32x3.cuh); each K-chunk is summed in a zeroed
+// register tile and added to the accumulators with round-to-nearest FP32 adds, so the error does not
+// grow with a bias over long rows. The GPU tests hold this kernel to the FP32 kernels' tolerance.
+// Three tensor-core instructions per product still beat the FFMA rate on Hopper, and the kernel
+// issues far fewer instructions per FLOP (kernel 03 was issue-bound).
 //
 // The MMA's M, N, K: K is k; the output tile is seen as out(m, n) = y[m * ldy + n] so that a thread's
 // two adjacent accumulators (c0, c1) are two adjacent floats of Y:
@@ -24,6 +20,7 @@
 // (2.89x cuSPARSE; kernel 03 38.5), 32x32 37.7 (2.70x), 16x16 30.4 (2.11x, L2-bound: X is read
 // 4 / R bytes per FMA). docs/sparse.md has every cell; perf note B10 the steps.
 #pragma once
+#include "core/mma_tf32x3.cuh"
 #include "sparse/kernels/tiled_parts.cuh"
 
 namespace tilegemm {
@@ -60,32 +57,6 @@ struct BsrMmaSchedule : BsrStageLayout<kTileI_, kTileJ_, kKC_, kStages_, kTileJ_
   static_assert(kKC_ % 8 == 0, "K-chunks of whole m16n8k8 steps");
   static_assert(kSmemBlocks >= 1 && kRegBlocks >= 1, "one thread block must fit an SM");
 };
-
-// The TF32 part of v and the rest v - big, both rounded to nearest (ties away) to TF32; the tensor
-// core would truncate an unrounded rest, a bias toward zero in every small term.
-__device__ __forceinline__ void split_tf32(float v, unsigned& big, unsigned& small) {
-  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(big) : "f"(v));
-  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(small) : "f"(v - __uint_as_float(big)));
-}
-
-// d += a * b for one 16 x 8 x 8 TF32 tile (PTX fragment layouts).
-__device__ __forceinline__ void mma_tf32(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
-      "{%8, %9}, {%0, %1, %2, %3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-
-template <int kMT, int kNT>
-__device__ __forceinline__ void set_zero(float (&t)[kMT][kNT][4]) {
-#pragma unroll
-  for (int mt = 0; mt < kMT; ++mt)
-#pragma unroll
-    for (int nt = 0; nt < kNT; ++nt)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) t[mt][nt][e] = 0.0f;
-}
 
 template <class S, bool kXwt, bool kVec>
 __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks) bsr_tiled_tf32x3(BsrParams p) {
@@ -136,9 +107,7 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks) bsr_tiled_tf32x3(B
       for (int mt = 0; mt < kMT; ++mt)
 #pragma unroll
         for (int nt = 0; nt < kNT; ++nt) {
-          mma_tf32(part[mt][nt], a_small[mt], b_big[nt]);
-          mma_tf32(part[mt][nt], a_big[mt], b_small[nt]);
-          mma_tf32(part[mt][nt], a_big[mt], b_big[nt]);
+          mma_tf32x3(part[mt][nt], a_big[mt], a_small[mt], b_big[nt], b_small[nt]);
         }
     }
 #pragma unroll

@@ -1,0 +1,13 @@
+// Instantiates the split-K / stream-K kernel for compiled schedules 6, 7, 8 (config.hpp): level 7's
+// tensor-core schedules.
+#include "dense/launch_split_tiled.cuh"
+
+namespace tilegemm {
+namespace detail {
+
+template void launch_split_tiled_at<6>(const CanonicalGemm&, const kernels::SplitTileParams&, long long, cudaStream_t);
+template void launch_split_tiled_at<7>(const CanonicalGemm&, const kernels::SplitTileParams&, long long, cudaStream_t);
+template void launch_split_tiled_at<8>(const CanonicalGemm&, const kernels::SplitTileParams&, long long, cudaStream_t);
+
+}  // namespace detail
+}  // namespace tilegemm

@@ -15,11 +15,18 @@
 namespace tilegemm {
 namespace kernels {
 
-// The TF32 part of v and the rest v - big, both rounded to nearest (ties away) to TF32; the tensor
-// core would truncate an unrounded rest, a bias toward zero in every small term.
+// v rounded to TF32, to nearest with ties away from zero (cvt.rna.tf32.f32 for finite v): half a
+// TF32 unit added to the magnitude's bits, the 13 low bits cleared. Two integer instructions where
+// cvt.rna compiles to ~4 (a NaN/Inf test and a select among them), which made the splits a quarter
+// of level 7's instructions (perf note #45). Inf and NaN inputs give NaN products either way (the
+// rest v - big is NaN).
+__device__ __forceinline__ unsigned round_tf32(float v) { return (__float_as_uint(v) + 0x1000u) & 0xffffe000u; }
+
+// The TF32 part of v and the rest v - big (exact in FP32), both rounded to nearest (ties away) to
+// TF32; the tensor core would truncate an unrounded rest, a bias toward zero in every small term.
 __device__ __forceinline__ void split_tf32(float v, unsigned& big, unsigned& small) {
-  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(big) : "f"(v));
-  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(small) : "f"(v - __uint_as_float(big)));
+  big = round_tf32(v);
+  small = round_tf32(v - __uint_as_float(big));
 }
 
 // d += a * b for one 16 x 8 x 8 TF32 tile (PTX fragment layouts: with g = lane / 4, t = lane % 4,

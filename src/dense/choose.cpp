@@ -37,6 +37,12 @@ constexpr double kCalibrationSms = 132;
 // of the aligned NN rate.
 // Level 7 packs unaligned operands instead (can_implement), so its factor is never used.
 constexpr double kUnalignedFactor[kNumTiledSchedules] = {0.909, 0.984, 0.984, 0.975, 0.939, 0.980, 1.0, 1.0, 1.0, 1.0};
+// A launch with split tiles runs the split kernel for all its blocks; its rate against the whole-tile
+// kernel's. FFMA: 1.0 (perf note #32). Level 7, H100 2026-11-25, measured / predicted without it
+// (perf note #46): 64x128 b2 whole launches 0.985-1.01, split and tail launches 1.055-1.123 on 17
+// problems (0.925); 128x256 k16 and tail launches 1.009-1.020 (0.985); 128x128 and 64x64 not measured
+// apart (0.95).
+constexpr double kSplitKernelFactor[kNumTiledSchedules] = {1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.985, 0.95, 0.95, 0.925};
 // An SM holding r of a schedule's `blocks` design blocks runs at (r / blocks)^kOccupancyExponent of
 // its full rate: fewer resident blocks each run faster (fit by the choices it makes on the measured
 // single-wave shapes, perf note #19; lone blocks of 4-warp tiles fit worse, ~0.47).
@@ -84,9 +90,10 @@ double gemv_chunk_us(bool rows, int s) { return rows ? (s == 16 ? 2.4 : 1.0 + 0.
 constexpr double kGemvSliceRowUs = 0.02;
 // Packing an operand (config pack_a / pack_b): its bytes read and written once at this fraction of the
 // DRAM bandwidth, plus a launch each (B of 4096^3, 64 MB: 43 us, pack-b minus no packing on aligned
-// NN; H100, 2026-11-25).
+// NN; H100, 2026-11-25). 3 us a launch since level 7: A and B of 1000^3 ld + 7 (8 MB) cost 10 us, of
+// 1024x512x2048 (12 MB) 15 us, over the same tensor-core config unpacked (2.4 and 3.4 us a launch).
 constexpr double kPackDramEfficiency = 0.90;
-constexpr double kPackLaunchUs = 2.0;
+constexpr double kPackLaunchUs = 3.0;
 // -------------------------------------------------------------------------------------------------
 
 int op_index(bool trans_a, bool trans_b) { return (trans_a ? 2 : 0) + (trans_b ? 1 : 0); }
@@ -141,9 +148,11 @@ ScoredConfig score_tiled(const GemmProblem& original, const GemmConfig& c, const
   const SplitPlan s = plan_split(p, c, d);
   const int index = model_schedule_index(t);
   const bool as_is_aligned = (!p.trans_a || p.vec_a) && (p.trans_b || p.vec_b);
-  // The split kernel runs at level 6's rate on the same schedule (perf note #32).
+  // The split kernel runs at level 6's rate on the same FFMA schedule (perf note #32), not on
+  // level 7's (kSplitKernelFactor).
   const double rate_sm = kScheduleTflops[index][op_index(p.trans_a, p.trans_b)] * 1e12 / kCalibrationSms *
-                         (as_is_aligned ? 1.0 : kUnalignedFactor[index]);
+                         (as_is_aligned ? 1.0 : kUnalignedFactor[index]) *
+                         (s.units > s.dp_tiles ? kSplitKernelFactor[index] : 1.0);
   const double slots = static_cast<double>(d.sm_count) * t.blocks;
   // `units` blocks of `k_tiles` K-tiles each: whole waves at the design occupancy, then the partial
   // last wave, whose SMs hold fewer blocks that each run faster.

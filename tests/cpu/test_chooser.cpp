@@ -313,19 +313,22 @@ struct ChooserCase {
 };
 
 TEST(GemmChooser, PicksALegalConfigForEveryShapeAndTheExpectedClass) {
-  // 4096^3 in whole big tiles is clear among the FFMA configs; with level 7's 64x128 tiles (two
-  // blocks per SM, 7.8 waves) the model splits the last wave instead.
-  GemmProblem square_ffma = problem(4096, 4096, 4096);
-  square_ffma.ffma_only = true;
+  // The classes of the big products are clear among the FFMA configs (whole 128x256 tiles, or the
+  // last of many waves split); level 7's 64x128 tiles (two blocks per SM) run them whole.
+  auto ffma = [](GemmProblem p) {
+    p.ffma_only = true;
+    return p;
+  };
   const std::vector<ChooserCase> cases = {
       {problem(1, 4096, 4096), "gemv"},            {problem(4096, 1, 4096), "gemv"},
       {problem(1, 14336, 4096), "gemv"},           {problem(4096, 1, 14336), "gemv"},
       {problem(2048, 16, 4096), nullptr},          {problem(16, 2048, 4096), nullptr},
       {problem(8, 6144, 4096), "gemv"},            {problem(1, 4096, 4096, true, true), "gemv"},
       {problem(64, 64, 65536), "split-k"},         {problem(512, 512, 65536), "split-k"},
-      {problem(256, 1024, 131072), "split-k"},     {problem(8192, 8192, 8192), "stream-k"},
-      {square_ffma, "big-tile"},                   {problem(4096, 14336, 4096), "stream-k"},
-      {problem(4096, 4096, 4096), nullptr},
+      {problem(256, 1024, 131072), "split-k"},     {ffma(problem(8192, 8192, 8192)), "stream-k"},
+      {ffma(problem(4096, 4096, 4096)), "big-tile"}, {ffma(problem(4096, 14336, 4096)), "stream-k"},
+      {problem(4096, 4096, 4096), nullptr},        {problem(8192, 8192, 8192), nullptr},
+      {problem(4096, 14336, 4096), nullptr},
       {problem(1024, 512, 2048), nullptr},         {problem(1000, 1000, 1000), nullptr},
       {problem(1536, 1536, 1536), nullptr},        {problem(3072, 3072, 3072), nullptr},
       {problem(4095, 4097, 4093), nullptr},        {problem(2501, 3499, 1777, false, true), nullptr},

@@ -183,6 +183,24 @@ std::vector<KernelCase> all_cases() {
                           ", " + b(!tb) + ">");
     cases.push_back(c);
   }
+  // Level 7: its whole-tile kernel for every op combination, and the split kernel on each compiled
+  // tensor-core schedule (both take 16-byte copies only: unaligned operands are packed first).
+  {
+    KernelCase c{"L07_gemm_mma_tf32x3_128x256x32_w64x64_s3", "dense/kernels/07_mma_tf32x3.cuh", {}};
+    for (bool ta : {false, true})
+      for (bool tb : {false, true})
+        c.names.push_back("&" + ns + "gemm_mma_tf32x3<" + ns + "MmaTf32x3Schedule<128, 256, 32, 64, 64, 3, 1, 1>, " +
+                          b(ta) + ", " + b(tb) + ", true, true>");
+    cases.push_back(c);
+  }
+  {
+    KernelCase c{"X_gemm_split_tiled_tf32x3", "dense/kernels/split_tiled.cuh", {}};
+    for (const char* schedule : {"128, 256, 32, 64, 64, 3, 1, 1", "128, 128, 32, 64, 32, 3, 1, 4",
+                                 "64, 64, 32, 32, 32, 4, 2, 1", "64, 128, 32, 32, 64, 3, 2, 4"})
+      c.names.push_back("&" + ns + "gemm_split_tiled<" + ns + "MmaTf32x3Schedule<" + schedule +
+                        ">, false, true, true, true>");
+    cases.push_back(c);
+  }
   for (const char* kernel : {"gemv_rows", "gemv_cols"}) {
     KernelCase c{std::string("X_") + kernel, std::string("dense/kernels/") + kernel + ".cuh", {}};
     for (int s : {1, 2, 4, 8, 16})

@@ -1,11 +1,10 @@
-// Host-side launch of the warp-tiled kernels: levels 6 and 7 (06_warp_tiled.cuh, 07_mma_tf32x3.cuh)
-// and the split-K / stream-K kernel built on their blocks (split_tiled.cuh).
+// Host-side launch of the warp-tiled kernels: level 6 (06_warp_tiled.cuh) and the split-K / stream-K
+// kernel built on its block (split_tiled.cuh).
 #pragma once
 #include "core/cuda_check.hpp"
 #include "core/device_context.hpp"
 #include "core/with_bool.hpp"
 #include "dense/kernels/06_warp_tiled.cuh"
-#include "dense/kernels/07_mma_tf32x3.cuh"
 #include "dense/launch.hpp"
 
 namespace tilegemm {
@@ -37,21 +36,15 @@ void with_warp_tiled_variant(const CanonicalGemm& g, const Launch& launch) {
   });
 }
 
-// The whole-tile kernel of schedule S on the problem: level 6's (kTransposeK), or level 7's for a
-// tensor-core schedule.
+// Level 6 with schedule S (kTransposeK) on the problem.
 template <class S>
 struct WarpTiledLaunch {
+  static_assert(S::kTransposeK, "operands contiguous along k are transposed by the copies (copy width unused)");
   const CanonicalGemm& g;
   cudaStream_t stream;
   template <bool kTA, bool kTB, bool kVA, bool kVB>
   void run() const {
-    void (*kernel)(kernels::GemmParams) = nullptr;
-    if constexpr (S::kMma) {
-      kernel = kernels::gemm_mma_tf32x3<S, kTA, kTB, kVA, kVB>;
-    } else {
-      static_assert(S::kTransposeK, "operands contiguous along k are transposed by the copies (copy width unused)");
-      kernel = kernels::gemm_warp_tiled<S, kTA, kTB, kVA, kVB>;
-    }
+    auto kernel = kernels::gemm_warp_tiled<S, kTA, kTB, kVA, kVB>;
     ensure_smem_opt_in(kernel, S::kSmemBytes);
     kernel<<<static_cast<unsigned>(warp_tiled_grid<S>(g.p)), S::kThreads, S::kSmemBytes, stream>>>(g.p);
     TILEGEMM_CHECK_LAUNCH();

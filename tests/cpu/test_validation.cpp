@@ -117,6 +117,10 @@ TEST_F(Validation, BadEnumsAndKernelChoice) {
   opt = {};
   opt.raster = static_cast<Raster>(5);
   expect_error([&] { call(R, Op::N, Op::N, 8, 8, 8, buf.a.data(), 8, buf.b.data(), 8, buf.c.data(), 8, opt); }, "options.raster = 5");
+  opt = {};
+  opt.math = static_cast<Math>(4);
+  expect_error([&] { call(R, Op::N, Op::N, 8, 8, 8, buf.a.data(), 8, buf.b.data(), 8, buf.c.data(), 8, opt); },
+               "options.math = 4 is not a Math value");
   expect_error([&] { call(static_cast<Layout>(3), Op::N, Op::N, 8, 8, 8, buf.a.data(), 8, buf.b.data(), 8, buf.c.data(), 8); }, "layout = 3");
   expect_error([&] { call(R, static_cast<Op>(2), Op::N, 8, 8, 8, buf.a.data(), 8, buf.b.data(), 8, buf.c.data(), 8); }, "op_a = 2");
 }
@@ -155,6 +159,31 @@ TEST_F(Validation, ConfigsAreCheckedBeforeAnyDeviceWork) {
   opt.config = "tiled:128x256x32:w64x64:t16x8:s4:b1:k1:hilbert:pack-ab";
   expect_error([&] { call(R, Op::N, Op::N, 8192, 8192, 8192, far(0), 8192, far(1), 8192, far(2), 8192, opt); },
                "cannot run this product", "the packed operands take 512 MB, more than packing may take (256 MB)");
+  // Tensor-core (level 7) schedules: malformed fields, a warp tile that is not whole MMA tiles, and an
+  // operand that is neither 16-byte aligned nor packed.
+  opt.config = "tiled:128x256x32:w64x64:tf32x3c0:s3:b1";
+  expect_error([&] { call(R, Op::N, Op::N, 8, 8, 8, buf.a.data(), 8, buf.b.data(), 8, buf.c.data(), 8, opt); },
+               "thread field 'tf32x3c0' is not tf32x3cN");
+  opt.config = "tiled:96x128x32:w24x32:tf32x3:s3:b1";
+  expect_error([&] { call(R, Op::N, Op::N, 8, 8, 8, buf.a.data(), 8, buf.b.data(), 8, buf.c.data(), 8, opt); },
+               "the tile schedule cannot be compiled", "whole 16 x 8 MMA tiles");
+  opt.config = "tiled:128x256x32:w64x64:tf32x3:s3:b1";
+  expect_error([&] { call(R, Op::N, Op::N, 8, 8, 8, buf.a.data() + 1, 8, buf.b.data(), 8, buf.c.data(), 8, opt); },
+               "cannot run this product", "a tensor-core schedule needs A 16-byte aligned");
+}
+
+// Level 7 runs its schedule with unaligned operands packed first: beyond the tiled kernels' 32-bit
+// copies, or beyond what packing may take, it refuses before any device work.
+TEST_F(Validation, LevelSevenRefusesWhatItsConfigCannotRun) {
+  const auto far = [](int i) { return reinterpret_cast<float*>(uintptr_t(1) << (40 + i)); };
+  GemmOptions opt;
+  opt.kernel = Kernel::MmaTf32x3;
+  // A is 65536 x 65536: 2^32 elements.
+  expect_error([&] { call(R, Op::N, Op::N, 65536, 8, 65536, far(0), 65536, far(1), 8, far(2), 8, opt); },
+               "options.kernel = 07-mma-tf32x3 cannot run this product", "the tiled kernels' limit");
+  // Both 8192^2 operands unaligned (pointers one float off): 512 MB of packed copies.
+  expect_error([&] { call(R, Op::N, Op::N, 8192, 8192, 8192, far(0) + 1, 8192, far(1) + 1, 8192, far(2), 8192, opt); },
+               "options.kernel = 07-mma-tf32x3 cannot run this product", "more than packing may take");
 }
 
 // Level 6 forms the offsets of its copies in 32 bits: it refuses an A or B of more than 2^31 - 1

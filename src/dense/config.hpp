@@ -52,7 +52,7 @@ inline constexpr TileShape kTiledSchedules[] = {
     {64, 64, 16, 32, 32, 8, 4, 3, 6},     // small tiles: many blocks for small and split-K shapes
     {32, 32, 16, 32, 16, 4, 4, 4, 8},     // tiny tiles: K-heavy products with tiny outputs
     // Level 7 (tensor cores, 3xTF32; tm = tn = 0, mma = k8 steps per FP32 add). H100, 4096^3 NN,
-    // 2026-11-25 (commit after d2a54d1): 60.5, 57.9, 52.1 and 61.5 TFLOP/s (cuBLAS FFMA 51.7).
+    // 2026-11-25 (a631201): 60.5, 57.9, 52.1 and 61.5 TFLOP/s (cuBLAS FFMA 51.7).
     {128, 256, 32, 64, 64, 0, 0, 3, 1, 1},  // level 7's own schedule
     {128, 128, 32, 64, 32, 0, 0, 3, 1, 4},  // finer waves; K-heavy split-K
     {64, 64, 32, 32, 32, 0, 0, 4, 2, 1},    // small and split-K shapes (64x64x65536 in 128 slices)

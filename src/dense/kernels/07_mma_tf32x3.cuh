@@ -10,14 +10,15 @@
 // tolerance and its error over long K to twice level 6's.
 //
 // - The FFMA tile tops out near 48 TFLOP/s (0.95x cuBLAS) on the H100, issue-bound; one MMA does
-//   a 16 x 8 x 8 product (2048 FLOP) per instruction, so 3 MMAs and ~3 split instructions per
-//   fragment element cost far fewer issue slots per FLOP.
-// - Shared tiles keep each operand's global orientation, so every copy is a plain (16-byte where
-//   aligned) cp.async: [col][k] rows of BK + 4 floats (operands contiguous along k) and [k][col]
-//   rows of BM (BN) + 8 floats (contiguous along m or n). The fragment reads of a warp, 4 k x 8
-//   columns or 8 columns x 4 k, then fall in 32 different banks.
+//   a 16 x 8 x 8 product (2048 FLOP) per instruction, so 3 MMAs and 5 split instructions per
+//   fragment element (two integer TF32 roundings and a subtraction) cost far fewer issue slots per FLOP.
+// - Shared tiles keep each operand's global orientation, so every copy is a plain 16-byte cp.async
+//   (the host packs an operand that is not 16-byte aligned first): [col][k] rows of BK + 4 floats
+//   (operands contiguous along k) and [k][col] rows of BM (BN) + 8 floats (contiguous along m or
+//   n). The fragment reads of a warp, 4 k x 8 columns or 8 columns x 4 k, then fall in 32 banks.
 // - Each warp owns WM x WN outputs as (WM / 16) x (WN / 8) MMA tiles; a lane holds 4 of each.
-// Measured: docs/ladder.md.
+// Measured (H100, 2026-11-25, ba4bc6a): 4096^3 60.4 TFLOP/s, 1.16x cuBLAS; 8192^3 61.2, 1.19x; the
+// mma.sync TF32 ceiling is 325 TFLOP/s (bench/mma_tf32_peak.cu), i.e. ~108 for 3xTF32; docs/ladder.md.
 // Build and run: bash scripts/build.sh && build/tilegemm bench --shape 4096x4096x4096 --kernels 7
 #pragma once
 #include "core/mma_tf32x3.cuh"

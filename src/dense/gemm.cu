@@ -113,9 +113,10 @@ void sgemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, flo
                                                         beta, c, ldc, options.raster);
   if (forced && reads_ab) require_applicable(detail::describe(g), *forced, options);
   // Level 7 runs as a config: its schedule over whole tiles, unaligned operands packed first.
-  const detail::GemmConfig level7 = detail::level7_config(detail::describe(g));
+  std::optional<detail::GemmConfig> level7;
   if (options.kernel == Kernel::MmaTf32x3 && reads_ab) {
-    const std::string why = detail::can_implement(detail::describe(g), level7);
+    level7 = detail::level7_config(detail::describe(g));
+    const std::string why = detail::can_implement(detail::describe(g), *level7);
     if (!why.empty()) invalid("options.kernel = 07-mma-tf32x3 cannot run this product: " + why);
   }
   const bool tiled_level = options.kernel == Kernel::WarpTiled || options.kernel == Kernel::MmaTf32x3;
@@ -146,8 +147,8 @@ void sgemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, flo
     else detail::launch_ladder(Kernel::Vectorized, g, s);  // A or B beyond the tiled kernels' 32-bit copies
   } else if (options.kernel == Kernel::WarpTiled) {
     detail::launch_warp_tiled(g, detail::plan_warp_tiled(g, ctx.sm_count), s);
-  } else if (options.kernel == Kernel::MmaTf32x3) {
-    detail::run_config(g, level7, facts, s);
+  } else if (level7) {
+    detail::run_config(g, *level7, facts, s);
   } else {
     detail::launch_ladder(options.kernel, g, s);
   }

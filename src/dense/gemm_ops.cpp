@@ -262,34 +262,43 @@ LaunchParts plan_parts(const GemmProblem& p, const GemmConfig& c, const DeviceFa
   return parts;
 }
 
-// Packs op(A) and/or op(B) of `g` into `to` (plan_pack's buffers, one after the other); the packed
-// problem: packed_flags(g, c) pointing at the copies.
-CanonicalGemm pack_operands(const CanonicalGemm& g, const GemmConfig& c, const PackPlan& plan, char* to,
-                            cudaStream_t stream) {
-  CanonicalGemm h = packed_flags(g, c);
+// Launches the call's prologue (prologue.cuh): `counter_bytes` of counters zeroed, and op(A) and/or
+// op(B) of `g` packed into `to` (plan_pack's buffers, one after the other). Returns the problem the
+// product then runs: with packing, packed_flags(g, c) pointing at the copies.
+CanonicalGemm run_prologue(const CanonicalGemm& g, const GemmConfig& c, const PackPlan& plan, char* to,
+                           unsigned* counters, size_t counter_bytes, cudaStream_t stream) {
+  CanonicalGemm h = plan.bytes() > 0 ? packed_flags(g, c) : g;
   const kernels::GemmParams& q = g.p;
-  auto pack = [&](const float* src, int ld_src, bool src_transposed, int cols, int ld_dst, float* dst) {
-    kernels::PackParams pp{src, ld_src, dst, ld_dst, q.k, cols, (cols + kernels::kPackTile - 1) / kernels::kPackTile};
-    launch_pack(pp, src_transposed, stream);
+  kernels::PrologueParams pp{};
+  pp.counters = counters;
+  pp.counter_words = static_cast<long long>(counter_bytes / sizeof(unsigned));
+  auto operand = [&](const float* src, int ld_src, int cols, int ld_dst, float* dst) {
+    return kernels::PackParams{src, ld_src, dst, ld_dst, q.k, cols, static_cast<int>(ceil_div(cols, kernels::kPackTile))};
   };
+  auto tiles = [](const kernels::PackParams& x) { return static_cast<int>(x.col_tiles * ceil_div(x.rows, kernels::kPackTile)); };
   if (plan.a_bytes > 0) {  // A'(k, m) = op(A)(m, k): A's stored rows are the copy's columns unless A is stored transposed
     float* dst = reinterpret_cast<float*>(to);
-    pack(q.a, q.lda, !g.trans_a, q.m, plan.lda, dst);
+    pp.a = operand(q.a, q.lda, q.m, plan.lda, dst);
+    pp.a_tiles = tiles(pp.a);
+    pp.a_transposed = !g.trans_a;
     h.p.a = dst;
     h.p.lda = plan.lda;
   }
   if (plan.b_bytes > 0) {  // B'(k, n) = op(B)(k, n)
     float* dst = reinterpret_cast<float*>(to + plan.a_bytes);
-    pack(q.b, q.ldb, g.trans_b, q.n, plan.ldb, dst);
+    pp.b = operand(q.b, q.ldb, q.n, plan.ldb, dst);
+    pp.b_tiles = tiles(pp.b);
+    pp.b_transposed = g.trans_b;
     h.p.b = dst;
     h.p.ldb = plan.ldb;
   }
+  launch_prologue(pp, stream);
   return h;
 }
 
 // The GEMV kernel's view of the canonical problem (gemv_view) and its launch with split plan `s`.
 void launch_gemv_config(const CanonicalGemm& g, const GemmConfig& c, const SplitPlan& s, float* partials,
-                        unsigned* counters, cudaStream_t stream) {
+                        unsigned* counters, cudaStream_t stream, bool after_prologue) {
   const GemvView v = gemv_view(describe(g));
   const kernels::GemmParams& q = g.p;
   kernels::GemvParams gp{};
@@ -321,8 +330,8 @@ void launch_gemv_config(const CanonicalGemm& g, const GemmConfig& c, const Split
   gp.group = s.group;
   gp.partials = s.partial_bytes > 0 ? partials : nullptr;
   gp.counters = s.partial_bytes > 0 ? counters : nullptr;
-  if (c.jit) launch_gemv_jit(c.family == GemmFamily::GemvRows, c.gemv_s, v.vec_w, gp, s.units, stream);
-  else launch_gemv(c.family == GemmFamily::GemvRows, c.gemv_s, v.vec_w, gp, s.units, stream);
+  if (c.jit) launch_gemv_jit(c.family == GemmFamily::GemvRows, c.gemv_s, v.vec_w, gp, s.units, stream, after_prologue);
+  else launch_gemv(c.family == GemmFamily::GemvRows, c.gemv_s, v.vec_w, gp, s.units, stream, after_prologue);
 }
 
 }  // namespace
@@ -338,37 +347,42 @@ void run_config(const CanonicalGemm& g, const GemmConfig& c, const DeviceFacts& 
   char* partials = nullptr;     // [main partials | edge partials]
   char* packed = nullptr;
   if (parts.bytes() > 0) {
-    ws.emplace(stream, parts.bytes(), parts.counter_bytes());
+    ws.emplace(stream, parts.bytes(), /*zeroed by the prologue*/ 0);
     counters = ws->get();
     partials = counters + parts.counter_bytes();
     packed = partials + parts.main_split.partial_bytes + parts.edge_split.partial_bytes;
   }
-  if (c.family != GemmFamily::Tiled) {
-    launch_gemv_config(g, c, parts.main_split, reinterpret_cast<float*>(partials), reinterpret_cast<unsigned*>(counters),
-                       stream);
-    return;
-  }
+  // Counters to zero or operands to pack: one prologue launch, which the product's launch overlaps.
+  const bool prologue = parts.counter_bytes() > 0 || parts.pack.bytes() > 0;
   CanonicalGemm h = g;
   h.p.raster = static_cast<int>(c.raster);
-  if (parts.pack.bytes() > 0) h = pack_operands(h, c, parts.pack, packed, stream);
+  if (prologue)
+    h = run_prologue(h, c, parts.pack, packed, reinterpret_cast<unsigned*>(counters), parts.counter_bytes(), stream);
+  if (c.family != GemmFamily::Tiled) {
+    launch_gemv_config(h, c, parts.main_split, reinterpret_cast<float*>(partials), reinterpret_cast<unsigned*>(counters),
+                       stream, prologue);
+    return;
+  }
   CanonicalGemm main = h;
   main.p.n = static_cast<int>(parts.main.n);
   const SplitPlan& s = parts.main_split;
   const bool split = s.partial_bytes > 0;
   const kernels::SplitTileParams sp{static_cast<int>(s.dp_tiles), s.splits, s.slice_k, s.group,
                                     split ? reinterpret_cast<float*>(partials) : nullptr,
-                                    split ? reinterpret_cast<unsigned*>(counters) : nullptr};
-  if (c.jit) launch_split_tiled_jit(c.tile, main, sp, s.units, stream);
-  else launch_split_tiled(tiled_schedule_index(c.tile), main, sp, s.units, stream);
+                                    split ? reinterpret_cast<unsigned*>(counters) : nullptr,
+                                    parts.pack.bytes() > 0 ? 1 : 0};
+  if (c.jit) launch_split_tiled_jit(c.tile, main, sp, s.units, stream, prologue);
+  else launch_split_tiled(tiled_schedule_index(c.tile), main, sp, s.units, stream, prologue);
   if (parts.edge > 0) {  // C's last columns from the same (packed) operands: B's and C's columns from main.p.n on
     CanonicalGemm edge = h;
     const int64_t first = main.p.n;
     edge.p.n = parts.edge;
     edge.p.b += h.trans_b ? first * h.p.ldb : first;
     edge.p.c += first;
+    // A plain launch: the tiled launch before it waited for the prologue (core/griddep.cuh).
     launch_gemv_config(edge, parts.edge_config, parts.edge_split,
                        reinterpret_cast<float*>(partials + s.partial_bytes),
-                       reinterpret_cast<unsigned*>(counters + s.counter_bytes), stream);
+                       reinterpret_cast<unsigned*>(counters + s.counter_bytes), stream, false);
   }
 }
 

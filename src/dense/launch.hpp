@@ -50,8 +50,9 @@ void launch_scale(const kernels::GemmParams& p, cudaStream_t stream);
 
 // The split-K / stream-K kernel (split_tiled.cuh) with compiled schedule kTiledSchedules[index]
 // (config.hpp), g.p.raster's tile order and `units` thread blocks.
+// after_prologue: launched right after launch_prologue, overlapping it (core/griddep.cuh).
 void launch_split_tiled(int index, const CanonicalGemm& g, const kernels::SplitTileParams& sp, long long units,
-                        cudaStream_t stream);
+                        cudaStream_t stream, bool after_prologue = false);
 // The same kernels for any schedule tile_shape_problem() accepts, compiled at run time with NVRTC on
 // first use and cached in memory (per device) and on disk (src/jit/jit.hpp).
 // Its NVRTC request: the instantiation for schedule `t` (FMA order 3, transposing copies, as
@@ -59,17 +60,19 @@ void launch_split_tiled(int index, const CanonicalGemm& g, const kernels::SplitT
 // operands copied as-is and aligned); `split`: the split kernel, else level 6's.
 JitRequest tiled_jit_request(const TileShape& t, const CanonicalGemm& g, bool split);
 void launch_split_tiled_jit(const TileShape& t, const CanonicalGemm& g, const kernels::SplitTileParams& sp,
-                            long long units, cudaStream_t stream);
+                            long long units, cudaStream_t stream, bool after_prologue = false);
 // A GEMV kernel (gemv_rows.cuh or gemv_cols.cuh) for short dimension bound s (1, 2, 4, 8, 16), with
 // 16-byte loads of W when vec_w, `units` thread blocks.
-void launch_gemv(bool rows, int s, bool vec_w, const kernels::GemvParams& p, long long units, cudaStream_t stream);
+void launch_gemv(bool rows, int s, bool vec_w, const kernels::GemvParams& p, long long units, cudaStream_t stream,
+                 bool after_prologue = false);
 // The same GEMV kernel compiled at run time (launch_jit.cpp): its NVRTC request and its launch.
 JitRequest gemv_jit_request(bool rows, int s, bool vec_w);
-void launch_gemv_jit(bool rows, int s, bool vec_w, const kernels::GemvParams& p, long long units, cudaStream_t stream);
+void launch_gemv_jit(bool rows, int s, bool vec_w, const kernels::GemvParams& p, long long units, cudaStream_t stream,
+                     bool after_prologue = false);
 
-// Copies one operand into its packed buffer (kernels::PackParams; pack.cuh), `transposed`: the source
-// holds the packed matrix's columns as its rows.
-void launch_pack(const kernels::PackParams& p, bool transposed, cudaStream_t stream);
+// The call's prologue (prologue.cuh): zeroes the split-K counters and packs operands. The product
+// launched next passes after_prologue = true to overlap it (core/griddep.cuh).
+void launch_prologue(const kernels::PrologueParams& p, cudaStream_t stream);
 
 }  // namespace detail
 }  // namespace tilegemm

@@ -1,6 +1,6 @@
 // Launchers of the GEMV-class kernels (gemv_rows.cuh, gemv_cols.cuh): short-dimension bound x
 // 16-byte loads of W.
-#include "core/cuda_check.hpp"
+#include "core/kernel_launch.hpp"
 #include "core/with_bool.hpp"
 #include "dense/config.hpp"
 #include "dense/kernels/gemv_cols.cuh"
@@ -21,24 +21,25 @@ static_assert(kernels::GemvRowsShape<1>::kBlockRows == 32 && kernels::GemvRowsSh
 namespace {
 
 template <int kS>
-void launch_bound(bool rows, bool vec_w, const kernels::GemvParams& p, long long units, cudaStream_t stream) {
+void launch_bound(bool rows, bool vec_w, const kernels::GemvParams& p, long long units, cudaStream_t stream,
+                  bool after_prologue) {
   with_bool(vec_w, [&](auto vec) {
     constexpr bool kVec = decltype(vec)::value;
-    if (rows) kernels::gemv_rows<kS, kVec><<<static_cast<unsigned>(units), kGemvThreads, 0, stream>>>(p);
-    else kernels::gemv_cols<kS, kVec><<<static_cast<unsigned>(units), kGemvThreads, 0, stream>>>(p);
+    launch_kernel(rows ? kernels::gemv_rows<kS, kVec> : kernels::gemv_cols<kS, kVec>, dim3(static_cast<unsigned>(units)),
+                  dim3(kGemvThreads), 0, stream, after_prologue, p);
   });
-  TILEGEMM_CHECK_LAUNCH();
 }
 
 }  // namespace
 
-void launch_gemv(bool rows, int s, bool vec_w, const kernels::GemvParams& p, long long units, cudaStream_t stream) {
+void launch_gemv(bool rows, int s, bool vec_w, const kernels::GemvParams& p, long long units, cudaStream_t stream,
+                 bool after_prologue) {
   switch (s) {
-    case 1: return launch_bound<1>(rows, vec_w, p, units, stream);
-    case 2: return launch_bound<2>(rows, vec_w, p, units, stream);
-    case 4: return launch_bound<4>(rows, vec_w, p, units, stream);
-    case 8: return launch_bound<8>(rows, vec_w, p, units, stream);
-    case 16: return launch_bound<16>(rows, vec_w, p, units, stream);
+    case 1: return launch_bound<1>(rows, vec_w, p, units, stream, after_prologue);
+    case 2: return launch_bound<2>(rows, vec_w, p, units, stream, after_prologue);
+    case 4: return launch_bound<4>(rows, vec_w, p, units, stream, after_prologue);
+    case 8: return launch_bound<8>(rows, vec_w, p, units, stream, after_prologue);
+    case 16: return launch_bound<16>(rows, vec_w, p, units, stream, after_prologue);
     default: throw Error(ErrorCode::Internal, "launch_gemv: no kernel for short dimension bound " + std::to_string(s));
   }
 }

@@ -7,6 +7,7 @@
 
 #include "core/cuda_check.hpp"
 #include "core/device_context.hpp"
+#include "core/kernel_launch.hpp"
 #include "dense/launch.hpp"
 #include "jit/jit.hpp"
 #include "tilegemm/error.hpp"
@@ -39,7 +40,7 @@ JitRequest tiled_jit_request(const TileShape& t, const CanonicalGemm& g, bool sp
 }
 
 void launch_split_tiled_jit(const TileShape& t, const CanonicalGemm& g, const kernels::SplitTileParams& sp,
-                            long long units, cudaStream_t stream) {
+                            long long units, cudaStream_t stream, bool after_prologue) {
   const std::string why = tile_shape_problem(t);
   if (!why.empty()) throw Error(ErrorCode::Internal, "launch_split_tiled_jit: " + why);
   const bool split = sp.dp_tiles != units;  // nothing split: level 6's kernel, as launch_split_tiled_at
@@ -48,8 +49,8 @@ void launch_split_tiled_jit(const TileShape& t, const CanonicalGemm& g, const ke
   kernels::GemmParams p = g.p;
   kernels::SplitTileParams s = sp;
   void* args[] = {&p, &s};  // gemm_warp_tiled takes p alone
-  TILEGEMM_CUDA_CHECK(cudaLaunchKernel(kernel, dim3(static_cast<unsigned>(units)), dim3(t.threads()), args,
-                                       t.smem_bytes(), stream));
+  launch_kernel(kernel, dim3(static_cast<unsigned>(units)), dim3(t.threads()), t.smem_bytes(), stream, after_prologue,
+                args);
 }
 
 JitRequest gemv_jit_request(bool rows, int s, bool vec_w) {
@@ -60,11 +61,12 @@ JitRequest gemv_jit_request(bool rows, int s, bool vec_w) {
   return r;
 }
 
-void launch_gemv_jit(bool rows, int s, bool vec_w, const kernels::GemvParams& p, long long units, cudaStream_t stream) {
+void launch_gemv_jit(bool rows, int s, bool vec_w, const kernels::GemvParams& p, long long units, cudaStream_t stream,
+                     bool after_prologue) {
   const void* kernel = jit_kernel(current_device_context(), gemv_jit_request(rows, s, vec_w));
   kernels::GemvParams q = p;
   void* args[] = {&q};
-  TILEGEMM_CUDA_CHECK(cudaLaunchKernel(kernel, dim3(static_cast<unsigned>(units)), dim3(kGemvThreads), args, 0, stream));
+  launch_kernel(kernel, dim3(static_cast<unsigned>(units)), dim3(kGemvThreads), 0, stream, after_prologue, args);
 }
 
 }  // namespace detail

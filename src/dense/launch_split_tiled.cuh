@@ -37,46 +37,34 @@ void with_mma_variant(const CanonicalGemm& g, const Launch& launch) {
 }
 
 template <class S>
-struct MmaTiledLaunch {
-  const CanonicalGemm& g;
-  cudaStream_t stream;
-  template <bool kTA, bool kTB, bool kVA, bool kVB>
-  void run() const {
-    auto kernel = kernels::gemm_mma_tf32x3<S, kTA, kTB, kVA, kVB>;
-    ensure_smem_opt_in(kernel, S::kSmemBytes);
-    kernel<<<static_cast<unsigned>(warp_tiled_grid<S>(g.p)), S::kThreads, S::kSmemBytes, stream>>>(g.p);
-    TILEGEMM_CHECK_LAUNCH();
-  }
-};
-
-template <class S>
 struct SplitTiledLaunch {
   const CanonicalGemm& g;
   const kernels::SplitTileParams& sp;
   long long units;
   cudaStream_t stream;
+  bool after_prologue;
   template <bool kTA, bool kTB, bool kVA, bool kVB>
   void run() const {
     auto kernel = kernels::gemm_split_tiled<S, kTA, kTB, kVA, kVB>;
     ensure_smem_opt_in(kernel, S::kSmemBytes);
-    kernel<<<static_cast<unsigned>(units), S::kThreads, S::kSmemBytes, stream>>>(g.p, sp);
-    TILEGEMM_CHECK_LAUNCH();
+    launch_kernel(kernel, dim3(static_cast<unsigned>(units)), dim3(S::kThreads), S::kSmemBytes, stream, after_prologue,
+                  g.p, sp);
   }
 };
 
 template <int I>
 void launch_split_tiled_at(const CanonicalGemm& g, const kernels::SplitTileParams& sp, long long units,
-                           cudaStream_t stream) {
+                           cudaStream_t stream, bool after_prologue) {
   using S = TiledScheduleAt<I>;
   static_assert(S::kSmemBytes == kTiledSchedules[I].smem_bytes() && S::kThreads == kTiledSchedules[I].threads(),
                 "config.hpp's TileShape helpers must agree with the schedule");
   const bool whole = sp.dp_tiles == units;  // no tile split: level 6's (7's) kernel, no split epilogue
   if constexpr (S::kMma) {
-    if (whole) with_mma_variant(g, MmaTiledLaunch<S>{g, stream});
-    else with_mma_variant(g, SplitTiledLaunch<S>{g, sp, units, stream});
+    if (whole) with_mma_variant(g, WarpTiledLaunch<S>{g, stream, after_prologue});
+    else with_mma_variant(g, SplitTiledLaunch<S>{g, sp, units, stream, after_prologue});
   } else {
-    if (whole) with_warp_tiled_variant(g, WarpTiledLaunch<S>{g, stream});
-    else with_warp_tiled_variant(g, SplitTiledLaunch<S>{g, sp, units, stream});
+    if (whole) with_warp_tiled_variant(g, WarpTiledLaunch<S>{g, stream, after_prologue});
+    else with_warp_tiled_variant(g, SplitTiledLaunch<S>{g, sp, units, stream, after_prologue});
   }
 }
 

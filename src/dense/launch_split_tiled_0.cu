@@ -4,7 +4,8 @@
 namespace tilegemm {
 namespace detail {
 
-template void launch_split_tiled_at<0>(const CanonicalGemm&, const kernels::SplitTileParams&, long long, cudaStream_t);
+template void launch_split_tiled_at<0>(const CanonicalGemm&, const kernels::SplitTileParams&, long long, cudaStream_t,
+                                         bool);
 
 }  // namespace detail
 }  // namespace tilegemm

@@ -4,8 +4,10 @@
 namespace tilegemm {
 namespace detail {
 
-template void launch_split_tiled_at<1>(const CanonicalGemm&, const kernels::SplitTileParams&, long long, cudaStream_t);
-template void launch_split_tiled_at<2>(const CanonicalGemm&, const kernels::SplitTileParams&, long long, cudaStream_t);
+template void launch_split_tiled_at<1>(const CanonicalGemm&, const kernels::SplitTileParams&, long long, cudaStream_t,
+                                         bool);
+template void launch_split_tiled_at<2>(const CanonicalGemm&, const kernels::SplitTileParams&, long long, cudaStream_t,
+                                         bool);
 
 }  // namespace detail
 }  // namespace tilegemm

@@ -4,9 +4,12 @@
 namespace tilegemm {
 namespace detail {
 
-template void launch_split_tiled_at<3>(const CanonicalGemm&, const kernels::SplitTileParams&, long long, cudaStream_t);
-template void launch_split_tiled_at<4>(const CanonicalGemm&, const kernels::SplitTileParams&, long long, cudaStream_t);
-template void launch_split_tiled_at<5>(const CanonicalGemm&, const kernels::SplitTileParams&, long long, cudaStream_t);
+template void launch_split_tiled_at<3>(const CanonicalGemm&, const kernels::SplitTileParams&, long long, cudaStream_t,
+                                         bool);
+template void launch_split_tiled_at<4>(const CanonicalGemm&, const kernels::SplitTileParams&, long long, cudaStream_t,
+                                         bool);
+template void launch_split_tiled_at<5>(const CanonicalGemm&, const kernels::SplitTileParams&, long long, cudaStream_t,
+                                         bool);
 
 }  // namespace detail
 }  // namespace tilegemm

@@ -5,8 +5,10 @@
 namespace tilegemm {
 namespace detail {
 
-template void launch_split_tiled_at<8>(const CanonicalGemm&, const kernels::SplitTileParams&, long long, cudaStream_t);
-template void launch_split_tiled_at<9>(const CanonicalGemm&, const kernels::SplitTileParams&, long long, cudaStream_t);
+template void launch_split_tiled_at<8>(const CanonicalGemm&, const kernels::SplitTileParams&, long long, cudaStream_t,
+                                         bool);
+template void launch_split_tiled_at<9>(const CanonicalGemm&, const kernels::SplitTileParams&, long long, cudaStream_t,
+                                         bool);
 
 }  // namespace detail
 }  // namespace tilegemm

@@ -1,10 +1,12 @@
-// Host-side launch of the warp-tiled kernels: level 6 (06_warp_tiled.cuh) and the split-K / stream-K
-// kernel built on its block (split_tiled.cuh).
+// Host-side launch of the warp-tiled kernels: levels 6 and 7 (06_warp_tiled.cuh, 07_mma_tf32x3.cuh)
+// and the split-K / stream-K kernel built on their blocks (split_tiled.cuh).
 #pragma once
 #include "core/cuda_check.hpp"
 #include "core/device_context.hpp"
+#include "core/kernel_launch.hpp"
 #include "core/with_bool.hpp"
 #include "dense/kernels/06_warp_tiled.cuh"
+#include "dense/kernels/07_mma_tf32x3.cuh"
 #include "dense/launch.hpp"
 
 namespace tilegemm {
@@ -36,18 +38,25 @@ void with_warp_tiled_variant(const CanonicalGemm& g, const Launch& launch) {
   });
 }
 
-// Level 6 with schedule S (kTransposeK) on the problem.
+// The whole-tile kernel of schedule S on the problem: level 6's (kTransposeK), or level 7's for a
+// tensor-core schedule. after_prologue: launched to overlap the call's prologue (core/griddep.cuh).
 template <class S>
 struct WarpTiledLaunch {
-  static_assert(S::kTransposeK, "operands contiguous along k are transposed by the copies (copy width unused)");
   const CanonicalGemm& g;
   cudaStream_t stream;
+  bool after_prologue = false;
   template <bool kTA, bool kTB, bool kVA, bool kVB>
   void run() const {
-    auto kernel = kernels::gemm_warp_tiled<S, kTA, kTB, kVA, kVB>;
+    void (*kernel)(kernels::GemmParams) = nullptr;
+    if constexpr (S::kMma) {
+      kernel = kernels::gemm_mma_tf32x3<S, kTA, kTB, kVA, kVB>;
+    } else {
+      static_assert(S::kTransposeK, "operands contiguous along k are transposed by the copies (copy width unused)");
+      kernel = kernels::gemm_warp_tiled<S, kTA, kTB, kVA, kVB>;
+    }
     ensure_smem_opt_in(kernel, S::kSmemBytes);
-    kernel<<<static_cast<unsigned>(warp_tiled_grid<S>(g.p)), S::kThreads, S::kSmemBytes, stream>>>(g.p);
-    TILEGEMM_CHECK_LAUNCH();
+    launch_kernel(kernel, dim3(static_cast<unsigned>(warp_tiled_grid<S>(g.p))), dim3(S::kThreads), S::kSmemBytes,
+                  stream, after_prologue, g.p);
   }
 };
 template <class S>

@@ -25,6 +25,7 @@
 // Build and run: bash scripts/build.sh && build/tilegemm bench --shape 4096x4096x4096 --kernels 6
 #pragma once
 #include "dense/kernels/common.cuh"
+#include "core/griddep.cuh"
 #include "core/pick_type.hpp"
 #include "core/tile_copy.cuh"
 
@@ -264,6 +265,7 @@ struct WarpTiledBlock {
   // TM * TN loads in flight took the 128x256 kernel to 255 registers and its main loop 5 % below
   // level 6's, perf note #30).
   static constexpr int kSumChunk = kStepPipelined ? 64 : TM * TN;
+  static constexpr int kSumSlices = 1;  // the split sum one slice at a time: FFMA tiles run at their register cap
 
   // acc += the product over K-tiles [kt_begin, kt_end) of the tile at (m0, n0). smem: the dynamic
   // shared memory (S::kSmemBytes).
@@ -486,6 +488,9 @@ __device__ __forceinline__ void whole_tile(const GemmParams& p, float* smem) {
   const TileCoord tile = tile_for_block(p.raster, tiles_m, tiles_n, blockIdx.x);
   const int m0 = tile.m * S::kBlockM, n0 = tile.n * S::kBlockN;
   typename Block::Acc acc = {};
+  // Launched after the call's prologue, the operands may be its packed copies (core/griddep.cuh);
+  // otherwise this does nothing.
+  griddep_wait();
   Block::mainloop(p, smem, m0, n0, 0, (p.k + S::kBlockK - 1) / S::kBlockK, acc);
   Block::store(p, m0, n0, acc);
 }

@@ -22,6 +22,7 @@
 // Build and run: bash scripts/build.sh && build/tilegemm bench --shape 4096x4096x4096 --kernels 7
 #pragma once
 #include "core/mma_tf32x3.cuh"
+#include "core/split_k.cuh"
 #include "dense/kernels/06_warp_tiled.cuh"
 
 namespace tilegemm {
@@ -65,6 +66,7 @@ struct MmaTf32x3Block {
   using Acc = float[kMT][kNT][4];  // acc[mt][nt] is MMA tile (mt, nt) in the PTX layout
   static constexpr int kAccCount = kMT * kNT * 4;
   static constexpr int kSumChunk = kAccCount > 64 ? 64 : kAccCount;  // split-sum loads in flight
+  static constexpr int kSumSlices = kSplitSumSlices<kSumChunk>;  // slices whose loads go out together
   static constexpr bool kAContigK = !kTransA, kBContigK = kTransB;
   using CopierA = TileCopier<BK, BM, S::kThreads, kAContigK, kVecA, kMmaColPad>;
   using CopierB = TileCopier<BK, BN, S::kThreads, kBContigK, kVecB, kMmaColPad>;

@@ -37,6 +37,7 @@ struct SplitTileParams {
   int group;            // split_k_reduce's slices per first-level group
   float* partials;      // (tiles - dp_tiles) x splits x BM * BN floats
   unsigned* counters;   // (tiles - dp_tiles) x split_k_counters(splits, group)
+  int operands_packed;  // A or B was packed by the prologue: wait for it before the main loop
 };
 
 // The GEMV-class problem (one output dimension <= 16): C(s, l) = alpha * sum_k W(l, k) * X(s, k) +
@@ -61,7 +62,7 @@ struct GemvParams {
   unsigned* counters;
 };
 
-// An operand packed before a tiled product (pack.cuh): dst is rows x cols, row-major with leading
+// An operand packed before a tiled product (prologue.cuh): dst is rows x cols, row-major with leading
 // dimension ld_dst (a multiple of 4, 16-byte aligned), dst(r, c) = src[r * ld_src + c], or
 // src[c * ld_src + r] for a transposed source.
 constexpr int kPackTile = 32;  // the packing kernel's square tile
@@ -72,6 +73,17 @@ struct PackParams {
   int ld_dst;
   int rows, cols;
   int col_tiles;  // ceil(cols / kPackTile): the grid is one block per tile, column tiles fastest
+};
+
+// The prologue kernel of a call (prologue.cuh): counter_words counters zeroed, a_tiles tiles of A's
+// packed copy and b_tiles of B's (0: that operand is not packed); a source marked transposed holds
+// the packed matrix's columns as its rows.
+struct PrologueParams {
+  PackParams a, b;
+  int a_tiles, b_tiles;
+  int a_transposed, b_transposed;
+  unsigned* counters;
+  long long counter_words;
 };
 
 }  // namespace kernels

@@ -47,12 +47,14 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSm)
   const int m0 = coord.m * S::kBlockM, n0 = coord.n * S::kBlockN;
   typename Block::Acc acc = {};
   float(&values)[kAcc] = reinterpret_cast<float(&)[kAcc]>(acc);
+  if (sp.operands_packed) griddep_wait();  // A or B comes from the prologue's copies
   Block::mainloop(p, reinterpret_cast<float*>(smem_raw), m0, n0, kt_begin, kt_end, acc);
+  griddep_wait();  // every block, before it ends (core/griddep.cuh); the split sum counts after it
   if (slice >= 0) {
     const long long split_tile = tile - sp.dp_tiles;
     float* partials = sp.partials + split_tile * sp.splits * (S::kBlockM * S::kBlockN);
     unsigned* counters = sp.counters + split_tile * split_k_counters(sp.splits, sp.group);
-    if (!split_k_reduce<kAcc, S::kThreads, Block::kSumChunk>(values, partials, counters, slice, sp.splits, sp.group))
+    if (!split_k_reduce<kAcc, S::kThreads, Block::kSumChunk, Block::kSumSlices>(values, partials, counters, slice, sp.splits, sp.group))
       return;
   }
   Block::store(p, m0, n0, acc);

@@ -1,0 +1,27 @@
+// One launch path for the dense kernels, compiled ahead of time or at run time: cudaLaunchKernelExC,
+// with programmatic dependent launch when the kernel follows the call's own prologue
+// (core/griddep.cuh has the rule such a kernel keeps). Host code only.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+namespace tilegemm {
+namespace detail {
+
+// Launches `kernel` (a __global__ function's address, or a run-time compiled function) with `args`
+// (pointers to each argument). after_prologue: the previous launch on `stream` is this call's
+// prologue kernel, which the kernel may overlap. Launch errors throw tilegemm::Error.
+void launch_kernel(const void* kernel, dim3 grid, dim3 block, size_t smem_bytes, cudaStream_t stream,
+                   bool after_prologue, void** args);
+
+// The same for a compiled kernel, its arguments by value.
+template <class... Params, class... Args>
+void launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem_bytes, cudaStream_t stream,
+                   bool after_prologue, Args... args) {
+  void* pointers[] = {static_cast<void*>(&args)...};
+  launch_kernel(reinterpret_cast<const void*>(kernel), grid, block, smem_bytes, stream, after_prologue, pointers);
+}
+
+}  // namespace detail
+}  // namespace tilegemm

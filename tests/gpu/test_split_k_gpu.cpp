@@ -1,7 +1,8 @@
 // Split-K and stream-K products (dense configs whose slices are summed by core/split_k.cuh) beyond
 // the shape sweep of test_gemm_gpu.cpp: bitwise the same run to run and stream to stream, capturable
 // into a CUDA graph with or without a warm-up call, streams created and destroyed around them keep the
-// workspace pool bounded; and a product whose C spans more than 2^31 elements.
+// workspace pool bounded; a product overlaps its own prologue kernel only, never the work queued
+// before the call; and a product whose C spans more than 2^31 elements.
 // Names start with Small_ (also run under compute-sanitizer) or Large_.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
@@ -112,9 +113,6 @@ TEST_P(SplitK, CapturesIntoACudaGraph) {
 INSTANTIATE_TEST_SUITE_P(Configs, SplitK, testing::ValuesIn(kSplitCases),
                          [](const testing::TestParamInfo<SplitCase>& info) { return std::string(info.param.name); });
 
-// 48 streams, each created, given a split-K product (16 MB of partial tiles) and destroyed without
-// waiting: every product is right, and once the device is idle the workspace pool keeps no more
-// than its bound plus one product's scratch (a per-stream cache kept 48 x 16 MB here).
 // Packing moves the operands, not the arithmetic: the same schedule and split with and without packed
 // operands sums the same products in the same order, bitwise.
 TEST(PackedOperands, Small_BitwiseTheSameAsUnpacked) {
@@ -137,6 +135,69 @@ TEST(PackedOperands, Small_BitwiseTheSameAsUnpacked) {
     }
 }
 
+// A product with a prologue (split-K counters, packed operands) is launched to overlap that prologue
+// (programmatic dependent launch, core/griddep.cuh), never the work queued before the call: A written
+// by a slow kernel just before the call on the same stream, with no synchronization between, is the A
+// the product reads. A = u v^T is written as U * V by the naive level-1 kernel, U holding u in its
+// first column and zeros elsewhere (K = 2048: milliseconds), so every element is the exact u_i * v_j.
+TEST(PrologueOverlap, Small_ProductReadsOperandsWrittenJustBeforeTheCall) {
+  struct Case {
+    int64_t m, n, k;
+    const char* config;
+  };
+  const Case cases[] = {
+      {96, 80, 6000, "tiled:64x64x16:w32x32:t8x4:s3:b6:k5:hilbert:pack-ab"},   // packed and split
+      {96, 80, 6000, "tiled:64x64x32:w32x32:tf32x3:s4:b2:k1:hilbert:pack-a"},  // packed, whole tiles
+      {96, 80, 6000, "tiled:64x64x32:w32x32:tf32x3:s4:b2:k6:hilbert"},         // split: waits before the sum
+      {1, 3000, 6000, "gemv-cols:s1:k6"},                                      // GEMV, split
+  };
+  constexpr int64_t kInner = 2048;
+  for (const Case& cs : cases) {
+    SCOPED_TRACE(cs.config);
+    std::mt19937 rng(31);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    std::vector<float> u(cs.m), v(cs.k), hu(cs.m * kInner, 0.0f), hv(kInner * cs.k, 0.0f), hb(cs.k * cs.n), ha(cs.m * cs.k);
+    for (float& x : u) x = dist(rng);
+    for (float& x : v) x = dist(rng);
+    for (float& x : hb) x = dist(rng);
+    for (int64_t i = 0; i < cs.m; ++i) hu[i * kInner] = u[i];
+    for (int64_t j = 0; j < cs.k; ++j) hv[j] = v[j];  // V's first row
+    for (int64_t i = 0; i < cs.m; ++i)
+      for (int64_t j = 0; j < cs.k; ++j) ha[i * cs.k + j] = u[i] * v[j];
+    std::vector<float> want(cs.m * cs.n);
+    ref::sgemm(Layout::RowMajor, Op::N, Op::N, cs.m, cs.n, cs.k, 1.0f, ha.data(), cs.k, hb.data(), cs.n, 0.0f,
+               want.data(), cs.n);
+    DeviceBuffer<float> du(hu.size()), dv(hv.size()), a(ha.size()), b(hb.size()), c(want.size());
+    du.upload(hu);
+    dv.upload(hv);
+    b.upload(hb);
+    ASSERT_EQ(cudaMemset(a.get(), 0, a.size() * sizeof(float)), cudaSuccess);
+    ASSERT_EQ(cudaMemset(c.get(), 0xff, c.size() * sizeof(float)), cudaSuccess);
+    cudaStream_t stream = nullptr;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+    GemmOptions slow;
+    slow.kernel = Kernel::Naive;
+    sgemm(Layout::RowMajor, Op::N, Op::N, cs.m, cs.k, kInner, 1.0f, du.get(), kInner, dv.get(), cs.k, 0.0f, a.get(),
+          cs.k, stream, slow);
+    GemmOptions opt;
+    opt.config = cs.config;
+    sgemm(Layout::RowMajor, Op::N, Op::N, cs.m, cs.n, cs.k, 1.0f, a.get(), cs.k, b.get(), cs.n, 0.0f, c.get(), cs.n,
+          stream, opt);
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    ASSERT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+    const std::vector<float> got = c.download();
+    const double tol = ref::fp32_gemm_error_bound(cs.k);
+    int64_t bad = 0;
+    for (size_t i = 0; i < got.size(); ++i)
+      if (!(std::fabs(got[i] - want[i]) <= tol) && bad++ < 5)
+        ADD_FAILURE() << "C[" << i << "] = " << got[i] << ", expected " << want[i];
+    EXPECT_EQ(bad, 0);
+  }
+}
+
+// 48 streams, each created, given a split-K product (16 MB of partial tiles) and destroyed without
+// waiting: every product is right, and once the device is idle the workspace pool keeps no more
+// than its bound plus one product's scratch (a per-stream cache kept 48 x 16 MB here).
 TEST(SplitKStreams, Large_StreamChurnKeepsTheWorkspaceBounded) {
   const std::string config = "tiled:128x128x16:w64x32:t8x8:s4:b2:k16";  // 16 tiles x 16 slices x 64 KB
   RandomProduct pr(512, 512, 8192, false, 29);

@@ -185,13 +185,6 @@ std::string can_implement(const GemmProblem& p, const GemmConfig& c) {
       if (!why.empty()) return "the tile schedule cannot be compiled: " + why;
       if (!c.jit) return "a schedule not compiled into this build runs compiled at run time: add ':jit'";
     }
-    if (c.tile.mma > 0) {  // level 7 copies both operands with 16-byte copies only (4 instantiations, not 16)
-      const GemmProblem q = packed_problem(p, c);
-      if (!q.vec_a || !q.vec_b)
-        return std::string("a tensor-core schedule needs ") + (!q.vec_a ? "A" : "B") +
-               " 16-byte aligned (pointer and leading dimension a multiple of 4 floats) or packed (:pack-" +
-               (!q.vec_a ? "a" : "b") + ")";
-    }
     if (!p.tiled_offsets_fit)
       return "A or B spans more than " + std::to_string(kMaxTiledExtent) + " elements, the tiled kernels' limit (32-bit copies)";
     const int r = static_cast<int>(c.raster);

@@ -26,13 +26,18 @@ using MmaScheduleAt =
 template <int I>
 using TiledScheduleAt = typename PickType<(kTiledSchedules[I].mma > 0), MmaScheduleAt<I>, FfmaScheduleAt<I>>::type;
 
-// Level 7's schedules copy both operands with 16-byte copies (can_implement asks for aligned or
-// packed operands): one instantiation per op combination.
+// Level 7's schedules copy both operands as-is (tiles keep the operands' orientation): 16-byte copies
+// where an operand is aligned, 4-byte copies where not. 16 instantiations per schedule.
 template <class Launch>
 void with_mma_variant(const CanonicalGemm& g, const Launch& launch) {
-  if (!g.vec_a || !g.vec_b) throw Error(ErrorCode::Internal, "a tensor-core schedule got an unaligned operand");
   with_bool(g.trans_a, [&](auto ta) {
-    with_bool(g.trans_b, [&](auto tb) { launch.template run<decltype(ta)::value, decltype(tb)::value, true, true>(); });
+    with_bool(g.trans_b, [&](auto tb) {
+      with_bool(g.vec_a, [&](auto va) {
+        with_bool(g.vec_b, [&](auto vb) {
+          launch.template run<decltype(ta)::value, decltype(tb)::value, decltype(va)::value, decltype(vb)::value>();
+        });
+      });
+    });
   });
 }
 

@@ -159,17 +159,13 @@ TEST_F(Validation, ConfigsAreCheckedBeforeAnyDeviceWork) {
   opt.config = "tiled:128x256x32:w64x64:t16x8:s4:b1:k1:hilbert:pack-ab";
   expect_error([&] { call(R, Op::N, Op::N, 8192, 8192, 8192, far(0), 8192, far(1), 8192, far(2), 8192, opt); },
                "cannot run this product", "the packed operands take 512 MB, more than packing may take (256 MB)");
-  // Tensor-core (level 7) schedules: malformed fields, a warp tile that is not whole MMA tiles, and an
-  // operand that is neither 16-byte aligned nor packed.
+  // Tensor-core (level 7) schedules: malformed fields, a warp tile that is not whole MMA tiles.
   opt.config = "tiled:128x256x32:w64x64:tf32x3c0:s3:b1";
   expect_error([&] { call(R, Op::N, Op::N, 8, 8, 8, buf.a.data(), 8, buf.b.data(), 8, buf.c.data(), 8, opt); },
                "thread field 'tf32x3c0' is not tf32x3cN");
   opt.config = "tiled:96x128x32:w24x32:tf32x3:s3:b1";
   expect_error([&] { call(R, Op::N, Op::N, 8, 8, 8, buf.a.data(), 8, buf.b.data(), 8, buf.c.data(), 8, opt); },
                "the tile schedule cannot be compiled", "whole 16 x 8 MMA tiles");
-  opt.config = "tiled:128x256x32:w64x64:tf32x3:s3:b1";
-  expect_error([&] { call(R, Op::N, Op::N, 8, 8, 8, buf.a.data() + 1, 8, buf.b.data(), 8, buf.c.data(), 8, opt); },
-               "cannot run this product", "a tensor-core schedule needs A 16-byte aligned");
 }
 
 // Level 7 runs its schedule with unaligned operands packed first: beyond the tiled kernels' 32-bit

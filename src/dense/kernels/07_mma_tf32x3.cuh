@@ -13,7 +13,8 @@
 //   a 16 x 8 x 8 product (2048 FLOP) per instruction, so 3 MMAs and 5 split instructions per
 //   fragment element (two integer TF32 roundings and a subtraction) cost far fewer issue slots per FLOP.
 // - Shared tiles keep each operand's global orientation, so every copy is a plain 16-byte cp.async
-//   (the host packs an operand that is not 16-byte aligned first): [col][k] rows of BK + 4 floats
+//   (4-byte copies for an operand that is not 16-byte aligned, unless the host packs it first: the
+//   chooser weighs the two): [col][k] rows of BK + 4 floats
 //   (operands contiguous along k) and [k][col] rows of BM (BN) + 8 floats (contiguous along m or
 //   n). The fragment reads of a warp, 4 k x 8 columns or 8 columns x 4 k, then fall in 32 banks.
 // - Each warp owns WM x WN outputs as (WM / 16) x (WN / 8) MMA tiles; a lane holds 4 of each.

@@ -33,10 +33,10 @@ constexpr double kScheduleTflops[kNumTiledSchedules][4] = {
     {61.45, 59.24, 61.23, 58.89},  // 64x128x32 tf32x3c4 b2
 };
 constexpr double kCalibrationSms = 132;
-// With the operand copied as-is unaligned (4-byte copies; 4096^3 NN, ld + 7, offset 1), as a factor
-// of the aligned NN rate.
-// Level 7 packs unaligned operands instead (can_implement), so its factor is never used.
-constexpr double kUnalignedFactor[kNumTiledSchedules] = {0.909, 0.984, 0.984, 0.975, 0.939, 0.980, 1.0, 1.0, 1.0, 1.0};
+// With an operand copied as-is unaligned (4-byte copies; 4096^3 NN, ld + 7, offset 1), as a factor
+// of the aligned NN rate. Level 7: not measured yet (a guess; its loop is issue-bound, so 4x the
+// copy instructions cost more than on FFMA).
+constexpr double kUnalignedFactor[kNumTiledSchedules] = {0.909, 0.984, 0.984, 0.975, 0.939, 0.980, 0.9, 0.9, 0.9, 0.9};
 // A launch with split tiles runs the split kernel for all its blocks; its rate against the whole-tile
 // kernel's. FFMA: 1.0 (perf note #32). Level 7, H100 2026-11-25, measured / predicted without it
 // (perf note #46): 64x128 b2 whole launches 0.985-1.01, split and tail launches 1.055-1.123 on 17
@@ -50,17 +50,24 @@ constexpr double kOccupancyExponent = 0.08;
 // ... and below 8 resident warps an SM cannot hide its latencies: sqrt(warps / 8) of that (a lone
 // 2-warp 32x32 block: ~0.4; 16x4096x4096 in 128 such blocks took 85 us where the GEMV kernel took 45).
 constexpr double kWarpsToHideLatency = 8.0;
+// Level 7's 4-warp blocks alone on an SM need no such allowance: a lone 64x128 block (one per SM on
+// 1000^3, 1024x768x3072, 6272x512x4608) took 0.75-0.89 of the time the FFMA allowance predicted, and
+// 64x64x65536 in 128 slices (lone 64x64 blocks) ran 10 % faster than in 256 (two per SM). The one
+// product it misjudges among the exhaustive runs (H100, 2026-11-25): 1024x512x2048, aligned or not,
+// in whole 64x64 tiles, 7.6-10 % behind 128x128 k4.
 // Fixed time of one thread block's tile: pipeline fill (a DRAM round trip per stage in flight) and
 // the epilogue.
 constexpr double kTileFixedUs = 1.5;
-// A split launch: the counters' memset and the tail where the last slice of each tile sums the
-// partials (fit to 1000^3 k2 / k4), plus each level of the split sum.
+// A split launch: the counters (zeroed by the call's prologue kernel, which the launch overlaps since
+// 2026-11-25; the replay data does not tell this constant's value) and the tail where the last slice
+// of each tile sums the partials (fit to 1000^3 k2 / k4), plus each level of the split sum.
 constexpr double kSplitFixedUs = 3.0;
 constexpr double kFixupLevelUs = 2.0;
 // Partial tiles are written and read back through L2 at about this rate overall; the block that sums
 // a tile's slices reads them alone, at about kSumGbsPerSm (a single SM's L2 read rate with its loads
 // in flight): 8 slices of a 128x256 tile (1 MB) cost ~7 us, which made 128x256 k8 18 % slower than
-// 64x128 k4 on 1024x512x2048.
+// 64x128 k4 on 1024x512x2048. Tensor-core tiles load several slices per L2 round trip (their blocks'
+// kSumSlices, core/split_k.cuh): that many times the rate.
 constexpr double kPartialGbs = 6000;
 constexpr double kSumGbsPerSm = 150;
 // Launch and first-wave start.
@@ -88,12 +95,13 @@ double gemv_chunk_us(bool rows, int s) { return rows ? (s == 16 ? 2.4 : 1.0 + 0.
 // row of X per slice (16x2048x4096 columns kernel, s = 16: 32.7 us at 16 slices, 41.9 at 32; H100,
 // 2026-11-25, perf note #34).
 constexpr double kGemvSliceRowUs = 0.02;
-// Packing an operand (config pack_a / pack_b): its bytes read and written once at this fraction of the
-// DRAM bandwidth, plus a launch each (B of 4096^3, 64 MB: 43 us, pack-b minus no packing on aligned
-// NN; H100, 2026-11-25). 3 us a launch since level 7: A and B of 1000^3 ld + 7 (8 MB) cost 10 us, of
-// 1024x512x2048 (12 MB) 15 us, over the same tensor-core config unpacked (2.4 and 3.4 us a launch).
+// Packing operands (config pack_a / pack_b): their bytes read and written once at this fraction of the
+// DRAM bandwidth (B of 4096^3, 64 MB: 43 us, pack-b minus no packing on aligned NN; H100,
+// 2026-11-25), plus the prologue launch. One launch for both operands since 2026-11-25, overlapped
+// by the product's: A and B of 1000^3 ld + 7 offset 1 (8 MB) cost 5.4 us over the aligned product
+// (the bytes alone: 5.3 us), where two launches cost 10 us.
 constexpr double kPackDramEfficiency = 0.90;
-constexpr double kPackLaunchUs = 3.0;
+constexpr double kPackLaunchUs = 1.0;
 // -------------------------------------------------------------------------------------------------
 
 int op_index(bool trans_a, bool trans_b) { return (trans_a ? 2 : 0) + (trans_b ? 1 : 0); }
@@ -135,8 +143,8 @@ double min_bytes(const GemmProblem& p) {
 double pack_us(const GemmProblem& p, const GemmConfig& c, const DeviceFacts& d) {
   const double k = static_cast<double>(p.k);
   const double bytes = 4.0 * k * ((c.pack_a ? static_cast<double>(p.m) : 0.0) + (c.pack_b ? static_cast<double>(p.n) : 0.0));
-  const int launches = (c.pack_a ? 1 : 0) + (c.pack_b ? 1 : 0);
-  return launches == 0 ? 0.0 : 2.0 * bytes / (kPackDramEfficiency * d.mem_bandwidth_gbs * 1e3) + launches * kPackLaunchUs;
+  if (!c.pack_a && !c.pack_b) return 0.0;
+  return 2.0 * bytes / (kPackDramEfficiency * d.mem_bandwidth_gbs * 1e3) + kPackLaunchUs;  // one prologue launch
 }
 
 ScoredConfig score_tiled(const GemmProblem& original, const GemmConfig& c, const DeviceFacts& d) {
@@ -147,7 +155,9 @@ ScoredConfig score_tiled(const GemmProblem& original, const GemmConfig& c, const
       edge_columns(original, c) > 0 ? best_gemv_config(edge_part(packed_problem(original, c), c), d).predicted_us : 0.0;
   const SplitPlan s = plan_split(p, c, d);
   const int index = model_schedule_index(t);
-  const bool as_is_aligned = (!p.trans_a || p.vec_a) && (p.trans_b || p.vec_b);
+  // Operands copied as-is with 4-byte copies: level 6 transposes an operand contiguous along k (its
+  // copy width never matters), level 7 copies both as they are.
+  const bool as_is_aligned = t.mma > 0 ? p.vec_a && p.vec_b : (!p.trans_a || p.vec_a) && (p.trans_b || p.vec_b);
   // The split kernel runs at level 6's rate on the same FFMA schedule (perf note #32), not on
   // level 7's (kSplitKernelFactor).
   const double rate_sm = kScheduleTflops[index][op_index(p.trans_a, p.trans_b)] * 1e12 / kCalibrationSms *
@@ -159,8 +169,8 @@ ScoredConfig score_tiled(const GemmProblem& original, const GemmConfig& c, const
   auto waves_us = [&](double units, double k_tiles) {
     auto wave = [&](double resident) {
       const double warps = resident * t.threads() / 32.0;
-      const double block_rate = rate_sm * std::pow(resident / t.blocks, kOccupancyExponent) *
-                                std::sqrt(std::min(1.0, warps / kWarpsToHideLatency)) / resident;
+      const double latency = t.mma > 0 ? 1.0 : std::sqrt(std::min(1.0, warps / kWarpsToHideLatency));
+      const double block_rate = rate_sm * std::pow(resident / t.blocks, kOccupancyExponent) * latency / resident;
       return kTileFixedUs + k_tiles * 2.0 * t.bm * t.bn * t.bk / block_rate * 1e6;
     };
     const double full = std::floor(units / slots), rest = units - full * slots;
@@ -172,10 +182,14 @@ ScoredConfig score_tiled(const GemmProblem& original, const GemmConfig& c, const
   if (split_units > 0) {
     compute += waves_us(split_units, s.slice_k);
     const int levels = s.group < s.splits ? 2 : 1;
+    // The blocks' kSumSlices (split_tiled.cuh): tensor-core blocks load as many slices at a time as
+    // keep 64 loads in flight per thread (values in chunks of at most 64), FFMA blocks one.
+    const double per_thread = static_cast<double>(t.bm) * t.bn / t.threads();
+    const double chunk = std::min(64.0, per_thread), slices_in_flight = t.mma > 0 ? std::floor(64.0 / chunk) : 1.0;
     const double tile_bytes = 4.0 * t.bm * t.bn;
     const double summed = (s.group + (levels > 1 ? ceil_div(s.splits, s.group) : 0.0)) * tile_bytes;
     fixup = kSplitFixedUs + levels * kFixupLevelUs + 2.0 * static_cast<double>(s.partial_bytes) / (kPartialGbs * 1e3) +
-            summed / (kSumGbsPerSm * 1e3);
+            summed / (kSumGbsPerSm * slices_in_flight * 1e3);
   }
   const double bw = kDramEfficiency * d.mem_bandwidth_gbs * 1e3;  // bytes per us
   const double dram = min_bytes(p) / bw;
@@ -280,9 +294,12 @@ ConfigChoice choose_config(const GemmProblem& p, const DeviceFacts& d) {
   if (try_a) packings.push_back({true, false});
   if (try_b) packings.push_back({false, true});
   if (try_a && try_b) packings.push_back({true, true});
-  // Level 7 copies either orientation 16 bytes at a time, so it packs only an unaligned operand
-  // (can_implement refuses it otherwise).
-  const std::vector<Packing> mma_packings{{!p.vec_a, !p.vec_b}};
+  // Level 7 copies both operands as-is in either orientation (16 bytes at a time where aligned), so
+  // packing can only pay for an unaligned operand.
+  std::vector<Packing> mma_packings{{false, false}};
+  if (!p.vec_a) mma_packings.push_back({true, false});
+  if (!p.vec_b) mma_packings.push_back({false, true});
+  if (!p.vec_a && !p.vec_b) mma_packings.push_back({true, true});
   // Edge columns on the GEMV kernel where the last tile column would hold at most a quarter of its
   // width: 4097 columns in 128 x 256 tiles leave one column in a 17th tile column (1/17 of the work).
   auto edge_worth_trying = [&](const TileShape& t) {

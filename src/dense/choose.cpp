@@ -34,9 +34,10 @@ constexpr double kScheduleTflops[kNumTiledSchedules][4] = {
 };
 constexpr double kCalibrationSms = 132;
 // With an operand copied as-is unaligned (4-byte copies; 4096^3 NN, ld + 7, offset 1), as a factor
-// of the aligned NN rate. Level 7: not measured yet (a guess; its loop is issue-bound, so 4x the
-// copy instructions cost more than on FFMA).
-constexpr double kUnalignedFactor[kNumTiledSchedules] = {0.909, 0.984, 0.984, 0.975, 0.939, 0.980, 0.9, 0.9, 0.9, 0.9};
+// of the aligned NN rate. Level 7 (both operands 4-byte, exhaustive runs of 4096^3 and 1000^3, H100
+// 2026-11-25): 0.925 / 0.935 for the 256-thread tiles, ~0.87 for the 128-thread ones (fewer threads
+// for 4x the copy instructions).
+constexpr double kUnalignedFactor[kNumTiledSchedules] = {0.909, 0.984, 0.984, 0.975, 0.939, 0.980, 0.925, 0.935, 0.87, 0.87};
 // A launch with split tiles runs the split kernel for all its blocks; its rate against the whole-tile
 // kernel's. FFMA: 1.0 (perf note #32). Level 7, H100 2026-11-25, measured / predicted without it
 // (perf note #46): 64x128 b2 whole launches 0.985-1.01, split and tail launches 1.055-1.123 on 17

@@ -35,7 +35,11 @@ struct RandomProduct {
   }
   Op op_b() const { return trans_b ? Op::T : Op::N; }
   int64_t ldb() const { return trans_b ? k : n; }
-  void poison() { ASSERT_EQ(cudaMemset(c.get(), 0xff, c.size() * sizeof(float)), cudaSuccess); }  // NaN
+  // NaN. Waits for the memset: a product on a non-blocking stream does not wait for the legacy stream.
+  void poison() {
+    ASSERT_EQ(cudaMemset(c.get(), 0xff, c.size() * sizeof(float)), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  }
   // An empty config runs Kernel::Auto's choice.
   void run(const std::string& config, cudaStream_t stream) {
     GemmOptions opt;

@@ -648,7 +648,12 @@ struct LongRowProduct {
     dx.upload(x.storage);
     dy = DeviceBuffer<float>(want.size());
   }
-  void poison_y() { dy.upload(std::vector<float>(want.size(), kNaN)); }
+  // Waits for the copy: a pageable upload may still be in flight when cudaMemcpy returns, and a
+  // product on a non-blocking stream does not wait for the legacy stream's work.
+  void poison_y() {
+    dy.upload(std::vector<float>(want.size(), kNaN));
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  }
   // A tiled kernel's product into dy on `stream` (asynchronous).
   void run(const DeviceBsrMatrix& dw, cudaStream_t stream, BsrKernel kernel = BsrKernel::Tiled) {
     BsrOptions opt;
@@ -792,6 +797,7 @@ TEST(BsrProductsSpecial, Small_RunsOnTheGivenStream) {
     for (const BsrKernel kernel : kAllKernels) {
       SCOPED_TRACE(std::string(pr.xwt ? "XW^T" : "WX") + ", kernel " + to_string(kernel));
       pr.dy.upload(std::vector<float>(pr.want.size(), kNaN));
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);  // the non-blocking stream does not wait for the upload
       pr.run(dw, kernel, stream);
       ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
       std::vector<float> got(pr.want.size());

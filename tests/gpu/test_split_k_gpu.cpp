@@ -173,6 +173,7 @@ TEST(PrologueOverlap, Small_ProductReadsOperandsWrittenJustBeforeTheCall) {
     b.upload(hb);
     ASSERT_EQ(cudaMemset(a.get(), 0, a.size() * sizeof(float)), cudaSuccess);
     ASSERT_EQ(cudaMemset(c.get(), 0xff, c.size() * sizeof(float)), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);  // the stream below does not wait for the legacy stream
     cudaStream_t stream = nullptr;
     ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
     GemmOptions slow;

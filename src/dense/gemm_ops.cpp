@@ -233,7 +233,7 @@ struct LaunchParts {
   int edge = 0;      // columns of the second launch
   GemmConfig edge_config;
   SplitPlan edge_split;
-  // One workspace: every part's counters first (one memset zeroes them), the partial tiles, then
+  // One workspace: every part's counters first (the prologue zeroes them), the partial tiles, then
   // the packed operands.
   size_t counter_bytes() const { return main_split.counter_bytes + edge_split.counter_bytes; }
   size_t bytes() const {

@@ -482,6 +482,25 @@ TEST(GemmChooser, ClassNames) {
 }
 
 
+// Level 7 copies unaligned operands 4 bytes at a time: on a mid-size unaligned product that beats
+// packing both operands first (1024x512x2048 ld + 7 offset 1, exhaustive run on an H100: the best
+// configs unpacked, 54.0 us, packed ones >= 5 us slower), while 4096^3 still packs (packing cost
+// 4 % of the aligned time there, 4-byte copies 8-16 %).
+TEST(GemmChooser, UnalignedTensorCoreTilesPackOnlyWhereTheCopyPays) {
+  const DeviceFacts d = h100();
+  const ConfigChoice mid = choose_config(problem(1024, 512, 2048, false, false, false), d);
+  EXPECT_GT(mid.best.config.tile.mma, 0) << to_string(mid.best.config);
+  EXPECT_FALSE(mid.best.config.pack_a || mid.best.config.pack_b) << to_string(mid.best.config);
+  const ConfigChoice big = choose_config(problem(4096, 4096, 4096, false, false, false), d);
+  EXPECT_GT(big.best.config.tile.mma, 0) << to_string(big.best.config);
+  EXPECT_TRUE(big.best.config.pack_a && big.best.config.pack_b) << to_string(big.best.config);
+  // Unpacked tensor-core candidates are scored at their unaligned rate.
+  bool unpacked_scored = false;
+  for (const ScoredConfig& sc : big.ranked)
+    if (sc.config.tile.mma > 0 && !sc.config.pack_a && !sc.config.pack_b) unpacked_scored = true;
+  EXPECT_TRUE(unpacked_scored);
+}
+
 // The chooser replayed over configs measured on an H100 (tests/cpu/data/chooser_measured_h100.txt:
 // every legal config, FFMA and tensor-core, of 42 problems, those within 10 % of each best kept).
 // The untuned model's pick must be within 3 % of the fastest measured config on >= 90 % of the

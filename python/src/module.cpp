@@ -62,10 +62,11 @@ class DeviceGuard {
   bool switched_ = false;
 };
 
-tilegemm::GemmOptions gemm_options(const std::string& kernel, const std::string& config) {
+tilegemm::GemmOptions gemm_options(const std::string& kernel, const std::string& config, const std::string& math) {
   tilegemm::GemmOptions o;
   o.kernel = tilegemm::parse_kernel(kernel, "kernel");
   o.config = config;
+  o.math = tilegemm::parse_math(math, "math");
   return o;
 }
 
@@ -80,8 +81,8 @@ tilegemm::BsrOptions bsr_options(const std::string& kernel) {
 void sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, uintptr_t a,
            int64_t lda, uintptr_t b, int64_t ldb, float beta, uintptr_t c, int64_t ldc,
            uintptr_t stream, int device, const std::string& kernel, const std::string& config,
-           int64_t batch, int64_t stride_a, int64_t stride_b, int64_t stride_c) {
-  const tilegemm::GemmOptions options = gemm_options(kernel, config);
+           int64_t batch, int64_t stride_a, int64_t stride_b, int64_t stride_c, const std::string& math) {
+  const tilegemm::GemmOptions options = gemm_options(kernel, config, math);
   const tilegemm::Op op_a = trans_a ? tilegemm::Op::T : tilegemm::Op::N;
   const tilegemm::Op op_b = trans_b ? tilegemm::Op::T : tilegemm::Op::N;
   DeviceGuard guard(device);
@@ -93,14 +94,14 @@ void sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float al
 
 nb::dict explain(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, uintptr_t a,
                  int64_t lda, uintptr_t b, int64_t ldb, float beta, uintptr_t c, int64_t ldc,
-                 int device, const std::string& kernel, const std::string& config) {
+                 int device, const std::string& kernel, const std::string& config, const std::string& math) {
   tilegemm::GemmChoice choice;
   {
     DeviceGuard guard(device);
     choice = tilegemm::explain_choice(tilegemm::Layout::RowMajor, trans_a ? tilegemm::Op::T : tilegemm::Op::N,
                                       trans_b ? tilegemm::Op::T : tilegemm::Op::N, m, n, k, alpha,
                                       as_ptr<const float>(a), lda, as_ptr<const float>(b), ldb, beta,
-                                      as_ptr<const float>(c), ldc, gemm_options(kernel, config));
+                                      as_ptr<const float>(c), ldc, gemm_options(kernel, config, math));
   }
   nb::dict d;
   d["config"] = choice.config;
@@ -237,10 +238,10 @@ NB_MODULE(_tilegemm, m) {
 
   m.def("sgemm", &sgemm, "trans_a"_a, "trans_b"_a, "m"_a, "n"_a, "k"_a, "alpha"_a, "a"_a, "lda"_a,
         "b"_a, "ldb"_a, "beta"_a, "c"_a, "ldc"_a, "stream"_a, "device"_a, "kernel"_a, "config"_a,
-        "batch"_a = 1, "stride_a"_a = 0, "stride_b"_a = 0, "stride_c"_a = 0,
+        "batch"_a = 1, "stride_a"_a = 0, "stride_b"_a = 0, "stride_c"_a = 0, "math"_a = "fp32",
         nb::call_guard<nb::gil_scoped_release>());
   m.def("explain_choice", &explain, "trans_a"_a, "trans_b"_a, "m"_a, "n"_a, "k"_a, "alpha"_a, "a"_a,
-        "lda"_a, "b"_a, "ldb"_a, "beta"_a, "c"_a, "ldc"_a, "device"_a, "kernel"_a, "config"_a);
+        "lda"_a, "b"_a, "ldb"_a, "beta"_a, "c"_a, "ldc"_a, "device"_a, "kernel"_a, "config"_a, "math"_a = "fp32");
 
   // dynamic_attr: the Python side pins the source arrays on the handle (they hold the blocks).
   nb::class_<BsrHandle>(m, "DeviceBsr", nb::dynamic_attr())

@@ -80,6 +80,13 @@ def test_unknown_kernel_is_named():
                         kernel="fastest")
 
 
+def test_unknown_math_is_named():
+    out = FakeCudaArray((4, 4), address=0x7F1000000000)
+    with pytest.raises(ValueError, match=r"^math: unknown value 'tf32' \(expected fp32"):
+        tilegemm.matmul(FakeCudaArray((4, 4)), FakeCudaArray((4, 4), address=0x7F3000000000), out=out,
+                        math="tf32")
+
+
 @pytest.mark.skipif(HAS_GPU, reason="checks the message given without a GPU")
 def test_without_gpu_a_product_says_so():
     out = FakeCudaArray((4, 4), address=0x7F1000000000)

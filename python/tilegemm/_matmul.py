@@ -102,7 +102,7 @@ def _torch_ops_module():
     return _ops
 
 
-def _torch_2d(torch, a, b, out, alpha, beta, kernel, config, stream):
+def _torch_2d(torch, a, b, out, alpha, beta, kernel, config, stream, math):
     """The common torch case (2-D float32 CUDA tensors on one device) with as few Python steps as
     possible: call overhead is what small products pay. None when anything is unusual: the
     general path then runs (and names what is wrong)."""
@@ -141,16 +141,16 @@ def _torch_2d(torch, a, b, out, alpha, beta, kernel, config, stream):
     if tc:  # C stored column-major: C^T = B^T A^T
         _tilegemm.sgemm(not mb.transposed, not ma.transposed, n, m, k, float(alpha), b.data_ptr(), mb.ld,
                         a.data_ptr(), ma.ld, float(beta), c.data_ptr(), ldc, s, device, str(kernel),
-                        config or "")
+                        config or "", math=str(math))
     else:
         _tilegemm.sgemm(ma.transposed, mb.transposed, m, n, k, float(alpha), a.data_ptr(), ma.ld,
                         b.data_ptr(), mb.ld, float(beta), c.data_ptr(), ldc, s, device, str(kernel),
-                        config or "")
+                        config or "", math=str(math))
     return c
 
 
 def matmul(a: Any, b: Any, *, out: Any = None, alpha: float = 1.0, beta: float = 0.0,
-           kernel: Any = "auto", config: Optional[str] = None, stream: Any = None):
+           kernel: Any = "auto", config: Optional[str] = None, stream: Any = None, math: str = "fp32"):
     """C = alpha * a @ b + beta * out (BLAS semantics), FP32, on the GPU.
 
     a, b: CUDA float32 arrays (torch, CuPy, JAX, any DLPack array), 2-D, or 3-D batches (a 2-D
@@ -162,6 +162,8 @@ def matmul(a: Any, b: Any, *, out: Any = None, alpha: float = 1.0, beta: float =
     config: a config's text form (docs/shapes.md), run exactly; kernel must be "auto".
     stream: a CUDA stream (int handle, torch.cuda.Stream, cupy.cuda.Stream); default: the
       framework's current stream (torch, CuPy), else the legacy default stream.
+    math: how "auto" may compute (GemmOptions::math): "fp32" (default: CUDA-core FFMA or level 7's
+      3xTF32 tensor cores, FP32 accuracy) or "ffma" (CUDA cores only).
     Returns out, or the new array. Raises ValueError (invalid argument, the library's message) or
     TypeError (unsupported array), RuntimeError for CUDA failures, before anything is launched.
     """
@@ -169,8 +171,8 @@ def matmul(a: Any, b: Any, *, out: Any = None, alpha: float = 1.0, beta: float =
         _torch_ops = _torch_ops_module()
         if _torch_ops.compiling():
             return _torch_ops.matmul_traced(a, b, out=out, alpha=alpha, beta=beta, kernel=kernel,
-                                            config=config)
-        c = _torch_2d(_arrays._torch, a, b, out, alpha, beta, kernel, config, stream)
+                                            config=config, math=math)
+        c = _torch_2d(_arrays._torch, a, b, out, alpha, beta, kernel, config, stream, math)
         if c is not None:
             return c
     user_stream = _arrays.stream_handle(stream) if stream is not None else None
@@ -189,12 +191,12 @@ def matmul(a: Any, b: Any, *, out: Any = None, alpha: float = 1.0, beta: float =
     _tilegemm.sgemm(call.trans_a, call.trans_b, call.m, call.n, call.k, float(alpha), call.a,
                     call.lda, call.b, call.ldb, float(beta), call.c, call.ldc, s, call.device,
                     str(kernel), config or "", call.batch, call.stride_a, call.stride_b,
-                    call.stride_c)
+                    call.stride_c, math=str(math))
     return finish()
 
 
 def explain_choice(a: Any, b: Any, *, out: Any = None, alpha: float = 1.0, beta: float = 0.0,
-                   kernel: Any = "auto", config: Optional[str] = None) -> dict:
+                   kernel: Any = "auto", config: Optional[str] = None, math: str = "fp32") -> dict:
     """What matmul would run for these arrays and why: {config, kind, predicted_us, reason,
     runners_up} (tilegemm::explain_choice). Launches nothing."""
     A = describe("a", a)
@@ -207,4 +209,4 @@ def explain_choice(a: Any, b: Any, *, out: Any = None, alpha: float = 1.0, beta:
     call = plan(A, B, ops, C)
     return _tilegemm.explain_choice(call.trans_a, call.trans_b, call.m, call.n, call.k, float(alpha),
                                     call.a, call.lda, call.b, call.ldb, float(beta), call.c, call.ldc,
-                                    call.device, str(kernel), config or "")
+                                    call.device, str(kernel), config or "", math=str(math))

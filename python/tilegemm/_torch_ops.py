@@ -28,32 +28,33 @@ def _mm_shape(a: Tensor, b: Tensor) -> List[int]:
 
 
 @torch.library.custom_op("tilegemm::mm", mutates_args=(), device_types="cuda")
-def mm(a: Tensor, b: Tensor, alpha: float = 1.0, kernel_name: str = "auto", config: str = "") -> Tensor:
-    return _matmul.matmul(a, b, alpha=alpha, kernel=kernel_name, config=config or None)
+def mm(a: Tensor, b: Tensor, alpha: float = 1.0, kernel_name: str = "auto", config: str = "",
+       math: str = "fp32") -> Tensor:
+    return _matmul.matmul(a, b, alpha=alpha, kernel=kernel_name, config=config or None, math=math)
 
 
 @mm.register_fake
-def _(a, b, alpha=1.0, kernel_name="auto", config=""):
+def _(a, b, alpha=1.0, kernel_name="auto", config="", math="fp32"):
     return a.new_empty(_mm_shape(a, b))
 
 
 @torch.library.custom_op("tilegemm::mm_out", mutates_args=("out",), device_types="cuda")
 def mm_out(a: Tensor, b: Tensor, out: Tensor, alpha: float = 1.0, beta: float = 0.0,
-           kernel_name: str = "auto", config: str = "") -> None:
-    _matmul.matmul(a, b, out=out, alpha=alpha, beta=beta, kernel=kernel_name, config=config or None)
+           kernel_name: str = "auto", config: str = "", math: str = "fp32") -> None:
+    _matmul.matmul(a, b, out=out, alpha=alpha, beta=beta, kernel=kernel_name, config=config or None, math=math)
 
 
 @mm_out.register_fake
-def _(a, b, out, alpha=1.0, beta=0.0, kernel_name="auto", config=""):
+def _(a, b, out, alpha=1.0, beta=0.0, kernel_name="auto", config="", math="fp32"):
     return None
 
 
-def matmul_traced(a, b, *, out, alpha, beta, kernel, config):
+def matmul_traced(a, b, *, out, alpha, beta, kernel, config, math):
     if out is None:
         if beta != 0:
             raise ValueError(f"beta: {beta} scales out's contents; pass out= (or beta=0)")
-        return mm(a, b, float(alpha), str(kernel), config or "")
-    mm_out(a, b, out, float(alpha), float(beta), str(kernel), config or "")
+        return mm(a, b, float(alpha), str(kernel), config or "", str(math))
+    mm_out(a, b, out, float(alpha), float(beta), str(kernel), config or "", str(math))
     return out
 
 

@@ -54,6 +54,13 @@ OnDevice classify(const ColMajorCall& call) {
 
 namespace {
 
+// Every product the shim runs: Auto, with the math TILEGEMM_BLAS_MATH allows.
+GemmOptions product_options() {
+  GemmOptions o;
+  o.math = settings().ffma_only ? Math::FfmaOnly : Math::Fp32;
+  return o;
+}
+
 // One caller's streams and events: uploads, products and downloads each on their own stream so they
 // overlap; two buffer slots, so the events come in pairs. Lanes are made on demand (one per host
 // thread calling at the same time) and kept for the life of the process: destroying streams during
@@ -377,7 +384,7 @@ void run_staged(const ColMajorCall& call, const OnDevice& on, const Staging& s, 
     const Block& b = s.split_n ? d.streamed : whole;
     sgemm(Layout::ColMajor, op_of(call.trans_a), op_of(call.trans_b), s.split_n ? call.m : len,
           s.split_n ? len : call.n, call.k, call.alpha, a.ptr, a.ld, b.ptr, b.ld, call.beta,
-          const_cast<float*>(d.c.ptr), d.c.ld, lane->compute);
+          const_cast<float*>(d.c.ptr), d.c.ld, lane->compute, product_options());
     TILEGEMM_CUDA_CHECK(cudaEventRecord(lane->computed[slot], lane->compute));
   };
   // Copies chunk j's C back and waits for it, so that *chunks_final is exact if a later step fails.
@@ -414,7 +421,8 @@ std::optional<GpuFailure> gpu_sgemm(const ColMajorCall& call, const OnDevice& on
     LaneHandle lane(device);
     if (!staged) {
       sgemm(Layout::ColMajor, op_of(call.trans_a), op_of(call.trans_b), call.m, call.n, call.k,
-            call.alpha, call.a, call.lda, call.b, call.ldb, call.beta, call.c, call.ldc, lane->compute);
+            call.alpha, call.a, call.lda, call.b, call.ldb, call.beta, call.c, call.ldc, lane->compute,
+            product_options());
       TILEGEMM_CUDA_CHECK(cudaStreamSynchronize(lane->compute));
       return std::nullopt;
     }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <strings.h>
 
 namespace tilegemm {
 namespace blas {
@@ -36,6 +37,13 @@ Settings read_settings() {
   count("TILEGEMM_BLAS_MIN_FLOPS", &s.min_flops);
   count("TILEGEMM_BLAS_CHUNK_BYTES", &s.chunk_bytes);
   s.chunk_bytes = s.chunk_bytes < 1 ? 1 : s.chunk_bytes;
+  // The words of tilegemm::parse_math (this library stays free of the device library, for its tests).
+  if (const char* v = std::getenv("TILEGEMM_BLAS_MATH"); v != nullptr && *v != '\0') {
+    if (strcasecmp(v, "ffma") == 0) s.ffma_only = true;
+    else if (strcasecmp(v, "fp32") != 0)
+      s.problem += std::string(s.problem.empty() ? "" : "; ") + "TILEGEMM_BLAS_MATH='" + v +
+                   "' is not fp32 or ffma, the default (fp32) applies";
+  }
   return s;
 }
 

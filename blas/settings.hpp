@@ -6,6 +6,8 @@
 //   TILEGEMM_BLAS_CPU_LIB    the CPU BLAS to use (cpu_blas.hpp)
 //   TILEGEMM_BLAS_CHUNK_BYTES  bytes copied per pipeline chunk on the staged path (default
 //                            kDefaultChunkBytes); small values make small products pipeline (tests)
+//   TILEGEMM_BLAS_MATH       fp32 (default: CUDA-core FFMA or 3xTF32 tensor cores, FP32 accuracy) or
+//                            ffma (CUDA cores only): the products' GemmOptions::math
 #pragma once
 #include <string>
 
@@ -26,6 +28,7 @@ struct Settings {
   double chunk_bytes = kDefaultChunkBytes;
   bool quiet = false;
   bool log = false;
+  bool ffma_only = false;  // TILEGEMM_BLAS_MATH=ffma
   std::string problem;  // a malformed variable, reported once at the first call
 };
 

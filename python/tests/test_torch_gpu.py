@@ -93,7 +93,7 @@ def test_out_padding_untouched():
     assert_close(big[:, :n], reference(a, b), k)
 
 
-@pytest.mark.parametrize("kernel", ["auto", 1, 2, 3, 4, 5, 6, "06-warp-tiled"])
+@pytest.mark.parametrize("kernel", ["auto", 1, 2, 3, 4, 5, 6, 7, "06-warp-tiled"])
 def test_every_kernel(kernel):
     a = torch.randn(257, 300, device="cuda")
     b = torch.randn(300, 129, device="cuda").t().contiguous().t()
@@ -109,6 +109,18 @@ def test_named_config_and_explain_choice():
     assert_close(c, reference(a, b), 1000)
     with pytest.raises(ValueError, match="config"):
         tilegemm.matmul(a, b, config="tiled:not-a-config")
+
+
+def test_math_ffma_keeps_auto_on_cuda_cores():
+    # 1000^3 runs on level 7's tensor cores under the default math (docs/shapes.md), FFMA under "ffma".
+    a = torch.randn(1000, 1000, device="cuda")
+    b = torch.randn(1000, 1000, device="cuda")
+    assert "tf32x3" in tilegemm.explain_choice(a, b)["config"]
+    ffma = tilegemm.explain_choice(a, b, math="ffma")["config"]
+    assert ffma.startswith("tiled:") and "tf32x3" not in ffma
+    assert_close(tilegemm.matmul(a, b, math="ffma"), reference(a, b), 1000)
+    compiled = torch.compile(lambda x, y: tilegemm.matmul(x, y, math="ffma"), fullgraph=True)
+    assert_close(compiled(a, b), reference(a, b), 1000)
 
 
 @pytest.mark.parametrize("ba, bb", [(3, 3), (3, 0), (0, 4), (1, 5)])

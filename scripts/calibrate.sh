@@ -36,9 +36,9 @@ bench split-mid --shape 1024x768x3072 --shape 1024x512x2048 --shape 1000x1000x10
   $(cfg "1 2 3 4 5" "k1 k2 k4")
 bench waves --shape 1536x1536x1536 --shape 3072x3072x3072 --shape 4095x4097x4093 --kernels auto,6 \
   $(cfg "1 2" "k1 tail2 tail4 tail8")
-bench gemv --shape 1x14336x4096 --shape 8x6144x4096 --kernels auto \
-  --config gemv-cols:s1:k1 --config gemv-cols:s1:k2 --config gemv-cols:s1:k4 --config gemv-cols:s1:k8 \
-  --config gemv-cols:s1:k16 --config gemv-cols:s8:k2 --config gemv-cols:s8:k4 --config gemv-cols:s8:k8 \
+bench gemv-one --shape 1x4096x4096 --shape 1x14336x4096 --shape 1x4096x14336 --shape 1x2048x4096 --kernels auto \
+  $(for l in 8 16 32; do for k in 1 2 4 8; do echo "--config gemv-cols:s1:l$l:k$k"; done; done)
+bench gemv --shape 8x6144x4096 --kernels auto --config gemv-cols:s8:k2 --config gemv-cols:s8:k4 --config gemv-cols:s8:k8 \
   --config gemv-cols:s8:k16
 bench gemv-rows --shape 4096x1x14336 --shape 2048x16x4096 --kernels auto \
   --config gemv-rows:s1:k1 --config gemv-rows:s1:k2 --config gemv-rows:s1:k4 --config gemv-rows:s1:k8 \

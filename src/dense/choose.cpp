@@ -92,6 +92,18 @@ double gemv_blocks_per_sm(bool rows, int s) { return rows && s == 16 ? 1.0 : 2.0
 constexpr double kGemvWaveUs = 4.0;
 constexpr double kGemvFixedUs = 5.0;
 double gemv_chunk_us(bool rows, int s) { return rows ? (s == 16 ? 2.4 : 1.0 + 0.12 * s) : 0.8 + 0.075 * s; }
+// The one-row columns kernel (gemv_cols_one.cuh: 512 threads, 8 W loads in flight per thread and 8
+// more issued, one block per SM). Its bytes stream at the DRAM ceiling or at what the blocks pull
+// (~60 GB/s each: 32 blocks stream 67 or 235 MB at 1.83 TB/s), joined smoothly (cube norm: 64 blocks
+// reach 2.6 TB/s, not min(3.05, 3.84)); each block wave after the first, and a split's sum of its
+// tiny partial tiles (32-128 floats), cost what the configs of the one-row sweep measured: 1x{1024,
+// 2048, 4096, 14336}x4096, 1x4096x{1024, 14336}, lanes 8/16/32 x 1-8 slices, fit within 5 % (H100,
+// 2026-11-25, perf note #51).
+constexpr double kGemvOneBlockGbs = 60;
+constexpr double kGemvOneDramEfficiency = 0.91;
+constexpr double kGemvOneFixedUs = 4.0;
+constexpr double kGemvOneWaveUs = 2.7;
+constexpr double kGemvOneSplitUs = 2.5;
 // The last slice of a GEMV tile sums every slice's s x 128 partial outputs in order: ~0.02 us per
 // row of X per slice (16x2048x4096 columns kernel, s = 16: 32.7 us at 16 slices, 41.9 at 32; H100,
 // 2026-11-25, perf note #34).
@@ -217,24 +229,34 @@ ScoredConfig score_gemv(const GemmProblem& p, const GemmConfig& c, const DeviceF
   const double w_bytes = 4.0 * static_cast<double>(v.l_count) * static_cast<double>(p.k);
   const double x_bytes = 4.0 * static_cast<double>(v.s_count) * static_cast<double>(p.k);
   const double c_bytes = 4.0 * static_cast<double>(v.l_count) * v.s_count * (p.beta_zero ? 1.0 : 2.0);
+  const double fixup = s.splits > 1 ? kSplitFixedUs + (s.group < s.splits ? 2 : 1) * kFixupLevelUs +
+                                          kGemvSliceRowUs * c.gemv_s * static_cast<double>(s.splits)
+                                    : 0.0;
+  ScoredConfig sc;
+  sc.config = c;
+  const std::string blocks_why = fmt("%.0f blocks (%.0f along the long side x %.0f K slices)",
+                                     static_cast<double>(s.units), static_cast<double>(s.tiles), s.splits);
+  if (gemv_one_row(c)) {  // no staged X: the DRAM stream or the blocks' own pull, and the waves
+    const double waves = ceil_div(static_cast<double>(s.units), d.sm_count);
+    const double active = std::min(static_cast<double>(s.units), static_cast<double>(d.sm_count));
+    const double ceiling = kGemvOneDramEfficiency * d.mem_bandwidth_gbs, pull = kGemvOneBlockGbs * active;
+    const double bw = 1e3 / std::cbrt(1.0 / (ceiling * ceiling * ceiling) + 1.0 / (pull * pull * pull));
+    const double dram = (w_bytes + x_bytes + c_bytes) / bw;
+    const double split = s.splits > 1 ? kGemvOneSplitUs + (s.group < s.splits ? kFixupLevelUs : 0.0) : 0.0;
+    sc.predicted_us = dram + (waves - 1) * kGemvOneWaveUs + kGemvOneFixedUs + split;
+    sc.why = blocks_why + fmt(" = %.0f waves; DRAM %.1f us", waves, dram);
+    return sc;
+  }
   // Bytes per us: the DRAM ceiling, or what the launched blocks pull if they are too few.
   const double bw = std::min(kDramEfficiency * d.mem_bandwidth_gbs, kGemvBlockGbs * static_cast<double>(s.units)) * 1e3;
   const double dram = (w_bytes + x_bytes + c_bytes) / bw;
   const double l2 = x_bytes * static_cast<double>(s.tiles) / (kL2OverDram * d.mem_bandwidth_gbs * 1e3);
   const bool rows = c.family == GemmFamily::GemvRows;
   const double waves = ceil_div(static_cast<double>(s.units), gemv_blocks_per_sm(rows, c.gemv_s) * d.sm_count);
-  const int chunk = rows ? kGemvRowsChunk : gemv_cols_chunk(c.gemv_s);
-  const double chunks = ceil_div(static_cast<double>(s.slice_k), chunk);
+  const double chunks = ceil_div(static_cast<double>(s.slice_k), gemv_chunk(c));
   const double blocks = waves * chunks * gemv_chunk_us(rows, c.gemv_s);
-  const double fixup = s.splits > 1 ? kSplitFixedUs + (s.group < s.splits ? 2 : 1) * kFixupLevelUs +
-                                          kGemvSliceRowUs * c.gemv_s * static_cast<double>(s.splits)
-                                    : 0.0;
-  ScoredConfig sc;
-  sc.config = c;
   sc.predicted_us = std::max({dram, l2, blocks}) + (waves - 1) * kGemvWaveUs + kGemvFixedUs + fixup;
-  sc.why = fmt("%.0f blocks (%.0f along the long side x %.0f K slices) = %.1f waves; ", static_cast<double>(s.units),
-               static_cast<double>(s.tiles), s.splits, waves) +
-           fmt("DRAM %.1f us, X from L2 %.1f us, X chunks %.1f us", dram, l2, blocks);
+  sc.why = blocks_why + fmt(" = %.1f waves; ", waves) + fmt("DRAM %.1f us, X from L2 %.1f us, X chunks %.1f us", dram, l2, blocks);
   return sc;
 }
 
@@ -254,12 +276,16 @@ std::vector<GemmConfig> gemv_candidates(const GemmProblem& p) {
   GemmConfig c;
   c.family = v.rows ? GemmFamily::GemvRows : GemmFamily::GemvCols;
   c.gemv_s = gemv_bound(v.s_count);
-  const long long chunk = v.rows ? kGemvRowsChunk : gemv_cols_chunk(c.gemv_s);
-  const long long chunks = (p.k + chunk - 1) / chunk;
-  for (int splits : kSplitCounts) {
-    if (splits > chunks && splits > 1) break;
-    c.splits = splits;
-    out.push_back(c);
+  const std::vector<int> lanes = gemv_one_row(c) ? std::vector<int>{8, 16, 32} : std::vector<int>{0};
+  for (int l : lanes) {
+    c.gemv_lanes = l;
+    const long long chunk = gemv_chunk(c);
+    const long long chunks = (p.k + chunk - 1) / chunk;
+    for (int splits : kSplitCounts) {
+      if (splits > chunks && splits > 1) break;
+      c.splits = splits;
+      out.push_back(c);
+    }
   }
   return out;
 }

@@ -20,6 +20,14 @@ int gemv_bound(int s_count) {
   return b;
 }
 
+long long gemv_partial_tile_floats(const GemmConfig& c) {
+  if (c.family == GemmFamily::GemvRows) {  // kPerLane values of each of the block's threads
+    const int warp_outputs = gemv_rows_block_rows(c.gemv_s) / 8 * c.gemv_s;
+    return static_cast<long long>((warp_outputs + 31) / 32) * kGemvThreads;
+  }
+  return gemv_one_row(c) ? 4LL * c.gemv_lanes : 4LL * c.gemv_s * 32;  // 4 columns per owning lane
+}
+
 const char* family_name(GemmFamily f) {
   switch (f) {
     case GemmFamily::Tiled: return "tiled";
@@ -42,7 +50,9 @@ std::string to_string(const GemmConfig& c) {
     if (c.pack_a || c.pack_b) o << ":pack-" << (c.pack_a ? "a" : "") << (c.pack_b ? "b" : "");
     o << (c.edge ? ":edge" : "") << (c.jit ? ":jit" : "");
   } else {
-    o << 's' << c.gemv_s << ":k" << c.splits << (c.jit ? ":jit" : "");
+    o << 's' << c.gemv_s;
+    if (c.gemv_lanes != 0) o << ":l" << c.gemv_lanes;
+    o << ":k" << c.splits << (c.jit ? ":jit" : "");
   }
   return o.str();
 }
@@ -51,7 +61,7 @@ GemmConfig parse_gemm_config(const std::string& text, const char* what) {
   auto bad = [&](const std::string& why) -> GemmConfig {
     throw Error(ErrorCode::InvalidArgument, std::string(what) + ": '" + text + "' is not a GEMM config (" + why +
                                                 "; e.g. tiled:128x256x32:w64x64:t16x8:s4:b1:k1:hilbert, "
-                                                "gemv-cols:s1:k8)");
+                                                "gemv-cols:s1:l16:k2)");
   };
   const std::vector<std::string> f = lowered_fields(text);
   GemmConfig c;
@@ -83,6 +93,11 @@ GemmConfig parse_gemm_config(const std::string& text, const char* what) {
     if (f.size() < 2 || !numbers(f[1], "s", 1, v)) return bad("a GEMV config names its short dimension, sN");
     c.gemv_s = v[0];
     next = 2;
+    if (next < f.size() && f[next].size() > 1 && f[next][0] == 'l') {  // lanes per W row
+      if (!numbers(f[next], "l", 1, v)) return bad("lanes field '" + f[next] + "' is not lN");
+      c.gemv_lanes = v[0];
+      ++next;
+    }
   } else {
     return bad("unknown family '" + f[0] + "': expected tiled, gemv-rows or gemv-cols");
   }

@@ -14,7 +14,8 @@ enum class GemmFamily {
   Tiled,     // level 6's warp-tiled block (FFMA) or level 7's tensor-core block under the split-K /
              // stream-K tile scheduler (split_tiled.cuh)
   GemvRows,  // one output dimension <= 16, the long operand contiguous along k (gemv_rows.cuh)
-  GemvCols,  // one output dimension <= 16, the long operand contiguous along l (gemv_cols.cuh)
+  GemvCols,  // one output dimension <= 16, the long operand contiguous along l (gemv_cols.cuh;
+             // one row of X: gemv_cols_one.cuh)
 };
 
 // A tiled schedule, FFMA: kernels::WarpTiledSchedule<bm, bn, bk, wm, wn, tm, tn, stages, blocks, 3,
@@ -73,6 +74,10 @@ inline constexpr int kGemvRowsChunk = 256;    // k per staged X chunk (gemv_rows
 inline constexpr int kGemvColsCols = 128;     // W columns per block (gemv_cols.cuh)
 inline int gemv_rows_block_rows(int s) { return 8 * (s == 8 ? 2 : 4); }  // W rows per block
 inline int gemv_cols_chunk(int s) { return 8 * (s >= 8 ? 4 : 8); }       // k per staged X chunk
+// The columns kernel for one row of X (gemv_cols_one.cuh): 16 warps, `lanes` lanes (8, 16, 32) per W
+// row of 4 * lanes columns, each thread 8 rows in flight: 16 * 32 / lanes * 8 rows per step.
+inline constexpr int kGemvColsOneThreads = 512;
+inline int gemv_cols_one_step(int lanes) { return 16 * (32 / lanes) * 8; }
 // The compiled bound on the short dimension a product with s_count rows of X uses: 1, 2, 4, 8, 16.
 int gemv_bound(int s_count);
 
@@ -80,6 +85,7 @@ struct GemmConfig {
   GemmFamily family = GemmFamily::Tiled;
   TileShape tile;                   // Tiled
   int gemv_s = 0;                   // GEMV: the compiled short-dimension bound (1, 2, 4, 8, 16)
+  int gemv_lanes = 0;               // gemv-cols at s = 1: lanes per W row (8, 16, 32); else 0
   int splits = 1;                   // K slices per split tile (Tiled) or per block's range (GEMV)
   bool tail_only = false;           // Tiled: split only the tiles past the last whole wave
   Raster raster = Raster::Hilbert;  // Tiled: tile order
@@ -92,7 +98,8 @@ struct GemmConfig {
   bool edge = false;
   bool jit = false;                 // compiled at run time (a tiled schedule not compiled ahead always is)
   bool operator==(const GemmConfig& o) const {
-    return family == o.family && tile == o.tile && gemv_s == o.gemv_s && splits == o.splits &&
+    return family == o.family && tile == o.tile && gemv_s == o.gemv_s && gemv_lanes == o.gemv_lanes &&
+           splits == o.splits &&
            tail_only == o.tail_only && raster == o.raster && pack_a == o.pack_a && pack_b == o.pack_b &&
            edge == o.edge && jit == o.jit;
   }
@@ -108,13 +115,29 @@ struct GemmConfig {
 //                                                      kernel; after the pack field when both)
 //   tiled:…:hilbert:jit                              (compiled at run time; the parser adds it to
 //                                                      any schedule not compiled ahead of time)
-//   gemv-rows:s16:k4    gemv-cols:s1:k8    gemv-cols:s1:k8:jit (the kernel compiled at run time)
+//   gemv-rows:s16:k4    gemv-cols:s4:k8    gemv-cols:s4:k8:jit (the kernel compiled at run time)
+//   gemv-cols:s1:l16:k2                              (one row of X: l<N> lanes per W row, 8, 16 or 32)
 std::string to_string(const GemmConfig& c);
 // Parses the text form; the split field and the raster may be left out (k1, hilbert). Throws
 // Error(InvalidArgument) whose message starts with `what` and quotes the text.
 GemmConfig parse_gemm_config(const std::string& text, const char* what);
 // The family's short name: "tiled", "gemv-rows", "gemv-cols".
 const char* family_name(GemmFamily f);
+
+// A GEMV config's kernel shape: whether it runs gemv_cols_one.cuh, its threads per block, the l
+// extent of its block (outputs along the long side), the k granularity of its K slices, and its
+// partial tile (floats per block) when K is split.
+inline bool gemv_one_row(const GemmConfig& c) { return c.family == GemmFamily::GemvCols && c.gemv_s == 1; }
+inline int gemv_threads(const GemmConfig& c) { return gemv_one_row(c) ? kGemvColsOneThreads : kGemvThreads; }
+inline int gemv_block_l(const GemmConfig& c) {
+  if (c.family == GemmFamily::GemvRows) return gemv_rows_block_rows(c.gemv_s);
+  return gemv_one_row(c) ? 4 * c.gemv_lanes : kGemvColsCols;
+}
+inline int gemv_chunk(const GemmConfig& c) {
+  if (c.family == GemmFamily::GemvRows) return kGemvRowsChunk;
+  return gemv_one_row(c) ? gemv_cols_one_step(c.gemv_lanes) : gemv_cols_chunk(c.gemv_s);
+}
+long long gemv_partial_tile_floats(const GemmConfig& c);
 
 }  // namespace detail
 }  // namespace tilegemm

@@ -102,9 +102,8 @@ SplitPlan plan_split(const GemmProblem& p, const GemmConfig& c, const DeviceFact
     return s;
   }
   const GemvView v = gemv_view(p);
-  const bool rows = c.family == GemmFamily::GemvRows;
-  const int chunk = rows ? kGemvRowsChunk : gemv_cols_chunk(c.gemv_s);
-  s.tiles = ceil_div(v.l_count, rows ? gemv_rows_block_rows(c.gemv_s) : kGemvColsCols);
+  const int chunk = gemv_chunk(c);
+  s.tiles = ceil_div(v.l_count, gemv_block_l(c));
   const long long chunks = ceil_div(p.k, chunk);
   const long long wanted = c.splits < chunks ? c.splits : chunks;
   const long long slice_chunks = ceil_div(chunks, wanted);
@@ -113,12 +112,8 @@ SplitPlan plan_split(const GemmProblem& p, const GemmConfig& c, const DeviceFact
   s.group = split_group(s.splits);
   s.units = s.tiles * s.splits;
   if (s.splits > 1) {
-    // Partial tile floats per block: rows kernel kPerLane x 256 threads, columns kernel 4 * kS x 32.
-    const int rows_out = gemv_rows_block_rows(c.gemv_s) / 8 * c.gemv_s;  // outputs per warp
-    const long long tile_floats = rows ? static_cast<long long>((rows_out + 31) / 32) * kGemvThreads
-                                       : 4LL * c.gemv_s * 32;
     s.counter_bytes = counters_bytes(s.tiles, s.splits, s.group);
-    s.partial_bytes = static_cast<size_t>(s.tiles * s.splits * tile_floats) * sizeof(float);
+    s.partial_bytes = static_cast<size_t>(s.tiles * s.splits * gemv_partial_tile_floats(c)) * sizeof(float);
   }
   return s;
 }
@@ -190,6 +185,7 @@ std::string can_implement(const GemmProblem& p, const GemmConfig& c) {
     const int r = static_cast<int>(c.raster);
     if (r < 0 || r > 2) return "raster = " + std::to_string(r) + " is not a Raster value";
     if (c.gemv_s != 0) return "a tiled config has no short dimension (gemv_s)";
+    if (c.gemv_lanes != 0) return "a tiled config has no lanes per W row (gemv_lanes)";
     const long long units = ceil_div(p.m, c.tile.bm) * ceil_div(p.n, c.tile.bn) * c.splits;
     if (units > 2147483647LL) return "the launch needs more than 2^31 - 1 thread blocks";
     if (c.edge) {
@@ -219,6 +215,10 @@ std::string can_implement(const GemmProblem& p, const GemmConfig& c) {
   const bool rows = c.family == GemmFamily::GemvRows;
   if (rows != v.rows)
     return std::string("the long operand is contiguous along ") + (v.rows ? "k: use gemv-rows" : "its long dimension: use gemv-cols");
+  if (gemv_one_row(c) && c.gemv_lanes != 8 && c.gemv_lanes != 16 && c.gemv_lanes != 32)
+    return "gemv-cols:s1 names its lanes per W row: l8, l16 or l32 (e.g. gemv-cols:s1:l16:k2)";
+  if (!gemv_one_row(c) && c.gemv_lanes != 0)
+    return "lanes per W row (l" + std::to_string(c.gemv_lanes) + ") apply to gemv-cols:s1 only";
   return "";
 }
 
@@ -323,8 +323,8 @@ void launch_gemv_config(const CanonicalGemm& g, const GemmConfig& c, const Split
   gp.group = s.group;
   gp.partials = s.partial_bytes > 0 ? partials : nullptr;
   gp.counters = s.partial_bytes > 0 ? counters : nullptr;
-  if (c.jit) launch_gemv_jit(c.family == GemmFamily::GemvRows, c.gemv_s, v.vec_w, gp, s.units, stream, after_prologue);
-  else launch_gemv(c.family == GemmFamily::GemvRows, c.gemv_s, v.vec_w, gp, s.units, stream, after_prologue);
+  if (c.jit) launch_gemv_jit(c, v.vec_w, gp, s.units, stream, after_prologue);
+  else launch_gemv(c, v.vec_w, gp, s.units, stream, after_prologue);
 }
 
 }  // namespace

@@ -61,13 +61,13 @@ void launch_split_tiled(int index, const CanonicalGemm& g, const kernels::SplitT
 JitRequest tiled_jit_request(const TileShape& t, const CanonicalGemm& g, bool split);
 void launch_split_tiled_jit(const TileShape& t, const CanonicalGemm& g, const kernels::SplitTileParams& sp,
                             long long units, cudaStream_t stream, bool after_prologue = false);
-// A GEMV kernel (gemv_rows.cuh or gemv_cols.cuh) for short dimension bound s (1, 2, 4, 8, 16), with
-// 16-byte loads of W when vec_w, `units` thread blocks.
-void launch_gemv(bool rows, int s, bool vec_w, const kernels::GemvParams& p, long long units, cudaStream_t stream,
+// The GEMV kernel of config c (gemv_rows.cuh, gemv_cols.cuh, or gemv_cols_one.cuh for gemv-cols at
+// s = 1 with c.gemv_lanes), with 16-byte loads of W when vec_w, `units` thread blocks.
+void launch_gemv(const GemmConfig& c, bool vec_w, const kernels::GemvParams& p, long long units, cudaStream_t stream,
                  bool after_prologue = false);
 // The same GEMV kernel compiled at run time (launch_jit.cpp): its NVRTC request and its launch.
-JitRequest gemv_jit_request(bool rows, int s, bool vec_w);
-void launch_gemv_jit(bool rows, int s, bool vec_w, const kernels::GemvParams& p, long long units, cudaStream_t stream,
+JitRequest gemv_jit_request(const GemmConfig& c, bool vec_w);
+void launch_gemv_jit(const GemmConfig& c, bool vec_w, const kernels::GemvParams& p, long long units, cudaStream_t stream,
                      bool after_prologue = false);
 
 // The call's prologue (prologue.cuh): zeroes the split-K counters and packs operands. The product

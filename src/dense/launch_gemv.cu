@@ -1,9 +1,10 @@
-// Launchers of the GEMV-class kernels (gemv_rows.cuh, gemv_cols.cuh): short-dimension bound x
-// 16-byte loads of W.
+// Launchers of the GEMV-class kernels (gemv_rows.cuh, gemv_cols.cuh: short-dimension bound x 16-byte
+// loads of W; gemv_cols_one.cuh: lanes per W row x 16-byte loads of W).
 #include "core/kernel_launch.hpp"
 #include "core/with_bool.hpp"
 #include "dense/config.hpp"
 #include "dense/kernels/gemv_cols.cuh"
+#include "dense/kernels/gemv_cols_one.cuh"
 #include "dense/kernels/gemv_rows.cuh"
 #include "dense/launch.hpp"
 #include "tilegemm/error.hpp"
@@ -17,6 +18,9 @@ static_assert(kernels::GemvRowsShape<16>::kThreads == kGemvThreads && kernels::G
 static_assert(kernels::GemvRowsShape<1>::kBlockRows == 32 && kernels::GemvRowsShape<8>::kBlockRows == 16 &&
                   kernels::GemvColsShape<1>::kChunk == 64 && kernels::GemvColsShape<16>::kChunk == 32,
               "gemv_rows_block_rows / gemv_cols_chunk (config.hpp) mirror the kernels' shapes");
+static_assert(kernels::GemvColsOneShape<8>::kThreads == kGemvColsOneThreads &&
+                  kernels::GemvColsOneShape<8>::kStep == 512 && kernels::GemvColsOneShape<32>::kStep == 128,
+              "kGemvColsOneThreads / gemv_cols_one_step (config.hpp) mirror gemv_cols_one.cuh");
 
 namespace {
 
@@ -25,22 +29,41 @@ void launch_bound(bool rows, bool vec_w, const kernels::GemvParams& p, long long
                   bool after_prologue) {
   with_bool(vec_w, [&](auto vec) {
     constexpr bool kVec = decltype(vec)::value;
-    launch_kernel(rows ? kernels::gemv_rows<kS, kVec> : kernels::gemv_cols<kS, kVec>, dim3(static_cast<unsigned>(units)),
-                  dim3(kGemvThreads), 0, stream, after_prologue, p);
+    // gemv-cols at s = 1 runs gemv_cols_one.cuh (launch_one_row): gemv_cols<1> is not built.
+    void (*kernel)(kernels::GemvParams) = kernels::gemv_rows<kS, kVec>;
+    if constexpr (kS > 1)
+      if (!rows) kernel = kernels::gemv_cols<kS, kVec>;
+    if (!rows && kS == 1) throw Error(ErrorCode::Internal, "launch_gemv: gemv-cols at s = 1 runs the one-row kernel");
+    launch_kernel(kernel, dim3(static_cast<unsigned>(units)), dim3(kGemvThreads), 0, stream, after_prologue, p);
+  });
+}
+
+void launch_one_row(int lanes, bool vec_w, const kernels::GemvParams& p, long long units, cudaStream_t stream,
+                    bool after_prologue) {
+  with_bool(vec_w, [&](auto vec) {
+    constexpr bool kVec = decltype(vec)::value;
+    void (*kernel)(kernels::GemvParams) = lanes == 8 ? kernels::gemv_cols_one<8, kVec>
+                  : lanes == 16 ? kernels::gemv_cols_one<16, kVec>
+                  : lanes == 32 ? kernels::gemv_cols_one<32, kVec>
+                                : nullptr;
+    if (!kernel) throw Error(ErrorCode::Internal, "launch_gemv: no one-row kernel for " + std::to_string(lanes) + " lanes");
+    launch_kernel(kernel, dim3(static_cast<unsigned>(units)), dim3(kGemvColsOneThreads), 0, stream, after_prologue, p);
   });
 }
 
 }  // namespace
 
-void launch_gemv(bool rows, int s, bool vec_w, const kernels::GemvParams& p, long long units, cudaStream_t stream,
+void launch_gemv(const GemmConfig& c, bool vec_w, const kernels::GemvParams& p, long long units, cudaStream_t stream,
                  bool after_prologue) {
-  switch (s) {
+  if (gemv_one_row(c)) return launch_one_row(c.gemv_lanes, vec_w, p, units, stream, after_prologue);
+  const bool rows = c.family == GemmFamily::GemvRows;
+  switch (c.gemv_s) {
     case 1: return launch_bound<1>(rows, vec_w, p, units, stream, after_prologue);
     case 2: return launch_bound<2>(rows, vec_w, p, units, stream, after_prologue);
     case 4: return launch_bound<4>(rows, vec_w, p, units, stream, after_prologue);
     case 8: return launch_bound<8>(rows, vec_w, p, units, stream, after_prologue);
     case 16: return launch_bound<16>(rows, vec_w, p, units, stream, after_prologue);
-    default: throw Error(ErrorCode::Internal, "launch_gemv: no kernel for short dimension bound " + std::to_string(s));
+    default: throw Error(ErrorCode::Internal, "launch_gemv: no kernel for short dimension bound " + std::to_string(c.gemv_s));
   }
 }
 

@@ -53,20 +53,22 @@ void launch_split_tiled_jit(const TileShape& t, const CanonicalGemm& g, const ke
                 args);
 }
 
-JitRequest gemv_jit_request(bool rows, int s, bool vec_w) {
-  const std::string kernel = rows ? "gemv_rows" : "gemv_cols";
+JitRequest gemv_jit_request(const GemmConfig& c, bool vec_w) {
+  const bool one_row = gemv_one_row(c);
+  const std::string kernel = c.family == GemmFamily::GemvRows ? "gemv_rows" : one_row ? "gemv_cols_one" : "gemv_cols";
   JitRequest r;
   r.header = "dense/kernels/" + kernel + ".cuh";
-  r.name_expression = "&tilegemm::kernels::" + kernel + "<" + std::to_string(s) + ", " + b(vec_w) + ">";
+  r.name_expression = "&tilegemm::kernels::" + kernel + "<" + std::to_string(one_row ? c.gemv_lanes : c.gemv_s) + ", " +
+                      b(vec_w) + ">";
   return r;
 }
 
-void launch_gemv_jit(bool rows, int s, bool vec_w, const kernels::GemvParams& p, long long units, cudaStream_t stream,
+void launch_gemv_jit(const GemmConfig& c, bool vec_w, const kernels::GemvParams& p, long long units, cudaStream_t stream,
                      bool after_prologue) {
-  const void* kernel = jit_kernel(current_device_context(), gemv_jit_request(rows, s, vec_w));
+  const void* kernel = jit_kernel(current_device_context(), gemv_jit_request(c, vec_w));
   kernels::GemvParams q = p;
   void* args[] = {&q};
-  launch_kernel(kernel, dim3(static_cast<unsigned>(units)), dim3(kGemvThreads), 0, stream, after_prologue, args);
+  launch_kernel(kernel, dim3(static_cast<unsigned>(units)), dim3(gemv_threads(c)), 0, stream, after_prologue, args);
 }
 
 }  // namespace detail

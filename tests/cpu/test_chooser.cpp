@@ -74,14 +74,17 @@ TEST(GemmConfigText, RoundTripsEveryCompiledScheduleAndFamily) {
       GemmConfig c;
       c.family = f;
       c.gemv_s = s;
+      c.gemv_lanes = f == GemmFamily::GemvCols && s == 1 ? 16 : 0;
       c.splits = 5;
       EXPECT_EQ(parse_gemm_config(to_string(c), "x"), c) << to_string(c);
     }
   GemmConfig g;
   g.family = GemmFamily::GemvCols;
   g.gemv_s = 1;
+  g.gemv_lanes = 8;
   g.splits = 4;
-  EXPECT_EQ(to_string(g), "gemv-cols:s1:k4");
+  EXPECT_EQ(to_string(g), "gemv-cols:s1:l8:k4");
+  EXPECT_EQ(parse_gemm_config("gemv-cols:s1:L32", "x").gemv_lanes, 32);
   // The split field and the raster may be left out; case does not matter.
   EXPECT_EQ(parse_gemm_config("TILED:64x64x16:w32x32:t8x4:s3:b6", "x"), tiled(4));
   EXPECT_EQ(parse_gemm_config("gemv-rows:s16", "x").splits, 1);
@@ -138,6 +141,7 @@ TEST(GemmConfigText, MalformedTextNamesTheFieldAndTheOption) {
   expect_invalid([] { parse_gemm_config("gemv-cols", "x"); }, "short dimension, sN");
   expect_invalid([] { parse_gemm_config("gemv-cols:s1:tail2", "x"); }, "tailN applies to tiled configs only");
   expect_invalid([] { parse_gemm_config("gemv-cols:s1:k2:hilbert", "x"); }, "unexpected field 'hilbert'");
+  expect_invalid([] { parse_gemm_config("gemv-cols:s1:lx:k2", "x"); }, "lanes field 'lx' is not lN");
 }
 
 TEST(GemmCanImplement, ReasonsNameTheProblem) {
@@ -158,10 +162,19 @@ TEST(GemmCanImplement, ReasonsNameTheProblem) {
   GemmConfig g;
   g.family = GemmFamily::GemvCols;
   g.gemv_s = 1;
+  // One row of X runs gemv_cols_one.cuh, which names its lanes per W row.
+  EXPECT_NE(can_implement(problem(1, 4096, 4096), g).find("names its lanes per W row: l8, l16 or l32"), std::string::npos);
+  g.gemv_lanes = 12;
+  EXPECT_NE(can_implement(problem(1, 4096, 4096), g).find("l8, l16 or l32"), std::string::npos);
+  g.gemv_lanes = 16;
   EXPECT_EQ(can_implement(problem(1, 4096, 4096), g), "");  // decode: B contiguous along n
   EXPECT_NE(can_implement(problem(1, 4096, 4096, false, true), g).find("use gemv-rows"), std::string::npos);
   EXPECT_NE(can_implement(problem(17, 4096, 4096), g).find("M or N <= 16"), std::string::npos);
   EXPECT_NE(can_implement(problem(2, 4096, 4096), g).find("use s2"), std::string::npos);
+  g.gemv_s = 2;
+  EXPECT_NE(can_implement(problem(2, 4096, 4096), g).find("(l16) apply to gemv-cols:s1 only"), std::string::npos);
+  g.gemv_lanes = 0;
+  EXPECT_EQ(can_implement(problem(2, 4096, 4096), g), "");
   g.gemv_s = 3;
   EXPECT_NE(can_implement(problem(2, 4096, 4096), g).find("s3 is not 1, 2, 4, 8 or 16"), std::string::npos);
   // Small N: W is A; row-major A (not transposed) is contiguous along k: the rows kernel.
@@ -290,15 +303,29 @@ TEST(GemmPlan, GemvSlicesAreWholeChunks) {
   const DeviceFacts d = h100();
   GemmConfig c;
   c.family = GemmFamily::GemvCols;
-  c.gemv_s = 1;
+  c.gemv_s = 4;
   c.splits = 6;
-  const SplitPlan s = plan_split(problem(1, 14336, 4096), c, d);
+  const SplitPlan s = plan_split(problem(4, 14336, 4096), c, d);
   EXPECT_EQ(s.tiles, 112);  // 128 columns per block
-  EXPECT_EQ(s.slice_k % gemv_cols_chunk(1), 0);
+  EXPECT_EQ(s.slice_k % gemv_cols_chunk(4), 0);
   EXPECT_GE(static_cast<long long>(s.splits) * s.slice_k, 4096);
   EXPECT_LT(static_cast<long long>(s.splits - 1) * s.slice_k, 4096);
   EXPECT_EQ(s.units, 112LL * s.splits);
-  EXPECT_GT(s.partial_bytes, 0u);
+  EXPECT_EQ(s.partial_bytes, 112u * s.splits * 4 * 4 * 32 * sizeof(float));  // 4 columns x s per lane
+  // One row of X (gemv_cols_one.cuh): 4 x lanes columns per block, slices of whole 16 x 32 / lanes x
+  // 8-row steps, and a partial of the block's columns.
+  c.gemv_s = 1;
+  for (int lanes : {8, 16, 32}) {
+    c.gemv_lanes = lanes;
+    c.splits = 5;
+    const SplitPlan o = plan_split(problem(1, 14336, 4000), c, d);
+    EXPECT_EQ(o.tiles, 14336 / (4 * lanes));
+    EXPECT_EQ(o.slice_k % (16 * 32 / lanes * 8), 0);
+    EXPECT_GE(static_cast<long long>(o.splits) * o.slice_k, 4000);
+    EXPECT_LT(static_cast<long long>(o.splits - 1) * o.slice_k, 4000);
+    EXPECT_EQ(o.partial_bytes, static_cast<size_t>(o.tiles) * o.splits * 4 * lanes * sizeof(float));
+  }
+  c.gemv_lanes = 0;
   c.family = GemmFamily::GemvRows;
   c.splits = 1;
   const SplitPlan r = plan_split(problem(4096, 1, 14336), c, d);

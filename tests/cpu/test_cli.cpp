@@ -323,8 +323,8 @@ TEST(CliCheckBsr, ProblemsKernelsAndConfigs) {
   EXPECT_EQ(plan.problems[0].op, SparseOp::Wx);
   EXPECT_EQ(plan.kernels, std::vector<BsrKernel>{BsrKernel::TiledTf32x3});
   EXPECT_EQ(plan.configs, std::vector<std::string>{"bsr-tiled:16x64x16:t2x4:s3:jit"});
-  a.configs = {"gemv-cols:s1:k2"};
-  expect_invalid([&] { plan_sparse_check(a); }, "--config: 'gemv-cols:s1:k2' is not a BSR config");
+  a.configs = {"gemv-cols:s1:l32:k1"};
+  expect_invalid([&] { plan_sparse_check(a); }, "--config: 'gemv-cols:s1:l32:k1' is not a BSR config");
 }
 
 TEST(CliTune, BsrTakesTheSparseProblemOptions) {
@@ -400,8 +400,8 @@ TEST(CliLd, AppliedToEveryShapeAndCheckedAgainstIt) {
 
 TEST(CliConfig, ListsAreCanonicalAndErrorsNameTheOption) {
   const std::vector<std::string> c =
-      parse_config_list({"tiled:64x64x16:w32x32:t8x4:s3:b6", "gemv-cols:s1:k4", "TILED:64x64x16:w32x32:t8x4:s3:b6:k1"});
-  EXPECT_EQ(c, (std::vector<std::string>{"tiled:64x64x16:w32x32:t8x4:s3:b6:k1:hilbert", "gemv-cols:s1:k4"}));
+      parse_config_list({"tiled:64x64x16:w32x32:t8x4:s3:b6", "gemv-cols:s1:l8:k4", "TILED:64x64x16:w32x32:t8x4:s3:b6:k1"});
+  EXPECT_EQ(c, (std::vector<std::string>{"tiled:64x64x16:w32x32:t8x4:s3:b6:k1:hilbert", "gemv-cols:s1:l8:k4"}));
   expect_invalid([] { parse_config_list({"tiled:64x64"}); }, "--config: 'tiled:64x64' is not a GEMM config");
   BenchArgs a;
   a.configs = {"gemv-rows:s3x"};
@@ -410,16 +410,16 @@ TEST(CliConfig, ListsAreCanonicalAndErrorsNameTheOption) {
 
 TEST(CliChoiceLog, TextNamesTheConfigTheClassAndTheRunnersUp) {
   GemmChoice c;
-  c.config = "gemv-cols:s1:k2";
+  c.config = "gemv-cols:s1:l32:k1";
   c.kind = "gemv";
   c.predicted_us = 90.64;
   c.reason = "224 blocks";
-  c.runners_up = {{"gemv-cols:s1:k3", 92.0}};
+  c.runners_up = {{"gemv-cols:s1:l16:k1", 92.0}};
   const std::string text = choice_text(parse_shape("1x14336x4096"), c);
   EXPECT_EQ(text,
-            "tilegemm: auto on 1x14336x4096 row NN: gemv-cols:s1:k2 (gemv), predicted 90.6 us\n"
+            "tilegemm: auto on 1x14336x4096 row NN: gemv-cols:s1:l32:k1 (gemv), predicted 90.6 us\n"
             "  why: 224 blocks\n"
-            "  next: gemv-cols:s1:k3 (92.0 us)\n");
+            "  next: gemv-cols:s1:l16:k1 (92.0 us)\n");
   setenv("TILEGEMM_LOG_CHOICE", "1", 1);
   EXPECT_TRUE(log_choice_requested());
   setenv("TILEGEMM_LOG_CHOICE", "0", 1);
@@ -693,7 +693,7 @@ std::vector<Row> sample_rows() {
   bad.max_err = 1.0;
   rows.push_back(bad);
   Row skipped = base;
-  skipped.kernel = "gemv-cols:s1:k4";
+  skipped.kernel = "gemv-cols:s1:l8:k4";
   skipped.baseline = false;
   skipped.status = "skipped: a GEMV config needs M or N <= 16";
   skipped.t = {};
@@ -743,7 +743,7 @@ TEST_F(CliFiles, CsvWriterRoundTrip) {
   EXPECT_EQ(col(r2, "median_ms"), "");  // a failed kernel gets no time
   EXPECT_EQ(col(r2, "tflops"), "");
   EXPECT_DOUBLE_EQ(std::stod(col(r2, "max_abs_err")), 1.0);
-  EXPECT_EQ(col(r3, "kernel"), "gemv-cols:s1:k4");
+  EXPECT_EQ(col(r3, "kernel"), "gemv-cols:s1:l8:k4");
   EXPECT_EQ(col(r1, "config"), "tiled:128x256x32:w64x64:t16x8:s4:b1:k1:hilbert");
   EXPECT_EQ(col(r0, "config"), "");
   EXPECT_EQ(col(r0, "ld"), "+0");

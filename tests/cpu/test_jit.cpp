@@ -71,8 +71,12 @@ TEST(JitConfig, CompiledSchedulesPassTheConstraintsAndOthersAreMarked) {
   EXPECT_EQ(to_string(gemv), "gemv-cols:s4:k8:jit");
   EXPECT_EQ(parse_gemm_config(to_string(gemv), "config"), gemv);
   EXPECT_FALSE(parse_gemm_config("gemv-rows:s16:k2", "config").jit);
-  EXPECT_EQ(gemv_jit_request(true, 8, false).name_expression, "&tilegemm::kernels::gemv_rows<8, false>");
-  EXPECT_EQ(gemv_jit_request(false, 1, true).header, "dense/kernels/gemv_cols.cuh");
+  GemmConfig rows = parse_gemm_config("gemv-rows:s8:k2", "config"), cols = parse_gemm_config("gemv-cols:s2", "config"),
+             one_row = parse_gemm_config("gemv-cols:s1:l32:k2", "config");
+  EXPECT_EQ(gemv_jit_request(rows, false).name_expression, "&tilegemm::kernels::gemv_rows<8, false>");
+  EXPECT_EQ(gemv_jit_request(cols, true).header, "dense/kernels/gemv_cols.cuh");
+  EXPECT_EQ(gemv_jit_request(one_row, true).header, "dense/kernels/gemv_cols_one.cuh");
+  EXPECT_EQ(gemv_jit_request(one_row, true).name_expression, "&tilegemm::kernels::gemv_cols_one<32, true>");
   GemmProblem p;
   p.m = p.n = p.k = 512;
   p.vec_a = p.vec_b = true;

@@ -130,14 +130,14 @@ TEST_F(Validation, ConfigsAreCheckedBeforeAnyDeviceWork) {
   opt.config = "tiled:64x64";
   expect_error([&] { call(R, Op::N, Op::N, 8, 8, 8, buf.a.data(), 8, buf.b.data(), 8, buf.c.data(), 8, opt); },
                "options.config: 'tiled:64x64' is not a GEMM config");
-  opt.config = "gemv-cols:s1:k2";
+  opt.config = "gemv-cols:s1:l16:k2";
   opt.kernel = Kernel::WarpTiled;
   expect_error([&] { call(R, Op::N, Op::N, 8, 8, 8, buf.a.data(), 8, buf.b.data(), 8, buf.c.data(), 8, opt); },
-               "options.config = 'gemv-cols:s1:k2' needs options.kernel = auto");
+               "options.config = 'gemv-cols:s1:l16:k2' needs options.kernel = auto");
   opt.kernel = Kernel::Auto;
   // 64 x 64 has no dimension <= 16: no GEMV.
   expect_error([&] { call(R, Op::N, Op::N, 64, 64, 64, buf.a.data(), 64, buf.b.data(), 64, buf.c.data(), 64, opt); },
-               "options.config = 'gemv-cols:s1:k2' cannot run this product", "M or N <= 16");
+               "options.config = 'gemv-cols:s1:l16:k2' cannot run this product", "M or N <= 16");
   // M = 1 row-major NN: B is contiguous along n, the columns kernel's orientation, not the rows kernel's.
   opt.config = "gemv-rows:s1";
   expect_error([&] { call(R, Op::N, Op::N, 1, 64, 64, buf.a.data(), 64, buf.b.data(), 64, buf.c.data(), 64, opt); },

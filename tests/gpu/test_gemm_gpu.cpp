@@ -96,7 +96,7 @@ float max_abs(const HostMatrix& h) {
 // compiled tiled schedule whole, in 3 K slices and stream-K style (tail slices), each whole with both
 // operands packed and in 3 K slices with B packed, each with its edge columns on the GEMV kernel where
 // N mod BN is 1..16 (whole; in 3 K slices with both operands packed), and the GEMV kernel (whole and in
-// 3 slices) where one output dimension is <= 16.
+// 3 slices; the one-row columns kernel with each of its lane widths) where one output dimension is <= 16.
 std::vector<GemmOptions> runs_for(const Case& tc, const float* a, int64_t lda, const float* b, int64_t ldb,
                                   float* c, int64_t ldc) {
   std::vector<GemmOptions> runs;
@@ -129,13 +129,15 @@ std::vector<GemmOptions> runs_for(const Case& tc, const float* a, int64_t lda, c
         }
       }
   for (detail::GemmFamily f : {detail::GemmFamily::GemvRows, detail::GemmFamily::GemvCols})
-    for (int splits : {1, 3}) {
-      detail::GemmConfig cfg;
-      cfg.family = f;
-      cfg.gemv_s = detail::gemv_bound(static_cast<int>(std::min(p.m, p.n)));
-      cfg.splits = splits;
-      configs.push_back(cfg);
-    }
+    for (int splits : {1, 3})
+      for (int lanes : {0, 8, 16, 32}) {  // can_implement keeps lanes for gemv-cols:s1 alone
+        detail::GemmConfig cfg;
+        cfg.family = f;
+        cfg.gemv_s = detail::gemv_bound(static_cast<int>(std::min(p.m, p.n)));
+        cfg.gemv_lanes = lanes;
+        cfg.splits = splits;
+        configs.push_back(cfg);
+      }
   for (const detail::GemmConfig& cfg : configs) {
     if (!detail::can_implement(p, cfg).empty()) continue;
     GemmOptions opt;

@@ -73,7 +73,7 @@ TEST_F(JitTest, Small_GemvTwinIsBitwiseTheSame) {
   } cases[] = {
       {3, 700, 333, false, "gemv-cols:s4:k1"}, {3, 700, 333, false, "gemv-cols:s4:k5"},
       {13, 520, 260, true, "gemv-rows:s16:k1"}, {13, 520, 260, true, "gemv-rows:s16:k3"},
-      {1, 300, 515, false, "gemv-cols:s1:k2"},
+      {1, 300, 515, false, "gemv-cols:s1:l8:k2"}, {1, 300, 515, false, "gemv-cols:s1:l32:k1"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(std::string(c.config) + (c.trans_b ? " NT" : " NN"));

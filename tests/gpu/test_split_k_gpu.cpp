@@ -40,7 +40,9 @@ const SplitCase kSplitCases[] = {
     {"Small_TiledSplit7", 300, 200, 9000, false, "tiled:64x64x16:w32x32:t8x4:s3:b6:k7"},
     {"Small_TiledTwoLevel64", 64, 64, 65536, false, "tiled:32x32x16:w32x16:t4x4:s4:b8:k64"},
     {"Small_TiledTwoLevel200NT", 96, 80, 60000, true, "tiled:64x64x16:w32x32:t8x4:s3:b6:k200"},
-    {"Small_GemvColsSplit6", 1, 3000, 9000, false, "gemv-cols:s1:k6"},
+    {"Small_GemvColsSplit6", 1, 3000, 9000, false, "gemv-cols:s1:l16:k6"},
+    {"Small_GemvColsOneRowTwoLevel40", 1, 700, 30000, false, "gemv-cols:s1:l8:k40"},
+    {"Small_GemvColsSplit5", 4, 3000, 9000, false, "gemv-cols:s4:k5"},
     {"Small_GemvRowsSplit5", 3000, 5, 9000, false, "gemv-rows:s8:k5"},
     {"Small_GemvRowsTwoLevel40", 2, 700, 30000, true, "gemv-rows:s2:k40"},
     {"Large_StreamKTail", 3072, 3072, 1024, false, "tiled:128x256x32:w64x64:t16x8:s4:b1:tail4"},
@@ -149,7 +151,7 @@ TEST(PrologueOverlap, Small_ProductReadsOperandsWrittenJustBeforeTheCall) {
       {96, 80, 6000, "tiled:64x64x16:w32x32:t8x4:s3:b6:k5:hilbert:pack-ab"},   // packed and split
       {96, 80, 6000, "tiled:64x64x32:w32x32:tf32x3:s4:b2:k1:hilbert:pack-a"},  // packed, whole tiles
       {96, 80, 6000, "tiled:64x64x32:w32x32:tf32x3:s4:b2:k6:hilbert"},         // split: waits before the sum
-      {1, 3000, 6000, "gemv-cols:s1:k6"},                                      // GEMV, split
+      {1, 3000, 6000, "gemv-cols:s1:l16:k6"},                                  // GEMV, split
   };
   constexpr int64_t kInner = 2048;
   for (const Case& cs : cases) {

@@ -364,8 +364,13 @@ void run_config(const CanonicalGemm& g, const GemmConfig& c, const DeviceFacts& 
                                     split ? reinterpret_cast<float*>(partials) : nullptr,
                                     split ? reinterpret_cast<unsigned*>(counters) : nullptr,
                                     parts.pack.bytes() > 0 ? 1 : 0};
-  if (c.jit) launch_split_tiled_jit(c.tile, main, sp, s.units, stream, prologue);
-  else launch_split_tiled(tiled_schedule_index(c.tile), main, sp, s.units, stream, prologue);
+  // The product overlaps a prologue that packs operands only when its blocks fill every block slot:
+  // blocks launched while the packing runs land where the packing leaves room, two to an SM where
+  // the schedule allows two, and a grid of fewer blocks than slots then runs on half the SMs
+  // (1000^3 ld + 7 on 64x128 tiles, 128 blocks: 84 us packed and overlapped, 54.5 as-is; perf note #52).
+  const bool overlap = prologue && (parts.pack.bytes() == 0 || s.units >= tiled_slots(c.tile, d));
+  if (c.jit) launch_split_tiled_jit(c.tile, main, sp, s.units, stream, overlap);
+  else launch_split_tiled(tiled_schedule_index(c.tile), main, sp, s.units, stream, overlap);
   if (parts.edge > 0) {  // C's last columns from the same (packed) operands: B's and C's columns from main.p.n on
     CanonicalGemm edge = h;
     const int64_t first = main.p.n;

@@ -18,7 +18,8 @@
 //   (operands contiguous along k) and [k][col] rows of BM (BN) + 8 floats (contiguous along m or
 //   n). The fragment reads of a warp, 4 k x 8 columns or 8 columns x 4 k, then fall in 32 banks.
 // - Each warp owns WM x WN outputs as (WM / 16) x (WN / 8) MMA tiles; a lane holds 4 of each.
-// Measured (H100, 2026-11-25, ba4bc6a): 4096^3 60.4 TFLOP/s, 1.16x cuBLAS; 8192^3 61.2, 1.19x; the
+// Measured (H100, 2026-11-25, 1fdd717): 4096^3 60.4 TFLOP/s, 1.16x cuBLAS; 8192^3 61.4, 1.19x (the
+// 64x128 schedule Auto runs: 62.7 at 4096^3); the
 // mma.sync TF32 ceiling is 325 TFLOP/s (bench/mma_tf32_peak.cu), i.e. ~108 for 3xTF32; docs/ladder.md.
 // Build and run: bash scripts/build.sh && build/tilegemm bench --shape 4096x4096x4096 --kernels 7
 #pragma once

@@ -200,6 +200,20 @@ struct TransposingCopier {
   }
 };
 
+// All copies of one stage of a tile, for either copier: with bounds (issue), or, for an interior
+// tile on a whole K-tile, without them (interior_base and every group at once).
+template <class Copier>
+__device__ __forceinline__ void issue_stage(const Copier& copy, float* tile, const float* src, int ld, int k0, int c0,
+                                            int k_size, int col_size, bool general) {
+  if (general) {
+    copy.issue(tile, src, ld, k0, c0, k_size, col_size);
+  } else {
+    const float* base = copy.interior_base(src, ld, k0, c0);
+#pragma unroll
+    for (int g = 0; g < Copier::kGroups; ++g) copy.issue_interior_group(tile, base, ld, g);
+  }
+}
+
 // Position inside the warp tile of a lane's i-th row (or column) for each tile orientation (see top).
 template <bool kContigK, int kLanes>
 __device__ __forceinline__ int lane_offset(int i, int lane_idx) {
@@ -286,20 +300,8 @@ struct WarpTiledBlock {
     auto stage_b = [&](int stage) { return b_smem + stage * kTileB; };
     // All copies of one stage at once; interior ones without bounds unless told general.
     auto load_stage = [&](int stage, int k0, bool a_general, bool b_general) {
-      if (a_general) {
-        copy_a.issue(stage_a(stage), p.a, p.lda, k0, m0, p.k, p.m);
-      } else {
-        const float* base = copy_a.interior_base(p.a, p.lda, k0, m0);
-#pragma unroll
-        for (int g = 0; g < CopierA::kGroups; ++g) copy_a.issue_interior_group(stage_a(stage), base, p.lda, g);
-      }
-      if (b_general) {
-        copy_b.issue(stage_b(stage), p.b, p.ldb, k0, n0, p.k, p.n);
-      } else {
-        const float* base = copy_b.interior_base(p.b, p.ldb, k0, n0);
-#pragma unroll
-        for (int g = 0; g < CopierB::kGroups; ++g) copy_b.issue_interior_group(stage_b(stage), base, p.ldb, g);
-      }
+      issue_stage(copy_a, stage_a(stage), p.a, p.lda, k0, m0, p.k, p.m, a_general);
+      issue_stage(copy_b, stage_b(stage), p.b, p.ldb, k0, n0, p.k, p.n, b_general);
     };
 
     const int k_tiles = kt_end - kt_begin;

@@ -117,22 +117,8 @@ struct MmaTf32x3Block {
     auto load = [&](int s, int stage) {
       const int k0 = (kt_begin + s) * BK;
       const bool full_k = k0 + BK <= p.k;
-      float* a_stage = a_smem + stage * kTileA;
-      float* b_stage = b_smem + stage * kTileB;
-      if (full_k && a_interior) {
-        const float* base = copy_a.interior_base(p.a, p.lda, k0, m0);
-#pragma unroll
-        for (int g = 0; g < CopierA::kGroups; ++g) copy_a.issue_interior_group(a_stage, base, p.lda, g);
-      } else {
-        copy_a.issue(a_stage, p.a, p.lda, k0, m0, p.k, p.m);
-      }
-      if (full_k && b_interior) {
-        const float* base = copy_b.interior_base(p.b, p.ldb, k0, n0);
-#pragma unroll
-        for (int g = 0; g < CopierB::kGroups; ++g) copy_b.issue_interior_group(b_stage, base, p.ldb, g);
-      } else {
-        copy_b.issue(b_stage, p.b, p.ldb, k0, n0, p.k, p.n);
-      }
+      issue_stage(copy_a, a_smem + stage * kTileA, p.a, p.lda, k0, m0, p.k, p.m, !(full_k && a_interior));
+      issue_stage(copy_b, b_smem + stage * kTileB, p.b, p.ldb, k0, n0, p.k, p.n, !(full_k && b_interior));
     };
     auto step = [&](int /*kt*/, int stage, int next, int next_stage) {
       if (next < k_tiles) load(next, next_stage);

@@ -229,9 +229,6 @@ ScoredConfig score_gemv(const GemmProblem& p, const GemmConfig& c, const DeviceF
   const double w_bytes = 4.0 * static_cast<double>(v.l_count) * static_cast<double>(p.k);
   const double x_bytes = 4.0 * static_cast<double>(v.s_count) * static_cast<double>(p.k);
   const double c_bytes = 4.0 * static_cast<double>(v.l_count) * v.s_count * (p.beta_zero ? 1.0 : 2.0);
-  const double fixup = s.splits > 1 ? kSplitFixedUs + (s.group < s.splits ? 2 : 1) * kFixupLevelUs +
-                                          kGemvSliceRowUs * c.gemv_s * static_cast<double>(s.splits)
-                                    : 0.0;
   ScoredConfig sc;
   sc.config = c;
   const std::string blocks_why = fmt("%.0f blocks (%.0f along the long side x %.0f K slices)",
@@ -255,6 +252,9 @@ ScoredConfig score_gemv(const GemmProblem& p, const GemmConfig& c, const DeviceF
   const double waves = ceil_div(static_cast<double>(s.units), gemv_blocks_per_sm(rows, c.gemv_s) * d.sm_count);
   const double chunks = ceil_div(static_cast<double>(s.slice_k), gemv_chunk(c));
   const double blocks = waves * chunks * gemv_chunk_us(rows, c.gemv_s);
+  const double fixup = s.splits > 1 ? kSplitFixedUs + (s.group < s.splits ? 2 : 1) * kFixupLevelUs +
+                                          kGemvSliceRowUs * c.gemv_s * static_cast<double>(s.splits)
+                                    : 0.0;
   sc.predicted_us = std::max({dram, l2, blocks}) + (waves - 1) * kGemvWaveUs + kGemvFixedUs + fixup;
   sc.why = blocks_why + fmt(" = %.1f waves; ", waves) + fmt("DRAM %.1f us, X from L2 %.1f us, X chunks %.1f us", dram, l2, blocks);
   return sc;

@@ -12,11 +12,11 @@
 namespace tilegemm {
 namespace detail {
 
-static_assert(kernels::GemvRowsShape<16>::kThreads == kGemvThreads && kernels::GemvColsShape<1>::kThreads == kGemvThreads &&
-                  kernels::GemvRowsShape<1>::kChunk == kGemvRowsChunk && kernels::GemvColsShape<1>::kCols == kGemvColsCols,
+static_assert(kernels::GemvRowsShape<16>::kThreads == kGemvThreads && kernels::GemvColsShape<2>::kThreads == kGemvThreads &&
+                  kernels::GemvRowsShape<1>::kChunk == kGemvRowsChunk && kernels::GemvColsShape<2>::kCols == kGemvColsCols,
               "config.hpp mirrors the GEMV kernels' shapes");
 static_assert(kernels::GemvRowsShape<1>::kBlockRows == 32 && kernels::GemvRowsShape<8>::kBlockRows == 16 &&
-                  kernels::GemvColsShape<1>::kChunk == 64 && kernels::GemvColsShape<16>::kChunk == 32,
+                  kernels::GemvColsShape<2>::kChunk == 64 && kernels::GemvColsShape<16>::kChunk == 32,
               "gemv_rows_block_rows / gemv_cols_chunk (config.hpp) mirror the kernels' shapes");
 static_assert(kernels::GemvColsOneShape<8>::kThreads == kGemvColsOneThreads &&
                   kernels::GemvColsOneShape<8>::kStep == 512 && kernels::GemvColsOneShape<32>::kStep == 128,

@@ -33,11 +33,11 @@ constexpr double kScheduleTflops[kNumTiledSchedules][4] = {
     {61.45, 59.24, 61.23, 58.89},  // 64x128x32 tf32x3c4 b2
 };
 constexpr double kCalibrationSms = 132;
-// With an operand copied as-is unaligned (4-byte copies; 4096^3 NN, ld + 7, offset 1), as a factor
-// of the aligned NN rate. Level 7 (both operands 4-byte, exhaustive runs of 4096^3 and 1000^3, H100
-// 2026-11-25): 0.925 / 0.935 for the 256-thread tiles, ~0.87 for the 128-thread ones (fewer threads
-// for 4x the copy instructions).
-constexpr double kUnalignedFactor[kNumTiledSchedules] = {0.909, 0.984, 0.984, 0.975, 0.939, 0.980, 0.925, 0.935, 0.87, 0.87};
+// With an operand copied as-is unaligned, as a factor of the aligned NN rate. FFMA (4-byte copies;
+// 4096^3 NN, ld + 7, offset 1). Level 7 (shifted 16-byte rows or 4-byte copies, shifted_copy.cuh;
+// 4096^3 NN with A, B and C at ld + 7, H100 2026-11-26): 128x256 2479 / 2369 us, 128x128 2362 /
+// 2327, 64x64 2628 / 2398, 64x128 2260 / 2096 (offset 1 alone: 0.95-1.05).
+constexpr double kUnalignedFactor[kNumTiledSchedules] = {0.909, 0.984, 0.984, 0.975, 0.939, 0.980, 0.955, 0.985, 0.91, 0.925};
 // A launch with split tiles runs the split kernel for all its blocks; its rate against the whole-tile
 // kernel's. FFMA: 1.0 (perf note #32). Level 7, H100 2026-11-25, measured / predicted without it
 // (perf note #46): 64x128 b2 whole launches 0.985-1.01, split and tail launches 1.055-1.123 on 17

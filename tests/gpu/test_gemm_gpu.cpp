@@ -32,8 +32,11 @@ enum class Memory {
   Tight,         // at the start of their buffers, tight leading dimensions
   OffsetPadded,  // pointers offset by one element, leading dimensions padded by 3
   Offset111,     // pointers offset by one element, tight leading dimensions (multiples of 4 here): 4-byte
-                 // copies of the as-is operands, or packed copies
+                 // copies of level 6's as-is operands, level 7's rows shifted alike, or packed copies
   Offset123,     // A, B, C offset by 1, 2, 3 elements: B and C misaligned differently
+  Offset123Ld5,  // A, B, C offset by 1, 2, 3 elements, leading dimensions padded by 5: with tight ones
+                 // that are multiples of 4, rows 1 float further out of line each (OffsetPadded's + 3
+                 // moves them 3): level 7's shifted rows in the other direction
 };
 struct Case {
   Shape shape;
@@ -47,6 +50,7 @@ const char* memory_name(Memory m) {
     case Memory::OffsetPadded: return "_offset";
     case Memory::Offset111: return "_off111";
     case Memory::Offset123: return "_off123";
+    case Memory::Offset123Ld5: return "_off123ld5";
   }
   return "";
 }
@@ -73,8 +77,10 @@ HostMatrix make_matrix(StoredMatrix shape, Layout layout, Memory memory, int whi
                        float pad_value) {
   HostMatrix h;
   h.shape = shape;
-  h.ld = shape.min_ld(layout) + (memory == Memory::OffsetPadded ? 3 : 0);
-  h.offset = memory == Memory::Tight ? 0 : memory == Memory::Offset123 ? which + 1 : 1;
+  h.ld = shape.min_ld(layout) + (memory == Memory::OffsetPadded ? 3 : memory == Memory::Offset123Ld5 ? 5 : 0);
+  h.offset = memory == Memory::Tight                                                ? 0
+             : memory == Memory::Offset123 || memory == Memory::Offset123Ld5 ? which + 1
+                                                                                    : 1;
   const int64_t extent = shape.extent(layout, h.ld);
   h.storage.assign(static_cast<size_t>(h.offset + extent + 4), pad_value);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
@@ -248,16 +254,17 @@ std::vector<Case> all_cases() {
             if (s.m == 4095 && memory == Memory::Tight) continue;
             cases.push_back({s, layout, op_a, op_b, memory});
           }
-  // Offset pointers with leading dimensions that are multiples of 4: the aligning widening of the
-  // tiled kernels, whole tiles, split-K (64x64x65536) and ragged edges.
-  const std::vector<Shape> aligned_ld_shapes = {{64, 64, 64}, {128, 256, 160}, {132, 260, 96}, {1000, 1000, 1000},
+  // Offset pointers with leading dimensions that are multiples of 4 (or those + 5): the aligning
+  // widening of the tiled kernels, level 7's shifted rows, whole tiles, split-K (64x64x65536) and
+  // ragged edges.
+  const std::vector<Shape> offset_shapes = {{64, 64, 64}, {128, 256, 160}, {132, 260, 96}, {1000, 1000, 1000},
                                                 {64, 64, 65536}};
-  for (const Shape& s : aligned_ld_shapes)
+  for (const Shape& s : offset_shapes)
     for (Layout layout : {Layout::RowMajor, Layout::ColMajor})
       for (Op op_a : {Op::N, Op::T})
         for (Op op_b : {Op::N, Op::T})
-          for (Memory memory : {Memory::Offset111, Memory::Offset123}) {
-            if (s.m >= 1000 && memory == Memory::Offset123) continue;  // ~1 GMAC of CPU reference each
+          for (Memory memory : {Memory::Offset111, Memory::Offset123, Memory::Offset123Ld5}) {
+            if (s.m >= 1000 && memory != Memory::Offset111) continue;  // ~1 GMAC of CPU reference each
             cases.push_back({s, layout, op_a, op_b, memory});
           }
   return cases;

@@ -208,7 +208,7 @@ __device__ __forceinline__ void issue_stage(const Copier& copy, float* tile, con
   if (general) {
     copy.issue(tile, src, ld, k0, c0, k_size, col_size);
   } else {
-    const float* base = copy.interior_base(src, ld, k0, c0);
+    const auto base = copy.interior_base(src, ld, k0, c0);
 #pragma unroll
     for (int g = 0; g < Copier::kGroups; ++g) copy.issue_interior_group(tile, base, ld, g);
   }
@@ -455,8 +455,8 @@ struct WarpTiledBlock {
   // C = alpha * acc + beta * C for the tile at (m0, n0), straight from registers: 16-byte
   // read-modify-writes where a lane's columns come in 4-wide chunks and C allows it, scalar
   // otherwise and at the edges.
-  __device__ __forceinline__ static void store(const GemmParams& p, int m0, int n0,
-                                               const float (&acc)[TM][TN]) {
+  __device__ __forceinline__ static void store(const GemmParams& p, float* /*smem: level 7's staging*/, int m0,
+                                               int n0, const float (&acc)[TM][TN]) {
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     const int wm0 = (warp / S::kWarpsN) * S::kWarpM, wn0 = (warp % S::kWarpsN) * S::kWarpN;
     const int lane_m = lane / S::kLanesN, lane_n = lane % S::kLanesN;
@@ -494,7 +494,7 @@ __device__ __forceinline__ void whole_tile(const GemmParams& p, float* smem) {
   // otherwise this does nothing.
   griddep_wait();
   Block::mainloop(p, smem, m0, n0, 0, (p.k + S::kBlockK - 1) / S::kBlockK, acc);
-  Block::store(p, m0, n0, acc);
+  Block::store(p, smem, m0, n0, acc);
 }
 
 // One thread block per output tile.

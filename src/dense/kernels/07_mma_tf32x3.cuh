@@ -13,8 +13,9 @@
 //   a 16 x 8 x 8 product (2048 FLOP) per instruction, so 3 MMAs and 5 split instructions per
 //   fragment element (two integer TF32 roundings and a subtraction) cost far fewer issue slots per FLOP.
 // - Shared tiles keep each operand's global orientation, so every copy is a plain 16-byte cp.async
-//   (4-byte copies for an operand that is not 16-byte aligned, unless the host packs it first: the
-//   chooser weighs the two): [col][k] rows of BK + 4 floats
+//   (an operand that is not 16-byte aligned: rows shifted by their misalignment, shifted_copy.cuh,
+//   or 4-byte copies, see CopierAFor; or the host packs it first: the chooser weighs the two):
+//   [col][k] rows of BK + 4 floats
 //   (operands contiguous along k) and [k][col] rows of BM (BN) + 8 floats (contiguous along m or
 //   n). The fragment reads of a warp, 4 k x 8 columns or 8 columns x 4 k, then fall in 32 banks.
 // - Each warp owns WM x WN outputs as (WM / 16) x (WN / 8) MMA tiles; a lane holds 4 of each.
@@ -26,6 +27,7 @@
 #include "core/mma_tf32x3.cuh"
 #include "core/split_k.cuh"
 #include "dense/kernels/06_warp_tiled.cuh"
+#include "dense/kernels/shifted_copy.cuh"
 
 namespace tilegemm {
 namespace kernels {
@@ -70,9 +72,30 @@ struct MmaTf32x3Block {
   static constexpr int kSumChunk = kAccCount > 64 ? 64 : kAccCount;  // split-sum loads in flight
   static constexpr int kSumSlices = kSplitSumSlices<kSumChunk>;  // slices whose loads go out together
   static constexpr bool kAContigK = !kTransA, kBContigK = kTransB;
-  using CopierA = TileCopier<BK, BM, S::kThreads, kAContigK, kVecA, kMmaColPad>;
-  using CopierB = TileCopier<BK, BN, S::kThreads, kBContigK, kVecB, kMmaColPad>;
-  static constexpr int kLdA = CopierA::kLd, kLdB = CopierB::kLd;
+  // Copies of an operand that is not 16-byte aligned, chosen per block (modes; "alt" is the
+  // second choice of each pair):
+  //  - [k][col] tiles: shifted rows (ShiftedRowCopier: 16-byte copies, rows shifted by their
+  //    misalignment, read at row_shift), spread (tile_line) where the leading dimension is odd;
+  //  - [col][k] tiles: shifted rows where the leading dimension is a multiple of 4 (one shift for
+  //    all rows), else one float per cp.async into unshifted rows: rows shifted apart put 4
+  //    consecutive k of 8 rows in overlapping banks (2-way conflicts), and no row order or row
+  //    length avoids that for the MMA's fragment layout.
+  // B's extra chunks of shifted rows go to the last threads, A's to the first.
+  static constexpr int kLdA = kAContigK ? BK + kColKPad : BM + kMmaColPad;
+  static constexpr int kLdB = kBContigK ? BK + kColKPad : BN + kMmaColPad;
+  template <bool kAlt>
+  using CopierAFor = typename PickType<
+      kVecA, TileCopier<BK, BM, S::kThreads, kAContigK, true, kMmaColPad>,
+      typename PickType<kAlt && kAContigK, TileCopier<BK, BM, S::kThreads, kAContigK, false, kMmaColPad>,
+                        ShiftedRowCopier<BK, BM, S::kThreads, kAContigK, kLdA>>::type>::type;
+  template <bool kAlt>
+  using CopierBFor = typename PickType<
+      kVecB, TileCopier<BK, BN, S::kThreads, kBContigK, true, kMmaColPad>,
+      typename PickType<kAlt && kBContigK, TileCopier<BK, BN, S::kThreads, kBContigK, false, kMmaColPad>,
+                        ShiftedRowCopier<BK, BN, S::kThreads, kBContigK, kLdB, S::kThreads - (kBContigK ? BN : BK)>>::type>::type;
+  static_assert(CopierAFor<false>::kLd == kLdA && CopierBFor<false>::kLd == kLdB && CopierAFor<true>::kLd == kLdA &&
+                    CopierBFor<true>::kLd == kLdB,
+                "every copier lays rows out alike");
   static constexpr int kTileA = kAContigK ? BM * kLdA : BK * kLdA;
   static constexpr int kTileB = kBContigK ? BN * kLdB : BK * kLdB;
 
@@ -82,6 +105,42 @@ struct MmaTf32x3Block {
   }
   __device__ __forceinline__ static float b_at(const float* tile, int k, int n) {
     return kBContigK ? tile[n * kLdB + k] : tile[k * kLdB + n];
+  }
+
+  // Where a lane's MMA rows (columns) sit among the warp tile's rows (columns): MMA row
+  // 16 mt + 8 h + g is in 8-row group 2 mt + h, MMA column 8 nt + j in group nt. Consecutively,
+  // or, for a [k][col] tile whose rows lie 4 different shifts apart (a shifted operand with an odd
+  // leading dimension: rows k mod 4 = 0..3 shifted by 4 different amounts), "spread": the 8 lanes of
+  // a group 4 columns apart, so the 4 rows a fragment read touches fall in 4 different bank classes
+  // (consecutive columns shifted against each other overlap: 2-way conflicts). Spread groups of 4
+  // interleave inside 32 columns; the epilogue maps the accumulators back (stage_acc).
+  template <bool kSpread>
+  __device__ __forceinline__ static int tile_line(int group, int lane8) {
+    return kSpread ? 32 * (group / 4) + 4 * lane8 + group % 4 : 8 * group + lane8;
+  }
+  static constexpr bool kMaySpreadA = !kVecA && !kAContigK, kMaySpreadB = !kVecB && !kBContigK;
+  static_assert((!kMaySpreadA || S::kWarpM % 32 == 0) && (!kMaySpreadB || S::kWarpN % 32 == 0),
+                "spread groups of 4 fill 32 columns");
+  // Whether an unaligned operand takes the alternative copies (above). [col][k] tiles take one
+  // float per cp.async only where their fragment reads are at least half the warp's (the bank
+  // conflicts cost more than the copies there: 64x64 tiles, 1024x512x2048 NN ld + 7 A alone 59.9 ->
+  // 56.3 us; 64x128 tiles, where A's reads are a third, 1000^3 ld + 7 51.3 -> 52.7 us), and not on
+  // the operand's last tile row (column): bounds on every 4-byte copy made those blocks, and with
+  // them a one-wave grid, slower (H100, 2026-11-26).
+  static constexpr bool kMayAltA = !kVecA && (!kAContigK || S::kWarpM >= S::kWarpN);
+  static constexpr bool kMayAltB = !kVecB && (!kBContigK || S::kWarpN >= S::kWarpM);
+  __device__ __forceinline__ static bool alt_copies(bool contig_k, int ld, bool interior) {
+    return contig_k ? (ld & 3) != 0 && interior : (ld & 1) != 0;
+  }
+  // Which copies this block's operands take; f<alt A, alt B>() is one main loop (epilogue) per
+  // combination the operands can need, chosen once per block (a lambda with auto parameters would
+  // do, but NVRTC takes no unannotated lambdas).
+  struct Modes {
+    bool alt_a, alt_b;
+  };
+  __device__ __forceinline__ static Modes modes(const GemmParams& p, int m0, int n0) {
+    return {kMayAltA && alt_copies(kAContigK, p.lda, m0 + BM <= p.m),
+            kMayAltB && alt_copies(kBContigK, p.ldb, n0 + BN <= p.n)};
   }
 
   // sums[nt] += the 3xTF32 product of one row of MMA tiles, in three passes over its kNT tiles: a
@@ -101,13 +160,31 @@ struct MmaTf32x3Block {
   // acc += the product over K-tiles [kt_begin, kt_end) of the tile at (m0, n0).
   __device__ __forceinline__ static void mainloop(const GemmParams& p, float* smem, int m0, int n0,
                                                   int kt_begin, int kt_end, Acc& acc) {
+    const Modes md = modes(p, m0, n0);
+    if (md.alt_a) {
+      if (md.alt_b) mainloop_in<kMayAltA, kMayAltB>(p, smem, m0, n0, kt_begin, kt_end, acc);
+      else mainloop_in<kMayAltA, false>(p, smem, m0, n0, kt_begin, kt_end, acc);
+    } else {
+      if (md.alt_b) mainloop_in<false, kMayAltB>(p, smem, m0, n0, kt_begin, kt_end, acc);
+      else mainloop_in<false, false>(p, smem, m0, n0, kt_begin, kt_end, acc);
+    }
+  }
+  template <bool kAltA, bool kAltB>
+  __device__ __forceinline__ static void mainloop_in(const GemmParams& p, float* smem, int m0, int n0,
+                                                     int kt_begin, int kt_end, Acc& acc) {
+    constexpr bool kSpreadA = kMaySpreadA && kAltA, kSpreadB = kMaySpreadB && kAltB;
+    constexpr bool kShiftedA = !kVecA && !(kAltA && kAContigK), kShiftedB = !kVecB && !(kAltB && kBContigK);
     float* a_smem = smem;                      // STAGES x kTileA
     float* b_smem = a_smem + STAGES * kTileA;  // STAGES x kTileB
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     const int g = lane / 4, t = lane % 4;
     const int wm0 = (warp / S::kWarpsN) * S::kWarpM, wn0 = (warp % S::kWarpsN) * S::kWarpN;
-    const CopierA copy_a(tid);
-    const CopierB copy_b(tid);
+    const CopierAFor<kAltA> copy_a(tid);
+    const CopierBFor<kAltB> copy_b(tid);
+    // Where this lane's rows sit in shifted tiles: its A rows are m = g or k = t mod 4, its B rows
+    // n = g or k = t mod 4 (fragment layout below).
+    const int a_shift = kShiftedA ? row_shift(p.a, p.lda, kAContigK ? g : t) : 0;
+    const int b_shift = kShiftedB ? row_shift(p.b, p.ldb, kBContigK ? g : t) : 0;
     const int k_tiles = kt_end - kt_begin;
     // Interior tiles copy without bounds on every K-tile but the last of a K that BK does not divide
     // (TileCopier::interior_base): an address and the copy instead of issue()'s bounds and selects.
@@ -122,8 +199,8 @@ struct MmaTf32x3Block {
     };
     auto step = [&](int /*kt*/, int stage, int next, int next_stage) {
       if (next < k_tiles) load(next, next_stage);
-      const float* a_tile = a_smem + stage * kTileA;
-      const float* b_tile = b_smem + stage * kTileB;
+      const float* a_tile = a_smem + stage * kTileA + a_shift;
+      const float* b_tile = b_smem + stage * kTileB + b_shift;
       float part[S::kSumSteps > 1 ? kMT : 1][kNT][4];
       if constexpr (S::kSumSteps > 1) set_zero(part);
 #pragma unroll
@@ -133,13 +210,13 @@ struct MmaTf32x3Block {
         for (int mt = 0; mt < kMT; ++mt)
 #pragma unroll
           for (int r = 0; r < 4; ++r)  // a_r = A(g + 8 (r % 2), t + 4 (r / 2))
-            split_tf32(a_at(a_tile, wm0 + mt * 16 + g + 8 * (r % 2), kk + t + 4 * (r / 2)), a_big[mt][r],
-                       a_small[mt][r]);
+            split_tf32(a_at(a_tile, wm0 + tile_line<kSpreadA>(2 * mt + r % 2, g), kk + t + 4 * (r / 2)),
+                       a_big[mt][r], a_small[mt][r]);
 #pragma unroll
         for (int nt = 0; nt < kNT; ++nt)
 #pragma unroll
           for (int r = 0; r < 2; ++r)  // b_r = B(t + 4 r, g)
-            split_tf32(b_at(b_tile, kk + t + 4 * r, wn0 + nt * 8 + g), b_big[nt][r], b_small[nt][r]);
+            split_tf32(b_at(b_tile, kk + t + 4 * r, wn0 + tile_line<kSpreadB>(nt, g)), b_big[nt][r], b_small[nt][r]);
 #pragma unroll
         for (int mt = 0; mt < kMT; ++mt) {
           if constexpr (S::kSumSteps == 1) {
@@ -172,9 +249,37 @@ struct MmaTf32x3Block {
     cp_async_pipeline<STAGES>(k_tiles, load, step);
   }
 
-  // C = alpha * acc + beta * C for the tile at (m0, n0): a lane's two adjacent outputs of an MMA
-  // tile row (2t, 2t + 1) as one 8-byte read-modify-write where C allows it.
-  __device__ __forceinline__ static void store(const GemmParams& p, int m0, int n0, const Acc& acc) {
+  // C = alpha * acc + beta * C for the tile at (m0, n0). Straight from the MMA layout where C takes
+  // 16-byte stores and no tile was spread: a lane's two adjacent outputs (2t, 2t + 1) as one 8-byte
+  // read-modify-write. Otherwise through shared memory (the pipeline's, free once the main loop is
+  // done): the accumulators go to a BM x BN tile, whose rows go out 16 bytes per thread or, for C
+  // not 16-byte aligned, one float per thread with consecutive threads on consecutive floats (a
+  // warp's scalar stores in the MMA layout touched 8-16 sectors each: C offset by one float cost
+  // ~3 us of a 46 us 1000^3 product). Staging aligned C measured 4 % slower on 4096^3.
+  __device__ __forceinline__ static void store(const GemmParams& p, float* smem, int m0, int n0, const Acc& acc) {
+    const Modes md = modes(p, m0, n0);
+    const bool spread_a = kMaySpreadA && md.alt_a, spread_b = kMaySpreadB && md.alt_b;
+    if (spread_a) {
+      if (spread_b) store_in<kMaySpreadA, kMaySpreadB>(p, smem, m0, n0, acc);
+      else store_in<kMaySpreadA, false>(p, smem, m0, n0, acc);
+    } else {
+      if (spread_b) store_in<false, kMaySpreadB>(p, smem, m0, n0, acc);
+      else store_in<false, false>(p, smem, m0, n0, acc);
+    }
+  }
+  template <bool kSpreadA, bool kSpreadB>
+  __device__ __forceinline__ static void store_in(const GemmParams& p, float* smem, int m0, int n0, const Acc& acc) {
+    if (!kSpreadA && !kSpreadB && p.c_vec4) {
+      store_direct(p, m0, n0, acc);
+    } else {
+      __syncthreads();  // every warp is done with the pipeline's tiles
+      stage_acc<kSpreadA, kSpreadB>(smem, acc);
+      __syncthreads();
+      write_rows<stage_ld<kSpreadB>()>(p, smem, m0, n0);
+    }
+  }
+
+  __device__ __forceinline__ static void store_direct(const GemmParams& p, int m0, int n0, const Acc& acc) {
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int g = lane / 4, t = lane % 4;
     const int wm0 = (warp / S::kWarpsN) * S::kWarpM, wn0 = (warp % S::kWarpsN) * S::kWarpN;
@@ -189,14 +294,84 @@ struct MmaTf32x3Block {
           const int n = n0 + wn0 + nt * 8 + 2 * t;
           const float v0 = acc[mt][nt][2 * h], v1 = acc[mt][nt][2 * h + 1];
           float* out = p.c + at(m, p.ldc, n);
-          if (n + 1 < p.n && reinterpret_cast<unsigned long long>(out) % 8 == 0) {
+          if (n + 1 < p.n) {
             epilogue_store2(out, v0, v1, p.alpha, p.beta);
-          } else {
-            if (n < p.n) epilogue_store(out, v0, p.alpha, p.beta);
-            if (n + 1 < p.n) epilogue_store(out + 1, v1, p.alpha, p.beta);
+          } else if (n < p.n) {
+            epilogue_store(out, v0, p.alpha, p.beta);
           }
         }
       }
+  }
+
+  // Rows of the staged tile, 8-byte pairs 8 banks apart, spread quads 4: conflict-free writes.
+  template <bool kSpreadB>
+  __host__ __device__ static constexpr int stage_ld() {
+    return BN + (kSpreadB ? 4 : 8);
+  }
+  static_assert(BM * (BN + 8) * 4 <= S::kSmemBytes, "the staged C tile fits in the pipeline's shared memory");
+
+  template <bool kSpreadA, bool kSpreadB>
+  __device__ __forceinline__ static void stage_acc(float* tile, const Acc& acc) {
+    constexpr int kLd = stage_ld<kSpreadB>();
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int g = lane / 4, t = lane % 4;
+    const int wm0 = (warp / S::kWarpsN) * S::kWarpM, wn0 = (warp % S::kWarpsN) * S::kWarpN;
+#pragma unroll
+    for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        float* row = tile + (wm0 + tile_line<kSpreadA>(2 * mt + h, g)) * kLd + wn0;
+        if constexpr (kSpreadB) {  // MMA columns 2t, 2t + 1 of groups 4q .. 4q + 3: two 4-column runs
+#pragma unroll
+          for (int q = 0; q < kNT / 4; ++q)
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+              float4 v;
+              v.x = acc[mt][4 * q][2 * h + e], v.y = acc[mt][4 * q + 1][2 * h + e];
+              v.z = acc[mt][4 * q + 2][2 * h + e], v.w = acc[mt][4 * q + 3][2 * h + e];
+              *reinterpret_cast<float4*>(row + tile_line<true>(4 * q, 2 * t + e)) = v;
+            }
+        } else {
+#pragma unroll
+          for (int nt = 0; nt < kNT; ++nt)
+            *reinterpret_cast<float2*>(row + 8 * nt + 2 * t) = make_float2(acc[mt][nt][2 * h], acc[mt][nt][2 * h + 1]);
+        }
+      }
+  }
+
+  // The staged tile to C: 16-byte quads where C takes them, else one column per thread, kThreads /
+  // BN rows apart (consecutive threads on consecutive floats of a row).
+  template <int kLd>
+  __device__ __forceinline__ static void write_rows(const GemmParams& p, const float* tile, int m0, int n0) {
+    if (p.c_vec4) {
+      constexpr int kQuadsPerRow = BN / 4;
+      static_assert((BM * kQuadsPerRow) % S::kThreads == 0, "quads split evenly over the threads");
+#pragma unroll 4
+      for (int i = threadIdx.x; i < BM * kQuadsPerRow; i += S::kThreads) {
+        const int r = i / kQuadsPerRow, c = 4 * (i % kQuadsPerRow);
+        const int m = m0 + r, n = n0 + c;
+        if (m >= p.m || n >= p.n) continue;
+        const float4 v = *reinterpret_cast<const float4*>(tile + r * kLd + c);
+        float* out = p.c + at(m, p.ldc, n);
+        if (n + 3 < p.n) {
+          epilogue_store4(out, v.x, v.y, v.z, v.w, p.alpha, p.beta);
+        } else {
+          epilogue_store(out, v.x, p.alpha, p.beta);
+          if (n + 1 < p.n) epilogue_store(out + 1, v.y, p.alpha, p.beta);
+          if (n + 2 < p.n) epilogue_store(out + 2, v.z, p.alpha, p.beta);
+        }
+      }
+    } else {
+      static_assert(S::kThreads % BN == 0, "each thread writes one column");
+      constexpr int kRowStep = S::kThreads / BN;
+      const int c = threadIdx.x % BN, r0 = threadIdx.x / BN;
+      if (n0 + c >= p.n) return;
+      const int rows = p.m - m0 < BM ? p.m - m0 : BM;
+      float* out = p.c + at(m0 + r0, p.ldc, n0 + c);
+      const long long step = static_cast<long long>(kRowStep) * p.ldc;
+#pragma unroll 8
+      for (int r = r0; r < rows; r += kRowStep, out += step) epilogue_store(out, tile[r * kLd + c], p.alpha, p.beta);
+    }
   }
 };
 

@@ -57,7 +57,7 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSm)
     if (!split_k_reduce<kAcc, S::kThreads, Block::kSumChunk, Block::kSumSlices>(values, partials, counters, slice, sp.splits, sp.group))
       return;
   }
-  Block::store(p, m0, n0, acc);
+  Block::store(p, reinterpret_cast<float*>(smem_raw), m0, n0, acc);
 }
 
 }  // namespace kernels

@@ -1,0 +1,125 @@
+// Copies of an operand whose rows are not 16-byte aligned (a leading dimension that is not a
+// multiple of 4, or a pointer offset by 1-3 floats), 16 bytes at a time all the same: each row of a
+// tile is copied as its 16-byte aligned superset, one chunk longer, and lands in shared memory
+// shifted by its misalignment. Level 7 reads its fragments at that shift (row_shift) and copies
+// unaligned operands this way instead of one float per cp.async: 4x fewer copies (64x128x32
+// tiles: 14 per thread per K-tile instead of 48), at the price of fragment reads that may hit a
+// bank twice (rows shifted against each other by 0-3 floats).
+//
+// - A row's misalignment delta (0-3 floats) is fixed by its index mod 4: tile origins and K-tiles
+//   are multiples of 4, so element (row, i0 + x) of the tile sits at shared row * kLd + delta + x
+//   for every K-tile, and a lane that reads rows of one index mod 4 adds one shift to its tile.
+// - The aligned superset of a row starts up to 3 floats before it (the row before it, or, for the
+//   operand's first row, bytes of the same 16-byte chunk as its first element, never another
+//   allocation's). It ends at the row's last element: the extra chunk copies only the delta floats
+//   that belong to the tile (its source size), so no copy reads past the operand.
+// - Elements outside the operand are zero-filled by the copies' source size, as TileCopier does.
+//
+// Device code only: compiles with nvcc and with NVRTC (-I src).
+#pragma once
+#include "core/cp_async.cuh"
+#include "core/tile_copy.cuh"
+
+namespace tilegemm {
+namespace kernels {
+
+// Floats an address lies past its 16-byte boundary.
+__device__ __forceinline__ int floats_past_16(const float* p) {
+  return static_cast<int>((reinterpret_cast<unsigned long long>(p) >> 2) & 3);
+}
+
+// The shift of row `row` of an operand at src with leading dimension ld: where its element at a
+// multiple-of-4 position lies past a 16-byte boundary. Depends only on row mod 4 (unsigned: rows
+// past the operand's end wrap harmlessly).
+__device__ __forceinline__ int row_shift(const float* src, int ld, int row) {
+  return static_cast<int>((static_cast<unsigned>(floats_past_16(src)) + static_cast<unsigned>(row) *
+                           static_cast<unsigned>(ld)) & 3u);
+}
+
+__device__ __forceinline__ int clamp_floats(int n) { return n < 0 ? 0 : (n > 4 ? 4 : n); }
+
+// TileCopier's interface (issue, interior_base, issue_interior_group) for unaligned operands; the
+// same tile shapes and shared row lengths kLd. Every row of a tile is one chunk longer than
+// TileCopier's: kOuter extra chunks, one per thread from thread kExtraFirst on (the two operands
+// give theirs to different threads where the block has enough, so no thread copies two).
+template <int BK, int kCols, int kThreads, bool kContigK, int LD, int kExtraFirst = 0>
+struct ShiftedRowCopier {
+  static constexpr int kLd = LD;  // floats of a shared row
+  static constexpr int kInner = kContigK ? BK : kCols;  // floats of a tile row along the contiguous direction
+  static constexpr int kOuter = kContigK ? kCols : BK;
+  using Layout = RowCopyLayout<kOuter, kInner, kThreads, 4>;
+  static_assert(Layout::kInnerCopies == 1, "each thread must own one inner position of whole rows");
+  static constexpr int kRowStep = Layout::kRowStep;
+  static_assert(kOuter % kRowStep == 0 && kRowStep % 4 == 0, "a thread's rows are 4k apart: they share one shift");
+  static_assert(kLd >= kInner + 4, "a shared row holds its extra chunk");
+  static_assert(kExtraFirst >= 0 && kExtraFirst + kOuter <= kThreads, "one thread per row's extra chunk");
+  static constexpr int kCopies = Layout::kCopies;
+
+  int inner, outer, smem_offset;
+  int extra_row;  // the tile row whose extra chunk this thread copies, or -1
+
+  __device__ __forceinline__ explicit ShiftedRowCopier(int thread)
+      : inner(Layout::inner_of(thread)), outer(Layout::row_of(thread)), smem_offset(outer * kLd + inner),
+        extra_row(thread >= kExtraFirst && thread < kExtraFirst + kOuter ? thread - kExtraFirst : -1) {}
+
+  // A valid 16-byte aligned address for copies of source size 0.
+  __device__ __forceinline__ static const float* dummy(const float* src) { return src - floats_past_16(src); }
+
+  // The shifts of this thread's rows and of its extra chunk's row: tile origins and K-tiles are
+  // multiples of 4, so they depend only on the rows' places in the tile (the same every K-tile: the
+  // compiler computes them once).
+  __device__ __forceinline__ int rows_shift(const float* src, int ld) const { return row_shift(src, ld, outer); }
+  __device__ __forceinline__ int extra_shift(const float* src, int ld) const {
+    return extra_row >= 0 ? row_shift(src, ld, extra_row) : 0;
+  }
+
+  __device__ __forceinline__ void issue(float* tile, const float* src, int ld, int k0, int c0, int k_size,
+                                        int col_size) const {
+    const int i0 = kContigK ? k0 : c0, o0 = kContigK ? c0 : k0;
+    const int size = kContigK ? k_size : col_size, rows = kContigK ? col_size : k_size;
+    const int g_outer = o0 + outer;
+    const int outer_left = rows - g_outer;
+    const int start = i0 + inner - rows_shift(src, ld);  // the chunk's first element in the row
+    const int valid = clamp_floats(size - start);
+    const float* base = valid > 0 && outer_left > 0 ? src + (g_outer * ld + start) : dummy(src);
+#pragma unroll
+    for (int r = 0; r < kCopies; ++r) {
+      const int n = r * kRowStep < outer_left ? valid : 0;
+      cp_async_16(tile + smem_offset + r * kRowStep * kLd, n > 0 ? base + r * kRowStep * ld : dummy(src), n);
+    }
+    // The extra chunk holds the row's last `shift` floats of the tile (none without a shift), zeros
+    // past the operand: a [k][col] row past K must read as zeros to its last column, or two such
+    // operands multiply stale values.
+    const int shift = extra_shift(src, ld), row = o0 + extra_row;
+    if (shift > 0) {
+      const int extra_start = i0 + kInner - shift;
+      const int n = row < rows ? clamp_floats(size - extra_start < shift ? size - extra_start : shift) : 0;
+      cp_async_16(tile + extra_row * kLd + kInner, n > 0 ? src + (row * ld + extra_start) : dummy(src), n);
+    }
+  }
+
+  // An interior tile on a whole K-tile (TileCopier::interior_base): the aligned start of this
+  // thread's rows, and the extra chunk's.
+  struct Interior {
+    const float* rows;
+    const float* extra;
+    int extra_floats;  // 0: no extra chunk to copy
+  };
+  static constexpr int kGroups = kCopies + 1;  // the rows, then the extra chunk
+  __device__ __forceinline__ Interior interior_base(const float* src, int ld, int k0, int c0) const {
+    const int i0 = kContigK ? k0 : c0, o0 = kContigK ? c0 : k0;
+    const int shift = extra_shift(src, ld);
+    const int extra_offset = shift > 0 ? (o0 + extra_row) * ld + i0 + kInner - shift : 0;  // 0: not copied
+    return {src + ((o0 + outer) * ld + i0 + inner - rows_shift(src, ld)), src + extra_offset, shift};
+  }
+  __device__ __forceinline__ void issue_interior_group(float* tile, const Interior& base, int ld, int r) const {
+    if (r < kCopies) {
+      cp_async_16(tile + smem_offset + r * kRowStep * kLd, base.rows + r * kRowStep * ld, 4);
+    } else if (base.extra_floats > 0) {
+      cp_async_16(tile + extra_row * kLd + kInner, base.extra, base.extra_floats);
+    }
+  }
+};
+
+}  // namespace kernels
+}  // namespace tilegemm

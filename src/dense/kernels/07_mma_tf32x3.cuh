@@ -143,6 +143,16 @@ struct MmaTf32x3Block {
             kMayAltB && alt_copies(kBContigK, p.ldb, n0 + BN <= p.n)};
   }
 
+  // This thread's place in the MMA fragment layout: group g and thread t of its lane, and its warp's
+  // part of the block tile.
+  struct LanePlace {
+    int g, t, wm0, wn0;
+  };
+  __device__ __forceinline__ static LanePlace lane_place() {
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    return {lane / 4, lane % 4, (warp / S::kWarpsN) * S::kWarpM, (warp % S::kWarpsN) * S::kWarpN};
+  }
+
   // sums[nt] += the 3xTF32 product of one row of MMA tiles, in three passes over its kNT tiles: a
   // tile's three MMAs depend on each other and the asm statements keep their order, so issued back
   // to back each would wait out the tensor core's latency.
@@ -176,9 +186,9 @@ struct MmaTf32x3Block {
     constexpr bool kShiftedA = !kVecA && !(kAltA && kAContigK), kShiftedB = !kVecB && !(kAltB && kBContigK);
     float* a_smem = smem;                      // STAGES x kTileA
     float* b_smem = a_smem + STAGES * kTileA;  // STAGES x kTileB
-    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-    const int g = lane / 4, t = lane % 4;
-    const int wm0 = (warp / S::kWarpsN) * S::kWarpM, wn0 = (warp % S::kWarpsN) * S::kWarpN;
+    const int tid = threadIdx.x;
+    const LanePlace lp = lane_place();
+    const int g = lp.g, t = lp.t, wm0 = lp.wm0, wn0 = lp.wn0;
     const CopierAFor<kAltA> copy_a(tid);
     const CopierBFor<kAltB> copy_b(tid);
     // Where this lane's rows sit in shifted tiles: its A rows are m = g or k = t mod 4, its B rows
@@ -280,18 +290,16 @@ struct MmaTf32x3Block {
   }
 
   __device__ __forceinline__ static void store_direct(const GemmParams& p, int m0, int n0, const Acc& acc) {
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int g = lane / 4, t = lane % 4;
-    const int wm0 = (warp / S::kWarpsN) * S::kWarpM, wn0 = (warp % S::kWarpsN) * S::kWarpN;
+    const LanePlace lp = lane_place();
 #pragma unroll
     for (int mt = 0; mt < kMT; ++mt)
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const int m = m0 + wm0 + mt * 16 + g + 8 * h;
+        const int m = m0 + lp.wm0 + mt * 16 + lp.g + 8 * h;
         if (m >= p.m) continue;
 #pragma unroll
         for (int nt = 0; nt < kNT; ++nt) {
-          const int n = n0 + wn0 + nt * 8 + 2 * t;
+          const int n = n0 + lp.wn0 + nt * 8 + 2 * lp.t;
           const float v0 = acc[mt][nt][2 * h], v1 = acc[mt][nt][2 * h + 1];
           float* out = p.c + at(m, p.ldc, n);
           if (n + 1 < p.n) {
@@ -313,14 +321,12 @@ struct MmaTf32x3Block {
   template <bool kSpreadA, bool kSpreadB>
   __device__ __forceinline__ static void stage_acc(float* tile, const Acc& acc) {
     constexpr int kLd = stage_ld<kSpreadB>();
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int g = lane / 4, t = lane % 4;
-    const int wm0 = (warp / S::kWarpsN) * S::kWarpM, wn0 = (warp % S::kWarpsN) * S::kWarpN;
+    const LanePlace lp = lane_place();
 #pragma unroll
     for (int mt = 0; mt < kMT; ++mt)
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        float* row = tile + (wm0 + tile_line<kSpreadA>(2 * mt + h, g)) * kLd + wn0;
+        float* row = tile + (lp.wm0 + tile_line<kSpreadA>(2 * mt + h, lp.g)) * kLd + lp.wn0;
         if constexpr (kSpreadB) {  // MMA columns 2t, 2t + 1 of groups 4q .. 4q + 3: two 4-column runs
 #pragma unroll
           for (int q = 0; q < kNT / 4; ++q)
@@ -329,12 +335,12 @@ struct MmaTf32x3Block {
               float4 v;
               v.x = acc[mt][4 * q][2 * h + e], v.y = acc[mt][4 * q + 1][2 * h + e];
               v.z = acc[mt][4 * q + 2][2 * h + e], v.w = acc[mt][4 * q + 3][2 * h + e];
-              *reinterpret_cast<float4*>(row + tile_line<true>(4 * q, 2 * t + e)) = v;
+              *reinterpret_cast<float4*>(row + tile_line<true>(4 * q, 2 * lp.t + e)) = v;
             }
         } else {
 #pragma unroll
           for (int nt = 0; nt < kNT; ++nt)
-            *reinterpret_cast<float2*>(row + 8 * nt + 2 * t) = make_float2(acc[mt][nt][2 * h], acc[mt][nt][2 * h + 1]);
+            *reinterpret_cast<float2*>(row + 8 * nt + 2 * lp.t) = make_float2(acc[mt][nt][2 * h], acc[mt][nt][2 * h + 1]);
         }
       }
   }

@@ -2,9 +2,10 @@
 // multiple of 4, or a pointer offset by 1-3 floats), 16 bytes at a time all the same: each row of a
 // tile is copied as its 16-byte aligned superset, one chunk longer, and lands in shared memory
 // shifted by its misalignment. Level 7 reads its fragments at that shift (row_shift) and copies
-// unaligned operands this way instead of one float per cp.async: 4x fewer copies (64x128x32
+// unaligned operands this way rather than one float per cp.async: 4x fewer copies (64x128x32
 // tiles: 14 per thread per K-tile instead of 48), at the price of fragment reads that may hit a
-// bank twice (rows shifted against each other by 0-3 floats).
+// bank twice where rows are shifted against each other by 0-3 floats (07_mma_tf32x3.cuh says
+// which tiles spread their columns against that, and which keep 4-byte copies).
 //
 // - A row's misalignment delta (0-3 floats) is fixed by its index mod 4: tile origins and K-tiles
 //   are multiples of 4, so element (row, i0 + x) of the tile sits at shared row * kLd + delta + x

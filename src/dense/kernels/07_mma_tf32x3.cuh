@@ -132,9 +132,9 @@ struct MmaTf32x3Block {
   __device__ __forceinline__ static bool alt_copies(bool contig_k, int ld, bool interior) {
     return contig_k ? (ld & 3) != 0 && interior : (ld & 1) != 0;
   }
-  // Which copies this block's operands take; f<alt A, alt B>() is one main loop (epilogue) per
-  // combination the operands can need, chosen once per block (a lambda with auto parameters would
-  // do, but NVRTC takes no unannotated lambdas).
+  // Which copies this block's operands take. mainloop and store branch on it once per block into
+  // mainloop_in / store_in, instantiated for each combination the operands can need (explicit
+  // branches: NVRTC takes no unannotated generic lambdas).
   struct Modes {
     bool alt_a, alt_b;
   };

@@ -262,10 +262,10 @@ struct MmaTf32x3Block {
   // C = alpha * acc + beta * C for the tile at (m0, n0). Straight from the MMA layout where C takes
   // 16-byte stores and no tile was spread: a lane's two adjacent outputs (2t, 2t + 1) as one 8-byte
   // read-modify-write. Otherwise through shared memory (the pipeline's, free once the main loop is
-  // done): the accumulators go to a BM x BN tile, whose rows go out 16 bytes per thread or, for C
-  // not 16-byte aligned, one float per thread with consecutive threads on consecutive floats (a
-  // warp's scalar stores in the MMA layout touched 8-16 sectors each: C offset by one float cost
-  // ~3 us of a 46 us 1000^3 product). Staging aligned C measured 4 % slower on 4096^3.
+  // done): the accumulators go to a BM x BN tile, whose rows go out one float per thread with
+  // consecutive threads on consecutive floats (a warp's scalar stores in the MMA layout touched
+  // 8-16 sectors each: C offset by one float cost ~3 us of a 46 us 1000^3 product). Staging every
+  // tile measured within 1 % of the direct stores for aligned C (perf note #54), so those keep them.
   __device__ __forceinline__ static void store(const GemmParams& p, float* smem, int m0, int n0, const Acc& acc) {
     const Modes md = modes(p, m0, n0);
     const bool spread_a = kMaySpreadA && md.alt_a, spread_b = kMaySpreadB && md.alt_b;
@@ -345,39 +345,20 @@ struct MmaTf32x3Block {
       }
   }
 
-  // The staged tile to C: 16-byte quads where C takes them, else one column per thread, kThreads /
-  // BN rows apart (consecutive threads on consecutive floats of a row).
+  // The staged tile to C, one column per thread, kThreads / BN rows apart: consecutive threads on
+  // consecutive floats of a row, one pointer step per row. For 16-byte aligned C too: 16-byte quads
+  // (a divide per quad, or a pointer walk per quad column) measured no faster (perf note #54).
   template <int kLd>
   __device__ __forceinline__ static void write_rows(const GemmParams& p, const float* tile, int m0, int n0) {
-    if (p.c_vec4) {
-      constexpr int kQuadsPerRow = BN / 4;
-      static_assert((BM * kQuadsPerRow) % S::kThreads == 0, "quads split evenly over the threads");
-#pragma unroll 4
-      for (int i = threadIdx.x; i < BM * kQuadsPerRow; i += S::kThreads) {
-        const int r = i / kQuadsPerRow, c = 4 * (i % kQuadsPerRow);
-        const int m = m0 + r, n = n0 + c;
-        if (m >= p.m || n >= p.n) continue;
-        const float4 v = *reinterpret_cast<const float4*>(tile + r * kLd + c);
-        float* out = p.c + at(m, p.ldc, n);
-        if (n + 3 < p.n) {
-          epilogue_store4(out, v.x, v.y, v.z, v.w, p.alpha, p.beta);
-        } else {
-          epilogue_store(out, v.x, p.alpha, p.beta);
-          if (n + 1 < p.n) epilogue_store(out + 1, v.y, p.alpha, p.beta);
-          if (n + 2 < p.n) epilogue_store(out + 2, v.z, p.alpha, p.beta);
-        }
-      }
-    } else {
-      static_assert(S::kThreads % BN == 0, "each thread writes one column");
-      constexpr int kRowStep = S::kThreads / BN;
-      const int c = threadIdx.x % BN, r0 = threadIdx.x / BN;
-      if (n0 + c >= p.n) return;
-      const int rows = p.m - m0 < BM ? p.m - m0 : BM;
-      float* out = p.c + at(m0 + r0, p.ldc, n0 + c);
-      const long long step = static_cast<long long>(kRowStep) * p.ldc;
+    static_assert(S::kThreads % BN == 0, "each thread writes one column");
+    constexpr int kRowStep = S::kThreads / BN;
+    const int c = threadIdx.x % BN, r0 = threadIdx.x / BN;
+    if (n0 + c >= p.n) return;
+    const int rows = p.m - m0 < BM ? p.m - m0 : BM;
+    float* out = p.c + at(m0 + r0, p.ldc, n0 + c);
+    const long long step = static_cast<long long>(kRowStep) * p.ldc;
 #pragma unroll 8
-      for (int r = r0; r < rows; r += kRowStep, out += step) epilogue_store(out, tile[r * kLd + c], p.alpha, p.beta);
-    }
+    for (int r = r0; r < rows; r += kRowStep, out += step) epilogue_store(out, tile[r * kLd + c], p.alpha, p.beta);
   }
 };
 

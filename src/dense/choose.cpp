@@ -48,14 +48,18 @@ constexpr double kSplitKernelFactor[kNumTiledSchedules] = {1.0, 1.0, 1.0, 1.0, 1
 // its full rate: fewer resident blocks each run faster (fit by the choices it makes on the measured
 // single-wave shapes, perf note #19; lone blocks of 4-warp tiles fit worse, ~0.47).
 constexpr double kOccupancyExponent = 0.08;
-// ... and below 8 resident warps an SM cannot hide its latencies: sqrt(warps / 8) of that (a lone
-// 2-warp 32x32 block: ~0.4; 16x4096x4096 in 128 such blocks took 85 us where the GEMV kernel took 45).
+// ... and below 8 resident warps an SM cannot hide its latencies: (warps / 8)^e of that.
+// - FFMA e = 0.5: a lone 2-warp 32x32 block ~0.4 (16x4096x4096 in 128 such blocks took 85 us where
+//   the GEMV kernel took 45).
+// - Level 7's 4-warp blocks e = 0.125, in launches of whole tiles. The FFMA allowance over-predicted
+//   them (lone 64x128 blocks on 1000^3, 1024x768x3072, 6272x512x4608 took 0.75-0.89 of its time),
+//   none under-predicted them by ~10 % (1000^3 64x128 46.5 us against 42.6; 1024x512x2048 64x64 k1
+//   54.7 against 49.4, where Auto ran 7.6 % behind 64x128 k4 and 128x128 k4): H100 2026-11-26, perf
+//   note #54.
+// - Launches with split tiles none: kSplitKernelFactor was fit on measured split launches, lone
+//   blocks included (64x64x65536 in 128 slices of lone 64x64 blocks ran 10-19 % faster than in 256).
 constexpr double kWarpsToHideLatency = 8.0;
-// Level 7's 4-warp blocks alone on an SM need no such allowance: a lone 64x128 block (one per SM on
-// 1000^3, 1024x768x3072, 6272x512x4608) took 0.75-0.89 of the time the FFMA allowance predicted, and
-// 64x64x65536 in 128 slices (lone 64x64 blocks) ran 10 % faster than in 256 (two per SM). The one
-// product it misjudges among the exhaustive runs (H100, 2026-11-25): 1024x512x2048, aligned or not,
-// in whole 64x64 tiles, 7.6-10 % behind 128x128 k4.
+constexpr double kLatencyExponentFfma = 0.5, kLatencyExponentMma = 0.125;
 // Fixed time of one thread block's tile: pipeline fill (a DRAM round trip per stage in flight) and
 // the epilogue.
 constexpr double kTileFixedUs = 1.5;
@@ -182,7 +186,8 @@ ScoredConfig score_tiled(const GemmProblem& original, const GemmConfig& c, const
   auto waves_us = [&](double units, double k_tiles) {
     auto wave = [&](double resident) {
       const double warps = resident * t.threads() / 32.0;
-      const double latency = t.mma > 0 ? 1.0 : std::sqrt(std::min(1.0, warps / kWarpsToHideLatency));
+      const double exponent = t.mma == 0 ? kLatencyExponentFfma : s.units > s.dp_tiles ? 0.0 : kLatencyExponentMma;
+      const double latency = std::pow(std::min(1.0, warps / kWarpsToHideLatency), exponent);
       const double block_rate = rate_sm * std::pow(resident / t.blocks, kOccupancyExponent) * latency / resident;
       return kTileFixedUs + k_tiles * 2.0 * t.bm * t.bn * t.bk / block_rate * 1e6;
     };

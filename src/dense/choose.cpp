@@ -51,11 +51,13 @@ constexpr double kOccupancyExponent = 0.08;
 // ... and below 8 resident warps an SM cannot hide its latencies: (warps / 8)^e of that.
 // - FFMA e = 0.5: a lone 2-warp 32x32 block ~0.4 (16x4096x4096 in 128 such blocks took 85 us where
 //   the GEMV kernel took 45).
-// - Level 7's 4-warp blocks e = 0.125, in launches of whole tiles. The FFMA allowance over-predicted
-//   them (lone 64x128 blocks on 1000^3, 1024x768x3072, 6272x512x4608 took 0.75-0.89 of its time),
-//   none under-predicted them by ~10 % (1000^3 64x128 46.5 us against 42.6; 1024x512x2048 64x64 k1
-//   54.7 against 49.4, where Auto ran 7.6 % behind 64x128 k4 and 128x128 k4): H100 2026-11-26, perf
-//   note #54.
+// - Level 7's 4-warp blocks e = 0.125, in launches of whole tiles that are one partial wave. The
+//   FFMA allowance over-predicted them (lone 64x128 blocks on 1000^3, 1024x768x3072, 6272x512x4608
+//   took 0.75-0.89 of its time), none under-predicted them by ~10 % (1000^3 64x128 46.5 us against
+//   42.6; 1024x512x2048 64x64 k1 54.7 against 49.4, where Auto ran 7.6 % behind 64x128 k4 and
+//   128x128 k4): H100 2026-11-26, perf note #54. Not in later waves, whose blocks start beside the
+//   previous wave's last ones (2501x3499x1777 TT, 4.2 waves of 64x128, ran 7 % slower when the
+//   allowance there moved it to 128x256 tiles).
 // - Launches with split tiles none: kSplitKernelFactor was fit on measured split launches, lone
 //   blocks included (64x64x65536 in 128 slices of lone 64x64 blocks ran 10-19 % faster than in 256).
 constexpr double kWarpsToHideLatency = 8.0;
@@ -184,14 +186,17 @@ ScoredConfig score_tiled(const GemmProblem& original, const GemmConfig& c, const
   // `units` blocks of `k_tiles` K-tiles each: whole waves at the design occupancy, then the partial
   // last wave, whose SMs hold fewer blocks that each run faster.
   auto waves_us = [&](double units, double k_tiles) {
+    const double full = std::floor(units / slots), rest = units - full * slots;
+    // Tensor-core blocks pay the latency allowance only in a launch that is one partial wave of whole
+    // tiles: a later wave's blocks start beside the previous wave's last ones, not alone.
+    const double mma_exponent = s.units == s.dp_tiles && full == 0 ? kLatencyExponentMma : 0.0;
     auto wave = [&](double resident) {
       const double warps = resident * t.threads() / 32.0;
-      const double exponent = t.mma == 0 ? kLatencyExponentFfma : s.units > s.dp_tiles ? 0.0 : kLatencyExponentMma;
+      const double exponent = t.mma == 0 ? kLatencyExponentFfma : mma_exponent;
       const double latency = std::pow(std::min(1.0, warps / kWarpsToHideLatency), exponent);
       const double block_rate = rate_sm * std::pow(resident / t.blocks, kOccupancyExponent) * latency / resident;
       return kTileFixedUs + k_tiles * 2.0 * t.bm * t.bn * t.bk / block_rate * 1e6;
     };
-    const double full = std::floor(units / slots), rest = units - full * slots;
     return full * wave(t.blocks) + (rest > 0 ? wave(std::min<double>(t.blocks, ceil_div(rest, d.sm_count))) : 0.0);
   };
   double compute = waves_us(static_cast<double>(s.dp_tiles), ceil_div(static_cast<double>(p.k), t.bk));

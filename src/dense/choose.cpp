@@ -53,13 +53,14 @@ constexpr double kOccupancyExponent = 0.08;
 //   the GEMV kernel took 45).
 // - Level 7's 4-warp blocks e = 0.125, in launches of whole tiles that are one partial wave. The
 //   FFMA allowance over-predicted them (lone 64x128 blocks on 1000^3, 1024x768x3072, 6272x512x4608
-//   took 0.75-0.89 of its time), none under-predicted them by ~10 % (1000^3 64x128 46.5 us against
-//   42.6; 1024x512x2048 64x64 k1 54.7 against 49.4, where Auto ran 7.6 % behind 64x128 k4 and
-//   128x128 k4): H100 2026-11-26, perf note #54. Not in later waves, whose blocks start beside the
-//   previous wave's last ones (2501x3499x1777 TT, 4.2 waves of 64x128, ran 7 % slower when the
+//   took 0.75-0.89 of its time); without one they ran ~10 % over the model (1000^3 64x128 46.5 us
+//   against 42.6; 1024x512x2048 64x64 k1 54.7 against 49.4, where Auto ran 7.6 % behind 64x128 k4
+//   and 128x128 k4): H100 2026-11-26, perf note #54. Not in later waves, whose blocks start beside
+//   the previous wave's last ones (2501x3499x1777 TT, 4.2 waves of 64x128, ran 7 % slower when the
 //   allowance there moved it to 128x256 tiles).
-// - Launches with split tiles none: kSplitKernelFactor was fit on measured split launches, lone
-//   blocks included (64x64x65536 in 128 slices of lone 64x64 blocks ran 10-19 % faster than in 256).
+// - Launches with split tiles: no allowance. kSplitKernelFactor was fit on measured split launches,
+//   lone blocks included (64x64x65536 in 128 slices of lone 64x64 blocks ran 10-19 % faster than in
+//   256).
 constexpr double kWarpsToHideLatency = 8.0;
 constexpr double kLatencyExponentFfma = 0.5, kLatencyExponentMma = 0.125;
 // Fixed time of one thread block's tile: pipeline fill (a DRAM round trip per stage in flight) and

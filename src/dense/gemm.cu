@@ -25,6 +25,7 @@ namespace {
 [[noreturn]] void invalid(const std::string& msg) { throw Error(ErrorCode::InvalidArgument, msg); }
 
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+bool aligned32(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 32 == 0; }
 int clamp_ld(int64_t ld) { return ld > INT_MAX ? INT_MAX : static_cast<int>(ld); }
 
 // options.kernel and options.raster hold enum values; options.config, when given, parses (its
@@ -90,6 +91,7 @@ detail::CanonicalGemm detail::canonicalize(Layout layout, Op op_a, Op op_b, int6
   p.ldc = clamp_ld(ldc);
   p.raster = static_cast<int>(raster);
   p.c_vec4 = aligned16(c) && p.ldc % 4 == 0;
+  p.c_vec8 = aligned32(c) && p.ldc % 8 == 0;
   g.trans_a = (row ? op_a : op_b) == Op::T;
   g.trans_b = (row ? op_b : op_a) == Op::T;
   g.vec_a = aligned16(p.a) && p.lda % 4 == 0;

@@ -75,24 +75,37 @@ struct MmaTf32x3Block {
   // Copies of an operand that is not 16-byte aligned, chosen per block (modes; "alt" is the
   // second choice of each pair):
   //  - [k][col] tiles: shifted rows (ShiftedRowCopier: 16-byte copies, rows shifted by their
-  //    misalignment, read at row_shift), spread (tile_line) where the leading dimension is odd;
+  //    misalignment and landing where global and shared addresses agree within 32 bytes, read at
+  //    row_shift mod 8), spread (tile_line) where the leading dimension is odd;
   //  - [col][k] tiles: shifted rows where the leading dimension is a multiple of 4 (one shift for
   //    all rows), else one float per cp.async into unshifted rows: rows shifted apart put 4
   //    consecutive k of 8 rows in overlapping banks (2-way conflicts), and no row order or row
   //    length avoids that for the MMA's fragment layout.
   // B's extra chunks of shifted rows go to the last threads, A's to the first.
+  // Blocks of 4 warps land shifted [k][col] rows where global and shared addresses agree within 32
+  // bytes (ShiftedRowCopier's kMatch32; [col][k] rows of BK + 4 floats have no room for it), and
+  // read such rows at their shift mod 8 (rows k and k + 4 of a fragment read apart), the others at
+  // their shift mod 4. Measured on the H100 (2026-11-26): 64x128 tiles, 1000^3 at ld + 7 51.3 ->
+  // 50.0 us; 8-warp tiles lost: the second read shift spilled the 128x256 tile (32 -> 360 bytes;
+  // 2501x3499x1777, ldb odd, 640 -> 672 us) and 1024x512x2048 at ld + 7 on 128x128 tiles went
+  // 51.9 -> 53.9 us.
+  template <bool kContigK>
+  static constexpr bool kMatch32 = !kContigK && S::kThreads == 128;
+  template <bool kContigK>
+  static constexpr int kShiftMod = kMatch32<kContigK> ? 8 : 4;
   static constexpr int kLdA = kAContigK ? BK + kColKPad : BM + kMmaColPad;
   static constexpr int kLdB = kBContigK ? BK + kColKPad : BN + kMmaColPad;
   template <bool kAlt>
   using CopierAFor = typename PickType<
       kVecA, TileCopier<BK, BM, S::kThreads, kAContigK, true, kMmaColPad>,
       typename PickType<kAlt && kAContigK, TileCopier<BK, BM, S::kThreads, kAContigK, false, kMmaColPad>,
-                        ShiftedRowCopier<BK, BM, S::kThreads, kAContigK, kLdA>>::type>::type;
+                        ShiftedRowCopier<BK, BM, S::kThreads, kAContigK, kLdA, 0, kMatch32<kAContigK>>>::type>::type;
   template <bool kAlt>
   using CopierBFor = typename PickType<
       kVecB, TileCopier<BK, BN, S::kThreads, kBContigK, true, kMmaColPad>,
       typename PickType<kAlt && kBContigK, TileCopier<BK, BN, S::kThreads, kBContigK, false, kMmaColPad>,
-                        ShiftedRowCopier<BK, BN, S::kThreads, kBContigK, kLdB, S::kThreads - (kBContigK ? BN : BK)>>::type>::type;
+                        ShiftedRowCopier<BK, BN, S::kThreads, kBContigK, kLdB, S::kThreads - (kBContigK ? BN : BK),
+                                         kMatch32<kBContigK>>>::type>::type;
   static_assert(CopierAFor<false>::kLd == kLdA && CopierBFor<false>::kLd == kLdB && CopierAFor<true>::kLd == kLdA &&
                     CopierBFor<true>::kLd == kLdB,
                 "every copier lays rows out alike");
@@ -191,10 +204,15 @@ struct MmaTf32x3Block {
     const int g = lp.g, t = lp.t, wm0 = lp.wm0, wn0 = lp.wn0;
     const CopierAFor<kAltA> copy_a(tid);
     const CopierBFor<kAltB> copy_b(tid);
-    // Where this lane's rows sit in shifted tiles: its A rows are m = g or k = t mod 4, its B rows
-    // n = g or k = t mod 4 (fragment layout below).
-    const int a_shift = kShiftedA ? row_shift(p.a, p.lda, kAContigK ? g : t) : 0;
-    const int b_shift = kShiftedB ? row_shift(p.b, p.ldb, kBContigK ? g : t) : 0;
+    // Where this lane's rows sit in shifted tiles (fragment layout below): its A rows are m = g mod
+    // 4, or k = t and t + 4 mod kShiftMod (a_shift[0], a_shift[1]); its B rows n = g mod 4, or k = t
+    // and t + 4 mod kShiftMod.
+    int a_shift[2] = {0, 0}, b_shift[2] = {0, 0};
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      if (kShiftedA) a_shift[h] = row_shift<kShiftMod<kAContigK>>(p.a, p.lda, kAContigK ? g : t + 4 * h);
+      if (kShiftedB) b_shift[h] = row_shift<kShiftMod<kBContigK>>(p.b, p.ldb, kBContigK ? g : t + 4 * h);
+    }
     const int k_tiles = kt_end - kt_begin;
     // Interior tiles copy without bounds on every K-tile but the last of a K that BK does not divide
     // (TileCopier::interior_base): an address and the copy instead of issue()'s bounds and selects.
@@ -204,13 +222,20 @@ struct MmaTf32x3Block {
     auto load = [&](int s, int stage) {
       const int k0 = (kt_begin + s) * BK;
       const bool full_k = k0 + BK <= p.k;
-      issue_stage(copy_a, a_smem + stage * kTileA, p.a, p.lda, k0, m0, p.k, p.m, !(full_k && a_interior));
-      issue_stage(copy_b, b_smem + stage * kTileB, p.b, p.ldb, k0, n0, p.k, p.n, !(full_k && b_interior));
+      // Shifted [k][col] tiles on the operand's last columns: values past its columns only reach
+      // outputs that are never written, so such tiles copy without bounds wherever the reads stay
+      // inside the operand (rows before its last one, leading dimension at least the tile's width).
+      // Shifted tiles only, where it was measured (1000^3 offset 1: 48.8 -> 47.9 us); aligned tiles
+      // keep their loop as it was.
+      const bool a_edge_ok = kShiftedA && !kAContigK && p.lda >= BM && k0 + BK < p.k;
+      const bool b_edge_ok = kShiftedB && !kBContigK && p.ldb >= BN && k0 + BK < p.k;
+      issue_stage(copy_a, a_smem + stage * kTileA, p.a, p.lda, k0, m0, p.k, p.m, !((full_k && a_interior) || a_edge_ok));
+      issue_stage(copy_b, b_smem + stage * kTileB, p.b, p.ldb, k0, n0, p.k, p.n, !((full_k && b_interior) || b_edge_ok));
     };
     auto step = [&](int /*kt*/, int stage, int next, int next_stage) {
       if (next < k_tiles) load(next, next_stage);
-      const float* a_tile = a_smem + stage * kTileA + a_shift;
-      const float* b_tile = b_smem + stage * kTileB + b_shift;
+      const float* a_tile = a_smem + stage * kTileA;
+      const float* b_tile = b_smem + stage * kTileB;
       float part[S::kSumSteps > 1 ? kMT : 1][kNT][4];
       if constexpr (S::kSumSteps > 1) set_zero(part);
 #pragma unroll
@@ -220,13 +245,15 @@ struct MmaTf32x3Block {
         for (int mt = 0; mt < kMT; ++mt)
 #pragma unroll
           for (int r = 0; r < 4; ++r)  // a_r = A(g + 8 (r % 2), t + 4 (r / 2))
-            split_tf32(a_at(a_tile, wm0 + tile_line<kSpreadA>(2 * mt + r % 2, g), kk + t + 4 * (r / 2)),
+            split_tf32(a_at(a_tile + a_shift[kAContigK ? 0 : r / 2], wm0 + tile_line<kSpreadA>(2 * mt + r % 2, g),
+                            kk + t + 4 * (r / 2)),
                        a_big[mt][r], a_small[mt][r]);
 #pragma unroll
         for (int nt = 0; nt < kNT; ++nt)
 #pragma unroll
           for (int r = 0; r < 2; ++r)  // b_r = B(t + 4 r, g)
-            split_tf32(b_at(b_tile, kk + t + 4 * r, wn0 + tile_line<kSpreadB>(nt, g)), b_big[nt][r], b_small[nt][r]);
+            split_tf32(b_at(b_tile + b_shift[kBContigK ? 0 : r], kk + t + 4 * r, wn0 + tile_line<kSpreadB>(nt, g)),
+                       b_big[nt][r], b_small[nt][r]);
 #pragma unroll
         for (int mt = 0; mt < kMT; ++mt) {
           if constexpr (S::kSumSteps == 1) {
@@ -259,13 +286,14 @@ struct MmaTf32x3Block {
     cp_async_pipeline<STAGES>(k_tiles, load, step);
   }
 
-  // C = alpha * acc + beta * C for the tile at (m0, n0). Straight from the MMA layout where C takes
-  // 16-byte stores and no tile was spread: a lane's two adjacent outputs (2t, 2t + 1) as one 8-byte
-  // read-modify-write. Otherwise through shared memory (the pipeline's, free once the main loop is
-  // done): the accumulators go to a BM x BN tile, whose rows go out one float per thread with
-  // consecutive threads on consecutive floats (a warp's scalar stores in the MMA layout touched
-  // 8-16 sectors each: C offset by one float cost ~3 us of a 46 us 1000^3 product). Staging every
-  // tile measured within 1 % of the direct stores for aligned C (perf note #54), so those keep them.
+  // C = alpha * acc + beta * C for the tile at (m0, n0). Straight from the MMA layout where C's rows
+  // start at 32-byte boundaries and no tile was spread: a lane's two adjacent outputs (2t, 2t + 1)
+  // as one 8-byte read-modify-write, the 4 lanes of a row one whole sector. Otherwise through shared
+  // memory (the pipeline's, free once the main loop is done): the accumulators go to a BM x BN tile,
+  // whose rows go out one float per thread with consecutive threads on consecutive floats (a warp's
+  // stores in the MMA layout touched 8-16 sectors each: C offset by one float cost ~3 us of a 46 us
+  // 1000^3 product, C offset by 4 floats ~1.7 us). Staging every tile measured within 1 % of the
+  // direct stores for 32-byte aligned C (perf note #54), so those keep them.
   __device__ __forceinline__ static void store(const GemmParams& p, float* smem, int m0, int n0, const Acc& acc) {
     const Modes md = modes(p, m0, n0);
     const bool spread_a = kMaySpreadA && md.alt_a, spread_b = kMaySpreadB && md.alt_b;
@@ -279,7 +307,7 @@ struct MmaTf32x3Block {
   }
   template <bool kSpreadA, bool kSpreadB>
   __device__ __forceinline__ static void store_in(const GemmParams& p, float* smem, int m0, int n0, const Acc& acc) {
-    if (!kSpreadA && !kSpreadB && p.c_vec4) {
+    if (!kSpreadA && !kSpreadB && p.c_vec8) {
       store_direct(p, m0, n0, acc);
     } else {
       __syncthreads();  // every warp is done with the pipeline's tiles

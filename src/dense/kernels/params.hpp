@@ -22,6 +22,7 @@ struct GemmParams {
   int ldc;
   int raster;      // Raster enum value, used by the tiled levels
   int c_vec4;      // 1 when C rows may be written with 16-byte stores (ldc % 4 == 0, C 16-B aligned)
+  int c_vec8;      // 1 when C rows start at 32-byte boundaries (ldc % 8 == 0, C 32-B aligned)
 };
 
 // Tile scheduling of the split-K / stream-K kernel (split_tiled.cuh). Tiles are numbered in the

@@ -32,4 +32,3 @@ run ld7 $u --ld +7 --kernels auto --ffma-auto
 run offset1 $u --offset 1 --kernels auto --ffma-auto
 run ld7-offset1 $u --ld +7 --offset 1 --kernels auto --ffma-auto
 tar czf "$OUT/shapes.tgz" -C "$S" .
-grep -h -A30 "^$" "$S/bench.txt" | grep -E "^[0-9]|auto|cublas" | head -0

@@ -88,17 +88,16 @@ constexpr double kL2OverDram = 2.0;
 // the best unsplit one: a tie should go to the simpler launch. 3 % until 2026-11-25; 1 % is closer
 // to the measured best on the exhaustively tuned shapes (tests/cpu/data, perf note #32).
 constexpr double kSplitMargin = 0.01;
-// GEMV: bandwidth one thread block sustains (~22 GB/s: 128 blocks stream at 2.8 TB/s), blocks
-// resident per SM (~128 registers x 256 threads: two; the rows kernel at s = 16, 170 registers for
-// its 4 W rows per warp: one), each block wave's start-up, and the time of one staged X chunk per
-// block with s rows of X (rows kernel: 256 k, 1.0 + 0.12 s us up to s = 8, 2.4 us at s = 16 for 32
-// W rows: 4096x16x4096 in one wave 45 us, H100 2026-11-25, perf note #39; columns kernel: 64 or 32
-// k, ~2 us at s = 16 on 16x14336x4096).
+// GEMV through registers (gemv_rows.cuh up to s = 8, gemv_cols.cuh): bandwidth one thread block
+// sustains (~22 GB/s: 128 blocks stream at 2.8 TB/s), two blocks resident per SM (~128 registers x
+// 256 threads), each block wave's start-up, and the time of one staged X chunk per block with s rows
+// of X (rows kernel: 256 k, 1.0 + 0.12 s us; columns kernel: 64 or 32 k, ~2 us at s = 16 on
+// 16x14336x4096).
 constexpr double kGemvBlockGbs = 18;
-double gemv_blocks_per_sm(bool rows, int s) { return rows && s == 16 ? 1.0 : 2.0; }
+constexpr double kGemvBlocksPerSm = 2.0;
 constexpr double kGemvWaveUs = 4.0;
 constexpr double kGemvFixedUs = 5.0;
-double gemv_chunk_us(bool rows, int s) { return rows ? (s == 16 ? 2.4 : 1.0 + 0.12 * s) : 0.8 + 0.075 * s; }
+double gemv_chunk_us(bool rows, int s) { return rows ? 1.0 + 0.12 * s : 0.8 + 0.075 * s; }
 // The one-row columns kernel (gemv_cols_one.cuh: 512 threads, 8 W loads in flight per thread and 8
 // more issued, one block per SM). Its bytes stream at the DRAM ceiling or at what the blocks pull
 // (~60 GB/s each: 32 blocks stream 67 or 235 MB at 1.83 TB/s), joined smoothly (cube norm: 64 blocks
@@ -111,6 +110,23 @@ constexpr double kGemvOneDramEfficiency = 0.91;
 constexpr double kGemvOneFixedUs = 4.0;
 constexpr double kGemvOneWaveUs = 2.7;
 constexpr double kGemvOneSplitUs = 2.5;
+// gemv-rows:s16 with W and X staged in shared memory (gemv_rows_staged.cuh, two blocks per SM): a
+// 128-k stage of a block's 32 W rows takes ~1.0 us while the block has its SM alone and ~1.75 us
+// while two blocks share it (the SM, not DRAM, bounds it: ~2.1 TB/s on 14336x16x4096); each block
+// wave after the first +1 us, 4 us fixed. Fit to 18 runs (2048, 4096, 14336 x 12, 16 x 4096, NN and
+// NT, 1, 2, 4 slices; H100, 2026-11-26) within -12 % / +15 % (perf note #56).
+constexpr double kGemvStagedLoneStageUs = 0.98;
+constexpr double kGemvStagedSharedStageUs = 1.75;
+constexpr double kGemvStagedWaveUs = 1.0;
+constexpr double kGemvStagedFixedUs = 4.0;
+constexpr double kGemvStagedStageK = 128;
+// W rows not 16-byte aligned (copied as aligned supersets) and 4-byte copies of X make each stage
+// slower: 14336x16x4096 at ldw + 7 119-124 us against 105-109 aligned, 4096x16x4096 39.4 against
+// 35.4; X at ldx 13 123-134; both 157-170 (the product of the two factors; H100, 2026-11-26,
+// perf note #56). Where X would be copied 4 bytes at a time the chooser also weighs packing it.
+constexpr double kGemvStagedShiftedW = 1.12;
+constexpr double kGemvPackGapUs = 2.0;  // the product launched after the packing prologue, not overlapping it
+constexpr double kGemvStagedScalarX = 1.15;
 // The last slice of a GEMV tile sums every slice's s x 128 partial outputs in order: ~0.02 us per
 // row of X per slice (16x2048x4096 columns kernel, s = 16: 32.7 us at 16 slices, 41.9 at 32; H100,
 // 2026-11-25, perf note #34).
@@ -236,7 +252,7 @@ ScoredConfig score_tiled(const GemmProblem& original, const GemmConfig& c, const
 
 ScoredConfig score_gemv(const GemmProblem& p, const GemmConfig& c, const DeviceFacts& d) {
   const SplitPlan s = plan_split(p, c, d);
-  const GemvView v = gemv_view(p);
+  const GemvView v = gemv_view(packed_problem(p, c));
   const double w_bytes = 4.0 * static_cast<double>(v.l_count) * static_cast<double>(p.k);
   const double x_bytes = 4.0 * static_cast<double>(v.s_count) * static_cast<double>(p.k);
   const double c_bytes = 4.0 * static_cast<double>(v.l_count) * v.s_count * (p.beta_zero ? 1.0 : 2.0);
@@ -255,17 +271,33 @@ ScoredConfig score_gemv(const GemmProblem& p, const GemmConfig& c, const DeviceF
     sc.why = blocks_why + fmt(" = %.0f waves; DRAM %.1f us", waves, dram);
     return sc;
   }
+  const double fixup = s.splits > 1 ? kSplitFixedUs + (s.group < s.splits ? 2 : 1) * kFixupLevelUs +
+                                          kGemvSliceRowUs * c.gemv_s * static_cast<double>(s.splits)
+                                    : 0.0;
+  const GemvForm form = gemv_form(v, c);
+  if (form.staging != GemvStaging::Registers) {  // the DRAM stream, or the SMs' stages
+    const double dram = (w_bytes + x_bytes + c_bytes) / (kDramEfficiency * d.mem_bandwidth_gbs * 1e3);
+    const double waves = ceil_div(static_cast<double>(s.units), 2.0 * d.sm_count);
+    const double stage_us = (s.units <= d.sm_count ? kGemvStagedLoneStageUs : kGemvStagedSharedStageUs) *
+                            (form.vec_w ? 1.0 : kGemvStagedShiftedW) * (form.vec_x ? 1.0 : kGemvStagedScalarX);
+    const double stages = waves * ceil_div(static_cast<double>(s.slice_k), kGemvStagedStageK) * stage_us;
+    // Packing X: the prologue's copy, and its launch, which the product waits for (not overlapped).
+    const double pack = c.pack_a || c.pack_b ? pack_us(p, c, d) + kGemvPackGapUs : 0.0;
+    sc.predicted_us = std::max(dram, stages) + (waves - 1) * kGemvStagedWaveUs + kGemvStagedFixedUs + fixup + pack;
+    sc.why = blocks_why + fmt(" = %.1f waves of two per SM; W and X staged in shared memory: ", waves) +
+             fmt("DRAM %.1f us, 128-k stages %.1f us", dram, stages) +
+             (form.vec_w ? "" : ", W's rows unaligned") + (form.vec_x ? "" : ", X copied 4 bytes at a time") +
+             (pack > 0 ? fmt(", packing X %.1f us", pack) : std::string());
+    return sc;
+  }
   // Bytes per us: the DRAM ceiling, or what the launched blocks pull if they are too few.
   const double bw = std::min(kDramEfficiency * d.mem_bandwidth_gbs, kGemvBlockGbs * static_cast<double>(s.units)) * 1e3;
   const double dram = (w_bytes + x_bytes + c_bytes) / bw;
   const double l2 = x_bytes * static_cast<double>(s.tiles) / (kL2OverDram * d.mem_bandwidth_gbs * 1e3);
   const bool rows = c.family == GemmFamily::GemvRows;
-  const double waves = ceil_div(static_cast<double>(s.units), gemv_blocks_per_sm(rows, c.gemv_s) * d.sm_count);
+  const double waves = ceil_div(static_cast<double>(s.units), kGemvBlocksPerSm * d.sm_count);
   const double chunks = ceil_div(static_cast<double>(s.slice_k), gemv_chunk(c));
   const double blocks = waves * chunks * gemv_chunk_us(rows, c.gemv_s);
-  const double fixup = s.splits > 1 ? kSplitFixedUs + (s.group < s.splits ? 2 : 1) * kFixupLevelUs +
-                                          kGemvSliceRowUs * c.gemv_s * static_cast<double>(s.splits)
-                                    : 0.0;
   sc.predicted_us = std::max({dram, l2, blocks}) + (waves - 1) * kGemvWaveUs + kGemvFixedUs + fixup;
   sc.why = blocks_why + fmt(" = %.1f waves; ", waves) + fmt("DRAM %.1f us, X from L2 %.1f us, X chunks %.1f us", dram, l2, blocks);
   return sc;
@@ -280,7 +312,8 @@ ScoredConfig score_config(const GemmProblem& p, const GemmConfig& c, const Devic
 namespace {
 
 // The GEMV family's candidates for a problem with min(M, N) <= kGemvMaxS: its kernel (rows or
-// columns) at the compiled bound, each split count up to one chunk per slice.
+// columns) at the compiled bound, each split count up to one chunk per slice; gemv-rows:s16 also
+// with X packed where it would be copied 4 bytes at a time.
 std::vector<GemmConfig> gemv_candidates(const GemmProblem& p) {
   std::vector<GemmConfig> out;
   const GemvView v = gemv_view(p);
@@ -292,10 +325,17 @@ std::vector<GemmConfig> gemv_candidates(const GemmProblem& p) {
     c.gemv_lanes = l;
     const long long chunk = gemv_chunk(c);
     const long long chunks = (p.k + chunk - 1) / chunk;
+    const bool pack_x = !gemv_form(v, c).vec_x && gemv_form(v, c).staging != GemvStaging::Registers;
     for (int splits : kSplitCounts) {
       if (splits > chunks && splits > 1) break;
       c.splits = splits;
       out.push_back(c);
+      if (pack_x) {
+        GemmConfig packed = c;
+        packed.pack_a = v.small_m;
+        packed.pack_b = !v.small_m;
+        out.push_back(packed);
+      }
     }
   }
   return out;

@@ -52,7 +52,9 @@ std::string to_string(const GemmConfig& c) {
   } else {
     o << 's' << c.gemv_s;
     if (c.gemv_lanes != 0) o << ":l" << c.gemv_lanes;
-    o << ":k" << c.splits << (c.jit ? ":jit" : "");
+    o << ":k" << c.splits;
+    if (c.pack_a || c.pack_b) o << ":pack-" << (c.pack_a ? "a" : "") << (c.pack_b ? "b" : "");
+    o << (c.jit ? ":jit" : "");
   }
   return o.str();
 }
@@ -122,7 +124,7 @@ GemmConfig parse_gemm_config(const std::string& text, const char* what) {
   }
   if (next < f.size() && f[next].compare(0, 5, "pack-") == 0) {
     const std::string& pk = f[next];
-    if (c.family != GemmFamily::Tiled) return bad("packing applies to tiled configs only");
+    if (c.family == GemmFamily::GemvCols) return bad("packing applies to tiled and gemv-rows configs only");
     if (pk != "pack-a" && pk != "pack-b" && pk != "pack-ab") return bad("pack field '" + pk + "' is not pack-a, pack-b or pack-ab");
     c.pack_a = pk != "pack-b";
     c.pack_b = pk != "pack-a";

@@ -78,6 +78,16 @@ inline int gemv_cols_chunk(int s) { return 8 * (s >= 8 ? 4 : 8); }       // k pe
 // row of 4 * lanes columns, each thread 8 rows in flight: 16 * 32 / lanes * 8 rows per step.
 inline constexpr int kGemvColsOneThreads = 512;
 inline int gemv_cols_one_step(int lanes) { return 16 * (32 / lanes) * 8; }
+// How a GEMV config's kernel reaches its operands on a problem (gemm_ops.cpp, gemv_form): gemv-rows
+// at s = 16 stages W and X through a shared-memory pipeline (gemv_rows_staged.cuh), X contiguous
+// along k or along s; the other GEMV kernels load W through registers.
+enum class GemvStaging { Registers, XRowsAlongK, XRowsAlongS };
+struct GemvForm {
+  bool vec_w = false;  // W's rows 16-byte aligned: 16-byte loads or copies of W
+  bool vec_x = false;  // 16-byte copies of X (staged only: X aligned along the dimension it is copied)
+  GemvStaging staging = GemvStaging::Registers;
+};
+inline constexpr int kGemvStagedSmemBytes = 3 * (32 * (128 + 8) + 33 * (4 * 16 + 4)) * 4;  // gemv_rows_staged.cuh, s = 16
 // The compiled bound on the short dimension a product with s_count rows of X uses: 1, 2, 4, 8, 16.
 int gemv_bound(int s_count);
 

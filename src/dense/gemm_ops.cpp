@@ -70,7 +70,22 @@ GemvView gemv_view(const GemmProblem& p) {
   // W(l, k) = op(A)(l, k), contiguous along k unless A is stored transposed.
   v.rows = v.small_m ? p.trans_b : !p.trans_a;
   v.vec_w = v.small_m ? p.vec_b : p.vec_a;
+  // Small M: X = op(A), contiguous along k unless A is stored transposed. Small N: X = op(B),
+  // contiguous along k when B is stored transposed.
+  v.vec_x = v.small_m ? p.vec_a : p.vec_b;
+  v.x_along_k = v.small_m ? !p.trans_a : p.trans_b;
   return v;
+}
+
+GemvForm gemv_form(const GemvView& v, const GemmConfig& c) {
+  GemvForm f;
+  f.vec_w = v.vec_w;
+  if (c.family == GemmFamily::GemvRows && c.gemv_s == 16) {
+    f.staging = v.x_along_k ? GemvStaging::XRowsAlongK : GemvStaging::XRowsAlongS;
+    // X along k is staged as [k][s] rows, transposed by 4-byte copies, when W's rows are not aligned.
+    f.vec_x = v.vec_x && (v.vec_w || !v.x_along_k);
+  }
+  return f;
 }
 
 SplitPlan plan_split(const GemmProblem& p, const GemmConfig& c, const DeviceFacts& d) {
@@ -201,12 +216,16 @@ std::string can_implement(const GemmProblem& p, const GemmConfig& c) {
     return "";
   }
   if (c.tail_only) return "tail splitting applies to tiled configs only";
-  if (c.pack_a || c.pack_b) return "packing applies to tiled configs only";
   if (c.edge) return "edge columns apply to tiled configs only";
   if (std::min(p.m, p.n) > kGemvMaxS)
     return "a GEMV config needs M or N <= " + std::to_string(kGemvMaxS) + " (the problem is " +
            std::to_string(p.m) + " x " + std::to_string(p.n) + " in its row-major form)";
   const GemvView v = gemv_view(p);
+  if (c.pack_a || c.pack_b) {  // gemv_rows_staged.cuh copies a packed X 16 bytes at a time
+    if (c.family != GemmFamily::GemvRows || c.gemv_s != 16) return "packing applies to tiled configs and gemv-rows:s16 only";
+    if (c.pack_a != v.small_m || c.pack_b == v.small_m)
+      return std::string("gemv-rows packs its short operand X only: use ") + (v.small_m ? "pack-a" : "pack-b");
+  }
   if (c.gemv_s != 1 && c.gemv_s != 2 && c.gemv_s != 4 && c.gemv_s != 8 && c.gemv_s != 16)
     return "short dimension bound s" + std::to_string(c.gemv_s) + " is not 1, 2, 4, 8 or 16";
   if (c.gemv_s < v.s_count)
@@ -323,8 +342,9 @@ void launch_gemv_config(const CanonicalGemm& g, const GemmConfig& c, const Split
   gp.group = s.group;
   gp.partials = s.partial_bytes > 0 ? partials : nullptr;
   gp.counters = s.partial_bytes > 0 ? counters : nullptr;
-  if (c.jit) launch_gemv_jit(c, v.vec_w, gp, s.units, stream, after_prologue);
-  else launch_gemv(c, v.vec_w, gp, s.units, stream, after_prologue);
+  const GemvForm form = gemv_form(v, c);
+  if (c.jit) launch_gemv_jit(c, form, gp, s.units, stream, after_prologue);
+  else launch_gemv(c, form, gp, s.units, stream, after_prologue);
 }
 
 }  // namespace
@@ -351,9 +371,9 @@ void run_config(const CanonicalGemm& g, const GemmConfig& c, const DeviceFacts& 
   h.p.raster = static_cast<int>(c.raster);
   if (prologue)
     h = run_prologue(h, c, parts.pack, packed, reinterpret_cast<unsigned*>(counters), parts.counter_bytes(), stream);
-  if (c.family != GemmFamily::Tiled) {
+  if (c.family != GemmFamily::Tiled) {  // after a packing prologue: in stream order (as for tiled grids, #52)
     launch_gemv_config(h, c, parts.main_split, reinterpret_cast<float*>(partials), reinterpret_cast<unsigned*>(counters),
-                       stream, prologue);
+                       stream, prologue && parts.pack.bytes() == 0);
     return;
   }
   CanonicalGemm main = h;

@@ -49,8 +49,12 @@ struct GemvView {
   bool rows = false;    // W contiguous along k
   int s_count = 0, l_count = 0;
   bool vec_w = false;
+  bool vec_x = false;      // X 16-byte aligned along its contiguous dimension
+  bool x_along_k = false;  // X contiguous along k (its rows are rows of k), else along s
 };
 GemvView gemv_view(const GemmProblem& p);
+// How config c's GEMV kernel reaches the operands of a problem with view v (config.hpp).
+GemvForm gemv_form(const GemvView& v, const GemmConfig& c);
 
 // Launch geometry. Slices that would be empty are dropped (splits is the effective count).
 struct SplitPlan {

@@ -61,14 +61,15 @@ void launch_split_tiled(int index, const CanonicalGemm& g, const kernels::SplitT
 JitRequest tiled_jit_request(const TileShape& t, const CanonicalGemm& g, bool split);
 void launch_split_tiled_jit(const TileShape& t, const CanonicalGemm& g, const kernels::SplitTileParams& sp,
                             long long units, cudaStream_t stream, bool after_prologue = false);
-// The GEMV kernel of config c (gemv_rows.cuh, gemv_cols.cuh, or gemv_cols_one.cuh for gemv-cols at
-// s = 1 with c.gemv_lanes), with 16-byte loads of W when vec_w, `units` thread blocks.
-void launch_gemv(const GemmConfig& c, bool vec_w, const kernels::GemvParams& p, long long units, cudaStream_t stream,
-                 bool after_prologue = false);
+// The GEMV kernel of config c in form f (gemv_rows.cuh, gemv_cols.cuh, or gemv_cols_one.cuh for
+// gemv-cols at s = 1 with c.gemv_lanes; gemv_rows_staged.cuh where f.staging is not Registers),
+// `units` thread blocks.
+void launch_gemv(const GemmConfig& c, const GemvForm& f, const kernels::GemvParams& p, long long units,
+                 cudaStream_t stream, bool after_prologue = false);
 // The same GEMV kernel compiled at run time (launch_jit.cpp): its NVRTC request and its launch.
-JitRequest gemv_jit_request(const GemmConfig& c, bool vec_w);
-void launch_gemv_jit(const GemmConfig& c, bool vec_w, const kernels::GemvParams& p, long long units, cudaStream_t stream,
-                     bool after_prologue = false);
+JitRequest gemv_jit_request(const GemmConfig& c, const GemvForm& f);
+void launch_gemv_jit(const GemmConfig& c, const GemvForm& f, const kernels::GemvParams& p, long long units,
+                     cudaStream_t stream, bool after_prologue = false);
 
 // The call's prologue (prologue.cuh): zeroes the split-K counters and packs operands. The product
 // launched next passes after_prologue = true to overlap it (core/griddep.cuh).

@@ -1,18 +1,21 @@
 // Launchers of the GEMV-class kernels (gemv_rows.cuh, gemv_cols.cuh: short-dimension bound x 16-byte
-// loads of W; gemv_cols_one.cuh: lanes per W row x 16-byte loads of W).
+// loads of W; gemv_cols_one.cuh: lanes per W row x 16-byte loads of W; gemv_rows_staged.cuh: how X
+// is staged).
+#include "core/device_context.hpp"
 #include "core/kernel_launch.hpp"
 #include "core/with_bool.hpp"
 #include "dense/config.hpp"
 #include "dense/kernels/gemv_cols.cuh"
 #include "dense/kernels/gemv_cols_one.cuh"
 #include "dense/kernels/gemv_rows.cuh"
+#include "dense/kernels/gemv_rows_staged.cuh"
 #include "dense/launch.hpp"
 #include "tilegemm/error.hpp"
 
 namespace tilegemm {
 namespace detail {
 
-static_assert(kernels::GemvRowsShape<16>::kThreads == kGemvThreads && kernels::GemvColsShape<2>::kThreads == kGemvThreads &&
+static_assert(kernels::GemvRowsShape<8>::kThreads == kGemvThreads && kernels::GemvColsShape<2>::kThreads == kGemvThreads &&
                   kernels::GemvRowsShape<1>::kChunk == kGemvRowsChunk && kernels::GemvColsShape<2>::kCols == kGemvColsCols,
               "config.hpp mirrors the GEMV kernels' shapes");
 static_assert(kernels::GemvRowsShape<1>::kBlockRows == 32 && kernels::GemvRowsShape<8>::kBlockRows == 16 &&
@@ -21,6 +24,10 @@ static_assert(kernels::GemvRowsShape<1>::kBlockRows == 32 && kernels::GemvRowsSh
 static_assert(kernels::GemvColsOneShape<8>::kThreads == kGemvColsOneThreads &&
                   kernels::GemvColsOneShape<8>::kStep == 512 && kernels::GemvColsOneShape<32>::kStep == 128,
               "kGemvColsOneThreads / gemv_cols_one_step (config.hpp) mirror gemv_cols_one.cuh");
+static_assert(kernels::GemvStagedShape<16>::kSmemBytes == kGemvStagedSmemBytes &&
+                  kernels::GemvStagedShape<16>::kBlockRows == 32 && kGemvRowsChunk % kernels::GemvStagedShape<16>::kBK == 0 &&
+                  kernels::GemvStagedShape<16>::kThreads == kGemvThreads && kernels::GemvStagedShape<16>::kPerLane == 2,
+              "gemv_rows_staged.cuh at s = 16 has gemv-rows:s16's blocks, slices and partial tiles (config.hpp)");
 
 namespace {
 
@@ -29,11 +36,14 @@ void launch_bound(bool rows, bool vec_w, const kernels::GemvParams& p, long long
                   bool after_prologue) {
   with_bool(vec_w, [&](auto vec) {
     constexpr bool kVec = decltype(vec)::value;
-    // gemv-cols at s = 1 runs gemv_cols_one.cuh (launch_one_row): gemv_cols<1> is not built.
-    void (*kernel)(kernels::GemvParams) = kernels::gemv_rows<kS, kVec>;
+    // gemv-cols at s = 1 runs gemv_cols_one.cuh (launch_one_row), gemv-rows at s = 16
+    // gemv_rows_staged.cuh (launch_staged): gemv_cols<1> and gemv_rows<16> are not built.
+    void (*kernel)(kernels::GemvParams) = nullptr;
+    if constexpr (kS < 16)
+      if (rows) kernel = kernels::gemv_rows<kS, kVec>;
     if constexpr (kS > 1)
       if (!rows) kernel = kernels::gemv_cols<kS, kVec>;
-    if (!rows && kS == 1) throw Error(ErrorCode::Internal, "launch_gemv: gemv-cols at s = 1 runs the one-row kernel");
+    if (!kernel) throw Error(ErrorCode::Internal, "launch_gemv: no registers kernel for this family at s = " + std::to_string(kS));
     launch_kernel(kernel, dim3(static_cast<unsigned>(units)), dim3(kGemvThreads), 0, stream, after_prologue, p);
   });
 }
@@ -51,11 +61,30 @@ void launch_one_row(int lanes, bool vec_w, const kernels::GemvParams& p, long lo
   });
 }
 
+void launch_staged(const GemvForm& f, const kernels::GemvParams& p, long long units, cudaStream_t stream,
+                   bool after_prologue) {
+  using kernels::GemvXStage;
+  with_bool(f.vec_w, [&](auto vec_w) {
+    with_bool(f.vec_x, [&](auto vec_x) {
+      constexpr bool kVecW = decltype(vec_w)::value, kVecX = decltype(vec_x)::value;
+      // X along k is copied transposed, 4 bytes at a time, when W is not aligned (gemv_form).
+      void (*kernel)(kernels::GemvParams) = f.staging == GemvStaging::XRowsAlongK
+                                                ? kernels::gemv_rows_staged<16, GemvXStage::KRows, kVecW, kVecW && kVecX>
+                                                : kernels::gemv_rows_staged<16, GemvXStage::SRows, kVecW, kVecX>;
+      ensure_smem_opt_in(reinterpret_cast<const void*>(kernel), kGemvStagedSmemBytes);
+      launch_kernel(kernel, dim3(static_cast<unsigned>(units)), dim3(kGemvThreads), kGemvStagedSmemBytes, stream,
+                    after_prologue, p);
+    });
+  });
+}
+
 }  // namespace
 
-void launch_gemv(const GemmConfig& c, bool vec_w, const kernels::GemvParams& p, long long units, cudaStream_t stream,
-                 bool after_prologue) {
+void launch_gemv(const GemmConfig& c, const GemvForm& f, const kernels::GemvParams& p, long long units,
+                 cudaStream_t stream, bool after_prologue) {
+  const bool vec_w = f.vec_w;
   if (gemv_one_row(c)) return launch_one_row(c.gemv_lanes, vec_w, p, units, stream, after_prologue);
+  if (f.staging != GemvStaging::Registers) return launch_staged(f, p, units, stream, after_prologue);
   const bool rows = c.family == GemmFamily::GemvRows;
   switch (c.gemv_s) {
     case 1: return launch_bound<1>(rows, vec_w, p, units, stream, after_prologue);

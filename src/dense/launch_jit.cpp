@@ -53,7 +53,16 @@ void launch_split_tiled_jit(const TileShape& t, const CanonicalGemm& g, const ke
                 args);
 }
 
-JitRequest gemv_jit_request(const GemmConfig& c, bool vec_w) {
+JitRequest gemv_jit_request(const GemmConfig& c, const GemvForm& f) {
+  const bool vec_w = f.vec_w;
+  if (f.staging != GemvStaging::Registers) {
+    JitRequest r;
+    r.header = "dense/kernels/gemv_rows_staged.cuh";
+    r.name_expression = std::string("&tilegemm::kernels::gemv_rows_staged<16, tilegemm::kernels::GemvXStage::") +
+                        (f.staging == GemvStaging::XRowsAlongK ? "KRows" : "SRows") + ", " + b(vec_w) + ", " +
+                        b(f.vec_x) + ">";
+    return r;
+  }
   const bool one_row = gemv_one_row(c);
   const std::string kernel = c.family == GemmFamily::GemvRows ? "gemv_rows" : one_row ? "gemv_cols_one" : "gemv_cols";
   JitRequest r;
@@ -63,12 +72,14 @@ JitRequest gemv_jit_request(const GemmConfig& c, bool vec_w) {
   return r;
 }
 
-void launch_gemv_jit(const GemmConfig& c, bool vec_w, const kernels::GemvParams& p, long long units, cudaStream_t stream,
-                     bool after_prologue) {
-  const void* kernel = jit_kernel(current_device_context(), gemv_jit_request(c, vec_w));
+void launch_gemv_jit(const GemmConfig& c, const GemvForm& f, const kernels::GemvParams& p, long long units,
+                     cudaStream_t stream, bool after_prologue) {
+  const void* kernel = jit_kernel(current_device_context(), gemv_jit_request(c, f));
+  const int smem = f.staging != GemvStaging::Registers ? kGemvStagedSmemBytes : 0;
+  if (smem > 0) ensure_smem_opt_in(kernel, smem);
   kernels::GemvParams q = p;
   void* args[] = {&q};
-  launch_kernel(kernel, dim3(static_cast<unsigned>(units)), dim3(gemv_threads(c)), 0, stream, after_prologue, args);
+  launch_kernel(kernel, dim3(static_cast<unsigned>(units)), dim3(gemv_threads(c)), smem, stream, after_prologue, args);
 }
 
 }  // namespace detail

@@ -107,7 +107,9 @@ TEST(GemmConfigText, PackedOperandsRoundTrip) {
   EXPECT_EQ(parse_gemm_config("tiled:128x256x32:w64x64:t16x8:s4:b1:k1:PACK-AB", "x"), c);
   expect_invalid([] { parse_gemm_config("tiled:128x256x32:w64x64:t16x8:s4:b1:k1:hilbert:pack-c", "x"); },
                  "pack field 'pack-c' is not pack-a, pack-b or pack-ab");
-  expect_invalid([] { parse_gemm_config("gemv-cols:s1:k2:pack-b", "x"); }, "packing applies to tiled configs only");
+  expect_invalid([] { parse_gemm_config("gemv-cols:s1:k2:pack-b", "x"); }, "packing applies to tiled and gemv-rows configs only");
+  EXPECT_EQ(to_string(parse_gemm_config("gemv-rows:s16:k2:pack-b", "x")), "gemv-rows:s16:k2:pack-b");
+  EXPECT_EQ(to_string(parse_gemm_config("gemv-rows:s16:k1:pack-a:jit", "x")), "gemv-rows:s16:k1:pack-a:jit");
 }
 
 TEST(GemmConfigText, EdgeColumnsRoundTrip) {
@@ -257,7 +259,15 @@ TEST(GemmCanImplement, PackingIsBoundedAndTiledOnly) {
   g.family = GemmFamily::GemvCols;
   g.gemv_s = 1;
   g.pack_b = true;
-  EXPECT_EQ(can_implement(problem(1, 4096, 4096), g), "packing applies to tiled configs only");
+  EXPECT_EQ(can_implement(problem(1, 4096, 4096), g), "packing applies to tiled configs and gemv-rows:s16 only");
+  // gemv-rows:s16 packs its short operand X (A when M is small, B when N is), nothing else.
+  const GemmConfig rows16b = parse_gemm_config("gemv-rows:s16:k2:pack-b", "x"), rows16a = parse_gemm_config("gemv-rows:s16:k1:pack-a", "x");
+  EXPECT_EQ(can_implement(problem(4096, 13, 4096), rows16b), "");
+  EXPECT_EQ(can_implement(problem(4096, 13, 4096), rows16a), "gemv-rows packs its short operand X only: use pack-b");
+  EXPECT_EQ(can_implement(problem(13, 4096, 4096, false, true), rows16a), "");
+  EXPECT_EQ(can_implement(problem(13, 4096, 4096, false, true), rows16b), "gemv-rows packs its short operand X only: use pack-a");
+  EXPECT_EQ(can_implement(problem(4096, 8, 4096), parse_gemm_config("gemv-rows:s8:k1:pack-b", "x")),
+            "packing applies to tiled configs and gemv-rows:s16 only");
   g.pack_b = false;
   g.edge = true;
   EXPECT_EQ(can_implement(problem(1, 4096, 4096), g), "edge columns apply to tiled configs only");
@@ -334,6 +344,50 @@ TEST(GemmPlan, GemvSlicesAreWholeChunks) {
   EXPECT_EQ(r.partial_bytes, 0u);
 }
 
+// gemv-rows:s16 stages W and X in shared memory, X along whichever dimension it is contiguous, W
+// always by 16-byte copies, X by 16-byte copies where it is aligned along the dimension it is copied
+// (X along k is copied transposed, 4 bytes at a time, when W is not aligned); at s < 16 W goes
+// through registers.
+TEST(GemmChooser, GemvRowsStagesItsOperandsAtS16) {
+  const GemmConfig s16 = parse_gemm_config("gemv-rows:s16:k2", "config"), s8 = parse_gemm_config("gemv-rows:s8", "config");
+  auto form = [&](const GemmProblem& p, const GemmConfig& c = parse_gemm_config("gemv-rows:s16:k2", "config")) {
+    return gemv_form(gemv_view(p), c);
+  };
+  EXPECT_EQ(form(problem(14336, 16, 4096)).staging, GemvStaging::XRowsAlongS);                // X = B
+  EXPECT_EQ(form(problem(16, 14336, 4096, false, true)).staging, GemvStaging::XRowsAlongK);   // X = A
+  EXPECT_EQ(form(problem(14336, 16, 4096, false, true)).staging, GemvStaging::XRowsAlongK);   // X = B^T
+  EXPECT_EQ(form(problem(16, 14336, 4096, true, true)).staging, GemvStaging::XRowsAlongS);    // X = A^T
+  EXPECT_TRUE(form(problem(14336, 16, 4096)).vec_w && form(problem(14336, 16, 4096)).vec_x);
+  GemmProblem w_unaligned = problem(14336, 16, 4096), x_unaligned = problem(14336, 16, 4096);
+  w_unaligned.vec_a = false;  // W = A
+  x_unaligned.vec_b = false;  // X = B
+  EXPECT_EQ(form(w_unaligned).staging, GemvStaging::XRowsAlongS);
+  EXPECT_FALSE(form(w_unaligned).vec_w);
+  EXPECT_TRUE(form(w_unaligned).vec_x);
+  EXPECT_EQ(form(x_unaligned).staging, GemvStaging::XRowsAlongS);
+  EXPECT_FALSE(form(x_unaligned).vec_x);
+  EXPECT_EQ(form(problem(14336, 16, 4096, false, false, false)).staging, GemvStaging::XRowsAlongS);
+  GemmProblem nt_w_unaligned = problem(16, 14336, 4096, false, true);
+  nt_w_unaligned.vec_b = false;  // W = B; X = A along k, aligned, but copied transposed
+  EXPECT_EQ(form(nt_w_unaligned).staging, GemvStaging::XRowsAlongK);
+  EXPECT_FALSE(form(nt_w_unaligned).vec_x);
+  EXPECT_EQ(form(problem(14336, 8, 4096), s8).staging, GemvStaging::Registers);
+  // X that would be copied 4 bytes at a time is packed where that pays (a 14336 x 13 x 4096 product's
+  // B with ldb 13); aligned X never.
+  GemmProblem odd_n = problem(14336, 13, 4096);
+  odd_n.vec_b = false;
+  const GemmConfig odd_pick = choose_config(odd_n, h100()).best.config;
+  EXPECT_EQ(odd_pick.family, GemmFamily::GemvRows);
+  EXPECT_TRUE(odd_pick.pack_b) << to_string(odd_pick);
+  EXPECT_FALSE(odd_pick.pack_a);
+  EXPECT_NE(choose_config(odd_n, h100()).best.why.find("packing X"), std::string::npos);
+  EXPECT_FALSE(choose_config(problem(14336, 16, 4096), h100()).best.config.pack_b);
+  const ScoredConfig staged = score_config(problem(14336, 16, 4096), s16, h100());
+  EXPECT_NE(staged.why.find("staged in shared memory"), std::string::npos) << staged.why;
+  EXPECT_GT(score_config(w_unaligned, s16, h100()).predicted_us, staged.predicted_us);
+  EXPECT_EQ(score_config(problem(14336, 8, 4096), s8, h100()).why.find("staged in shared memory"), std::string::npos);
+}
+
 struct ChooserCase {
   GemmProblem p;
   const char* expected_class;  // nullptr: only legality is asserted
@@ -349,7 +403,9 @@ TEST(GemmChooser, PicksALegalConfigForEveryShapeAndTheExpectedClass) {
   const std::vector<ChooserCase> cases = {
       {problem(1, 4096, 4096), "gemv"},            {problem(4096, 1, 4096), "gemv"},
       {problem(1, 14336, 4096), "gemv"},           {problem(4096, 1, 14336), "gemv"},
-      {problem(2048, 16, 4096), nullptr},          {problem(16, 2048, 4096), nullptr},
+      {problem(2048, 16, 4096), "gemv"},           {problem(16, 2048, 4096), nullptr},
+      {problem(14336, 16, 4096), "gemv"},          {problem(16, 14336, 4096, false, true), "gemv"},
+      {problem(4096, 12, 4096), "gemv"},
       {problem(8, 6144, 4096), "gemv"},            {problem(1, 4096, 4096, true, true), "gemv"},
       {problem(64, 64, 65536), "split-k"},         {problem(512, 512, 65536), "split-k"},
       {problem(256, 1024, 131072), "split-k"},     {ffma(problem(8192, 8192, 8192)), "stream-k"},

@@ -73,10 +73,23 @@ TEST(JitConfig, CompiledSchedulesPassTheConstraintsAndOthersAreMarked) {
   EXPECT_FALSE(parse_gemm_config("gemv-rows:s16:k2", "config").jit);
   GemmConfig rows = parse_gemm_config("gemv-rows:s8:k2", "config"), cols = parse_gemm_config("gemv-cols:s2", "config"),
              one_row = parse_gemm_config("gemv-cols:s1:l32:k2", "config");
-  EXPECT_EQ(gemv_jit_request(rows, false).name_expression, "&tilegemm::kernels::gemv_rows<8, false>");
-  EXPECT_EQ(gemv_jit_request(cols, true).header, "dense/kernels/gemv_cols.cuh");
-  EXPECT_EQ(gemv_jit_request(one_row, true).header, "dense/kernels/gemv_cols_one.cuh");
-  EXPECT_EQ(gemv_jit_request(one_row, true).name_expression, "&tilegemm::kernels::gemv_cols_one<32, true>");
+  auto form = [](bool vec_w, GemvStaging staging = GemvStaging::Registers, bool vec_x = false) {
+    GemvForm f;
+    f.vec_w = vec_w;
+    f.vec_x = vec_x;
+    f.staging = staging;
+    return f;
+  };
+  EXPECT_EQ(gemv_jit_request(rows, form(false)).name_expression, "&tilegemm::kernels::gemv_rows<8, false>");
+  EXPECT_EQ(gemv_jit_request(cols, form(true)).header, "dense/kernels/gemv_cols.cuh");
+  EXPECT_EQ(gemv_jit_request(one_row, form(true)).header, "dense/kernels/gemv_cols_one.cuh");
+  EXPECT_EQ(gemv_jit_request(one_row, form(true)).name_expression, "&tilegemm::kernels::gemv_cols_one<32, true>");
+  const GemmConfig rows16 = parse_gemm_config("gemv-rows:s16:k2", "config");
+  EXPECT_EQ(gemv_jit_request(rows16, form(true, GemvStaging::XRowsAlongS, true)).header, "dense/kernels/gemv_rows_staged.cuh");
+  EXPECT_EQ(gemv_jit_request(rows16, form(false, GemvStaging::XRowsAlongK)).name_expression,
+            "&tilegemm::kernels::gemv_rows_staged<16, tilegemm::kernels::GemvXStage::KRows, false, false>");
+  EXPECT_EQ(gemv_jit_request(rows16, form(true, GemvStaging::XRowsAlongS, false)).name_expression,
+            "&tilegemm::kernels::gemv_rows_staged<16, tilegemm::kernels::GemvXStage::SRows, true, false>");
   GemmProblem p;
   p.m = p.n = p.k = 512;
   p.vec_a = p.vec_b = true;

@@ -201,11 +201,21 @@ std::vector<KernelCase> all_cases() {
                         ">, false, true, true, true>");
     cases.push_back(c);
   }
-  for (const char* kernel : {"gemv_rows", "gemv_cols"}) {
+  for (const char* kernel : {"gemv_rows", "gemv_cols"}) {  // gemv-rows at s = 16: gemv_rows_staged
     KernelCase c{std::string("X_") + kernel, std::string("dense/kernels/") + kernel + ".cuh", {}};
     for (int s : {1, 2, 4, 8, 16})
       for (bool vec : {false, true})
-        c.names.push_back("&" + ns + kernel + "<" + std::to_string(s) + ", " + b(vec) + ">");
+        if (s < 16 || std::string(kernel) == "gemv_cols")
+          c.names.push_back("&" + ns + kernel + "<" + std::to_string(s) + ", " + b(vec) + ">");
+    cases.push_back(c);
+  }
+  {
+    KernelCase c{"X_gemv_rows_staged", "dense/kernels/gemv_rows_staged.cuh", {}};
+    for (const char* x : {"KRows", "SRows"})
+      for (bool vec_w : {false, true})
+        for (bool vec_x : {false, true})
+          c.names.push_back("&" + ns + "gemv_rows_staged<16, " + ns + "GemvXStage::" + x + ", " + b(vec_w) + ", " +
+                            b(vec_x) + ">");
     cases.push_back(c);
   }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <string>
@@ -143,6 +144,12 @@ std::vector<GemmOptions> runs_for(const Case& tc, const float* a, int64_t lda, c
         cfg.gemv_lanes = lanes;
         cfg.splits = splits;
         configs.push_back(cfg);
+        if (f == detail::GemmFamily::GemvRows && lanes == 0) {  // gemv-rows:s16 with its X packed
+          detail::GemmConfig packed = cfg;
+          packed.pack_a = p.m <= p.n;
+          packed.pack_b = !packed.pack_a;
+          configs.push_back(packed);
+        }
       }
   for (const detail::GemmConfig& cfg : configs) {
     if (!detail::can_implement(p, cfg).empty()) continue;
@@ -271,6 +278,108 @@ std::vector<Case> all_cases() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, GemmLadder, testing::ValuesIn(all_cases()), case_name);
+
+// gemv-rows:s16 runs gemv_rows_staged.cuh: X contiguous along s (small N, B not transposed) or along
+// k (small M, A not transposed), W's rows 16-byte aligned or not (copied as aligned supersets), X
+// copied 16 or 4 bytes at a time, with every tail at once: fewer than 16 rows of X, W rows past the
+// last block of 32, K not a multiple of the 128-k stage nor of 4 (rows padded with NaN, which must
+// never be read), split and not (a slice's first k inside an unaligned row's chunk), and its run-time
+// twin bitwise the same. alpha != 1, beta = 0 over NaN and beta != 0; C's padding untouched.
+TEST(GemvRowsStaged, Small_TailsAndBothStagingsMatchTheReference) {
+  using detail::GemvStaging;
+  struct StagedCase {
+    int64_t m, n, k;
+    Op op_b;
+    int64_t lda, ldb;
+    GemvStaging staging;
+    bool vec_w, vec_x;
+  } cases[] = {
+      {1000, 13, 1001, Op::N, 1004, 16, GemvStaging::XRowsAlongS, true, true},
+      {77, 16, 130, Op::N, 132, 16, GemvStaging::XRowsAlongS, true, true},
+      {13, 999, 1001, Op::T, 1004, 1004, GemvStaging::XRowsAlongK, true, true},
+      {16, 2049, 515, Op::T, 516, 516, GemvStaging::XRowsAlongK, true, true},
+      {1000, 13, 1001, Op::N, 1001, 16, GemvStaging::XRowsAlongS, false, true},   // W shifted
+      {1000, 13, 1001, Op::N, 1004, 13, GemvStaging::XRowsAlongS, true, false},   // X 4-byte
+      {13, 999, 1001, Op::T, 1001, 1004, GemvStaging::XRowsAlongK, true, false},  // X = A 4-byte
+      {13, 999, 1001, Op::T, 1004, 1003, GemvStaging::XRowsAlongK, false, false},  // W = B shifted, X transposed
+      {13, 999, 1001, Op::T, 1001, 1003, GemvStaging::XRowsAlongK, false, false},
+      {1000, 13, 1001, Op::N, 1001, 13, GemvStaging::XRowsAlongS, false, false},
+      {1000, 16, 1001, Op::N, 1003, 16, GemvStaging::XRowsAlongS, false, true},
+  };
+  const float nan = std::numeric_limits<float>::quiet_NaN(), pad = -777.0f;
+  for (const StagedCase& sc : cases) {
+    SCOPED_TRACE(std::to_string(sc.m) + "x" + std::to_string(sc.n) + "x" + std::to_string(sc.k) +
+                 (sc.op_b == Op::T ? " NT" : " NN") + " lda " + std::to_string(sc.lda) + " ldb " + std::to_string(sc.ldb));
+    const int64_t m = sc.m, n = sc.n, k = sc.k, lda = sc.lda, ldb = sc.ldb, ldc = n + 3;
+    const int64_t b_rows = sc.op_b == Op::T ? n : k, b_cols = sc.op_b == Op::T ? k : n;
+    std::mt19937 rng(static_cast<unsigned>(m * 31 + n * 7 + k));
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    std::vector<float> ha(m * lda, nan), hb(b_rows * ldb, nan), hc(m * ldc, pad);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < k; ++j) ha[i * lda + j] = dist(rng);
+    for (int64_t i = 0; i < b_rows; ++i)
+      for (int64_t j = 0; j < b_cols; ++j) hb[i * ldb + j] = dist(rng);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) hc[i * ldc + j] = dist(rng);
+    // The NaN padding stays out of the reference: it reads k columns only.
+    std::vector<double> prod(m * n);
+    ref::gemm_f64(Layout::RowMajor, Op::N, sc.op_b, m, n, k, ha.data(), lda, hb.data(), ldb, prod.data());
+    DeviceBuffer<float> a(ha.size()), b(hb.size()), c(hc.size());
+    a.upload(ha);
+    b.upload(hb);
+    const detail::GemmProblem problem = detail::describe(detail::canonicalize(
+        Layout::RowMajor, Op::N, sc.op_b, m, n, k, 1.0f, a.get(), lda, b.get(), ldb, 0.0f, c.get(), ldc, Raster::Hilbert));
+    // With X packed (the prologue copies it into aligned [k][s] rows) where it is not aligned.
+    const std::string pack = m <= n ? ":pack-a" : ":pack-b";
+    std::vector<std::string> configs = {"gemv-rows:s16:k1", "gemv-rows:s16:k3"};
+    if (!sc.vec_x) configs.push_back("gemv-rows:s16:k3" + pack);
+    for (const std::string& config : configs) {
+      const detail::GemmConfig cfg = detail::parse_gemm_config(config, "config");
+      const bool packed = cfg.pack_a || cfg.pack_b;
+      const detail::GemvForm form = detail::gemv_form(detail::gemv_view(detail::packed_problem(problem, cfg)), cfg);
+      ASSERT_EQ(form.staging, packed ? GemvStaging::XRowsAlongS : sc.staging) << config;
+      ASSERT_EQ(form.vec_w, sc.vec_w) << config;
+      ASSERT_EQ(form.vec_x, packed || sc.vec_x) << config;
+      for (float beta : {0.0f, 0.5f}) {
+        SCOPED_TRACE(config + (beta == 0.0f ? " beta 0" : " beta 0.5"));
+        std::vector<float> c_in = hc;
+        if (beta == 0.0f)
+          for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j) c_in[i * ldc + j] = nan;
+        std::vector<float> aot;
+        for (bool jit : {false, true}) {
+          c.upload(c_in);
+          GemmOptions opt;
+          opt.config = config + (jit ? ":jit" : "");
+          sgemm(Layout::RowMajor, Op::N, sc.op_b, m, n, k, 0.75f, a.get(), lda, b.get(), ldb, beta, c.get(), ldc, nullptr,
+                opt);
+          ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+          const std::vector<float> got = c.download();
+          if (jit) {
+            EXPECT_EQ(std::memcmp(got.data(), aot.data(), got.size() * sizeof(float)), 0) << "the run-time twin differs";
+            continue;
+          }
+          aot = got;
+          const double tol = 0.75 * ref::fp32_gemm_error_bound(k) + 1e-6;
+          int64_t bad = 0, touched = 0;
+          for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < ldc; ++j) {
+              const float v = got[i * ldc + j];
+              if (j >= n) {
+                touched += !(v == pad);
+                continue;
+              }
+              const double want = 0.75 * prod[i * n + j] + (beta == 0.0f ? 0.0 : beta * double(hc[i * ldc + j]));
+              if (!(std::fabs(v - want) <= tol) && bad++ < 5)
+                ADD_FAILURE() << "C(" << i << ", " << j << ") = " << v << ", expected " << want;
+            }
+          EXPECT_EQ(bad, 0);
+          EXPECT_EQ(touched, 0) << "C's padding was written";
+        }
+      }
+    }
+  }
+}
 
 // Level 7 (3xTF32 on tensor cores) is FP32-class: over a long K its relative (Frobenius) error against
 // a double reference is at most twice level 6's (FFMA), for each tensor-core schedule, whole and

@@ -1,9 +1,11 @@
-// Pieces shared by the two GEMV-class kernels (gemv_rows.cuh, gemv_cols.cuh): staging the short
-// operand X through shared memory, the K slice a thread block walks, and the store of C(s, l).
+// Pieces shared by the GEMV-class kernels (gemv_rows.cuh, gemv_rows_staged.cuh, gemv_cols.cuh,
+// gemv_cols_one.cuh): staging the short operand X through shared memory, the warp sums over lanes,
+// the K slice a thread block walks, and the store of C(s, l).
 // Device code only; compiles under NVRTC.
 #pragma once
 #include "dense/kernels/common.cuh"
 #include "core/cp_async.cuh"
+#include "core/split_k.cuh"
 
 namespace tilegemm {
 namespace kernels {
@@ -28,6 +30,43 @@ __device__ __forceinline__ void gemv_stage_x(float* xs, const GemvParams& p, int
   cp_async_commit();
 }
 
+// Sums kN values (a power of two; v is overwritten) over the 32 lanes of a warp by recursive halving: at each step a
+// lane keeps half of its values and adds the partner's copy of that half (lane bit 4 picks the upper
+// half first, then bit 3, ...), so 31 shuffles move 32 values instead of 5 x 32 for a butterfly of
+// each. Lane t ends with max(1, kN / 32) sums, of the outputs warp_sum_index<kN>(t, i); below 32
+// values a plain butterfly finishes, and the lanes that share an output all hold it
+// (warp_sum_owner picks one). Fixed order: deterministic.
+// One step of warp_reduce_scatter: kCount live values, partner lane at xor kOff.
+template <int kOff, int kCount, int kSize>
+__device__ __forceinline__ void warp_halve(float (&w)[kSize], int lane) {
+  if constexpr (kCount > 1) {
+    const bool upper = (lane & kOff) != 0;
+#pragma unroll
+    for (int i = 0; i < kCount / 2; ++i) {
+      const float send = upper ? w[i] : w[i + kCount / 2];
+      const float keep = upper ? w[i + kCount / 2] : w[i];
+      w[i] = keep + __shfl_xor_sync(0xffffffffu, send, kOff);
+    }
+  } else {
+    w[0] += __shfl_xor_sync(0xffffffffu, w[0], kOff);
+  }
+  if constexpr (kOff > 1) warp_halve<kOff / 2, (kCount > 1 ? kCount / 2 : 1)>(w, lane);
+}
+template <int kN>
+__device__ __forceinline__ void warp_reduce_scatter(float (&v)[kN], float (&out)[(kN + 31) / 32]) {
+  warp_halve<16, kN>(v, threadIdx.x % 32);
+#pragma unroll
+  for (int i = 0; i < (kN + 31) / 32; ++i) out[i] = v[i];
+}
+template <int kN>
+__device__ __forceinline__ int warp_sum_index(int lane, int i) {
+  return kN >= 32 ? lane * (kN / 32) + i : lane / (32 / kN);
+}
+template <int kN>
+__device__ __forceinline__ bool warp_sum_owner(int lane) {
+  return kN >= 32 || lane % (32 / kN) == 0;
+}
+
 // The K range [begin, end) of a thread block's slice.
 struct GemvSlice {
   int begin, end;
@@ -38,6 +77,29 @@ struct GemvSlice {
 // C(s, l) = alpha * v + beta * C(s, l); beta == 0 never reads C.
 __device__ __forceinline__ void gemv_store(const GemvParams& p, int s, int l, float v) {
   epilogue_store(p.c + static_cast<long long>(s) * p.c_s + static_cast<long long>(l) * p.c_l, v, p.alpha, p.beta);
+}
+
+// The end of the rows kernels (gemv_rows.cuh, gemv_rows_staged.cuh): each warp's kOut = rows x kS
+// partial outputs (acc[r * kS + s]) summed over its lanes, then over the K slices (split_k_reduce:
+// the last block of a tile goes on), and stored as C(s, row_of(r)).
+template <int kOut, int kS, int kThreads, class RowOf>
+__device__ __forceinline__ void gemv_rows_finish(float (&acc)[kOut], const GemvParams& p, int tile, int slice, RowOf row_of) {
+  constexpr int kPerLane = (kOut + 31) / 32;
+  const int lane = threadIdx.x % 32;
+  float v[kPerLane];
+  warp_reduce_scatter<kOut>(acc, v);
+  if (p.splits > 1) {
+    const int counters = split_k_counters(p.splits, p.group);
+    if (!split_k_reduce<kPerLane, kThreads>(v, p.partials + static_cast<long long>(tile) * p.splits * kPerLane * kThreads,
+                                            p.counters + static_cast<long long>(tile) * counters, slice, p.splits, p.group))
+      return;
+  }
+#pragma unroll
+  for (int i = 0; i < kPerLane; ++i) {
+    const int e = warp_sum_index<kOut>(lane, i);
+    const int l = row_of(e / kS), s = e % kS;
+    if (warp_sum_owner<kOut>(lane) && s < p.s_count && l < p.l_count) gemv_store(p, s, l, v[i]);
+  }
 }
 
 }  // namespace kernels

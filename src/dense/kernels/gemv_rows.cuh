@@ -1,7 +1,8 @@
 // Not a ladder level: GEMV-class product whose long operand W is contiguous along k ("rows" of a
-// weight matrix: C = A x with A row-major, or 4096x1x14336, or 2048x16x4096): each warp streams
+// weight matrix: C = A x with A row-major, or 4096x1x14336, or 2048x8x4096): each warp streams
 // kRows rows of W along k, lanes side by side (512 contiguous bytes per warp load), and multiplies
-// them with the block's staged chunk of X (up to kS = 16 rows); a warp shuffle tree sums the lanes.
+// them with the block's staged chunk of X (up to kS = 8 rows); a warp shuffle tree sums the lanes.
+// Up to 16 rows of X: gemv_rows_staged.cuh (W through shared memory).
 // W is read exactly once, with 16-byte loads when its rows are 16-byte aligned; K is split over
 // thread blocks when the rows alone do not fill the GPU (core/split_k.cuh sums the slices).
 // Measured (H100): docs/shapes.md.
@@ -17,9 +18,8 @@ template <int kS_>
 struct GemvRowsShape {
   static constexpr int kS = kS_;                  // rows of X handled (s_count <= kS)
   static constexpr int kWarps = 8, kThreads = 32 * kWarps;
-  // W rows per warp: kRows * kS accumulators per lane. Each staged X value read from shared memory
-  // serves kRows rows; at s = 16 two rows left the kernel bound by those reads (4096x16x4096: 54 us,
-  // four rows: 45 us, one 170-register block per SM; perf note #39). s = 8 keeps two (80 registers).
+  // W rows per warp: kRows * kS accumulators per lane; each staged X value read from shared memory
+  // serves kRows rows. s = 8 keeps two (80 registers, two blocks per SM).
   static constexpr int kRows = kS == 8 ? 2 : 4;
   static constexpr int kBlockRows = kWarps * kRows;
   static constexpr int kU = 2;                     // 4-float groups per row per lane per chunk (x2: prefetch)
@@ -27,45 +27,8 @@ struct GemvRowsShape {
   static constexpr int kXLd = kChunk + 4;          // padded rows of the staged X chunk
   static constexpr int kOut = kRows * kS;          // outputs of one warp
   static constexpr int kPerLane = (kOut + 31) / 32;  // outputs per lane after warp_reduce_scatter
-  static_assert(kS == 1 || kS == 2 || kS == 4 || kS == 8 || kS == 16, "kS is 1, 2, 4, 8 or 16");
+  static_assert(kS == 1 || kS == 2 || kS == 4 || kS == 8, "kS is 1, 2, 4 or 8 (16: gemv_rows_staged.cuh)");
 };
-
-// Sums kN values (a power of two; v is overwritten) over the 32 lanes of a warp by recursive halving: at each step a
-// lane keeps half of its values and adds the partner's copy of that half (lane bit 4 picks the upper
-// half first, then bit 3, ...), so 31 shuffles move 32 values instead of 5 x 32 for a butterfly of
-// each. Lane t ends with max(1, kN / 32) sums, of the outputs warp_sum_index<kN>(t, i); below 32
-// values a plain butterfly finishes, and the lanes that share an output all hold it
-// (warp_sum_owner picks one). Fixed order: deterministic.
-// One step of warp_reduce_scatter: kCount live values, partner lane at xor kOff.
-template <int kOff, int kCount, int kSize>
-__device__ __forceinline__ void warp_halve(float (&w)[kSize], int lane) {
-  if constexpr (kCount > 1) {
-    const bool upper = (lane & kOff) != 0;
-#pragma unroll
-    for (int i = 0; i < kCount / 2; ++i) {
-      const float send = upper ? w[i] : w[i + kCount / 2];
-      const float keep = upper ? w[i + kCount / 2] : w[i];
-      w[i] = keep + __shfl_xor_sync(0xffffffffu, send, kOff);
-    }
-  } else {
-    w[0] += __shfl_xor_sync(0xffffffffu, w[0], kOff);
-  }
-  if constexpr (kOff > 1) warp_halve<kOff / 2, (kCount > 1 ? kCount / 2 : 1)>(w, lane);
-}
-template <int kN>
-__device__ __forceinline__ void warp_reduce_scatter(float (&v)[kN], float (&out)[(kN + 31) / 32]) {
-  warp_halve<16, kN>(v, threadIdx.x % 32);
-#pragma unroll
-  for (int i = 0; i < (kN + 31) / 32; ++i) out[i] = v[i];
-}
-template <int kN>
-__device__ __forceinline__ int warp_sum_index(int lane, int i) {
-  return kN >= 32 ? lane * (kN / 32) + i : lane / (32 / kN);
-}
-template <int kN>
-__device__ __forceinline__ bool warp_sum_owner(int lane) {
-  return kN >= 32 || lane % (32 / kN) == 0;
-}
 
 template <int kS, bool kVecW>
 __global__ void __launch_bounds__(GemvRowsShape<kS>::kThreads) gemv_rows(GemvParams p) {
@@ -140,22 +103,8 @@ __global__ void __launch_bounds__(GemvRowsShape<kS>::kThreads) gemv_rows(GemvPar
     __syncthreads();  // xs[buf] is restaged by the next chunk's successor
   }
 
-  // Sum the lanes: lane `lane` ends with outputs e = r * kS + s at warp_sum_index<kOut>(lane, i).
-  float v[G::kPerLane];
-  warp_reduce_scatter<G::kOut>(reinterpret_cast<float(&)[G::kOut]>(acc), v);
-  if (p.splits > 1) {
-    const int counters = split_k_counters(p.splits, p.group);
-    if (!split_k_reduce<G::kPerLane, G::kThreads>(
-            v, p.partials + static_cast<long long>(tile) * p.splits * G::kPerLane * G::kThreads,
-            p.counters + static_cast<long long>(tile) * counters, slice, p.splits, p.group))
-      return;
-  }
-#pragma unroll
-  for (int i = 0; i < G::kPerLane; ++i) {
-    const int e = warp_sum_index<G::kOut>(lane, i);
-    const int r = e / kS, s = e % kS;
-    if (warp_sum_owner<G::kOut>(lane) && s < p.s_count && l0 + r < p.l_count) gemv_store(p, s, l0 + r, v[i]);
-  }
+  gemv_rows_finish<G::kOut, kS, G::kThreads>(reinterpret_cast<float(&)[G::kOut]>(acc), p, tile, slice,
+                                             [&](int r) { return l0 + r; });
 }
 
 }  // namespace kernels

@@ -10,9 +10,11 @@
 // W is always copied 16 bytes at a time. Rows that are not 16-byte aligned (kVecW false) are copied as
 // their aligned supersets: a stage of row r holds k0 - d .. k0 - d + 127, where d (0..3) is how many
 // floats W(r, k0) sits past a 16-byte boundary; a warp's rows are 4 apart, so they share d, and its
-// lanes multiply k0 - d + 4 lane .. + 3. A row lands 4 floats into its shared row where its aligned
-// superset starts 16 bytes past a 32-byte boundary, so that global and shared addresses agree within
-// 32 bytes (perf note #55; perf note #56 has the alternatives measured).
+// lanes multiply k0 - d + 4 lane .. + 3 (4-byte copies of W instead cost 1.3x, perf note #56). A row
+// lands 4 floats into its shared row where its aligned superset starts 16 bytes past a 32-byte
+// boundary (#55's rule; its effect here not measured apart). The stages are 6596 floats, so stage 1
+// starts 16 bytes past a 32-byte boundary and there the landing is the other way round: stages at
+// 32-byte boundaries measured slower on aligned W, for a reason not found (perf note #57).
 // X is staged as [s][k] rows when it runs along k (NT's A) and W is aligned; otherwise as [k][s] rows
 // padded by 4 floats every 4 rows, starting 4 rows before k0 when W is not aligned (the rows a warp
 // reads then start d rows earlier), so the reads of 8 lanes (4 k rows apart) cover the 32 banks. X
@@ -41,8 +43,7 @@ struct GemvStagedShape {
   static constexpr int kRows = 4;                    // W rows per warp, 4 apart: kRows * kS accumulators per lane
   static constexpr int kBlockRows = kWarps * kRows;  // W rows per block
   static constexpr int kBK = 128;                    // k per stage: 4 consecutive k per lane
-  // Shared W rows: kBK floats, or kBK + 8 where unaligned rows land 0 or 4 floats in (so that each
-  // 16-byte copy's global and shared addresses agree within 32 bytes: perf note #55).
+  // Shared W rows: kBK floats, or kBK + 8 where unaligned rows land 0 or 4 floats in (#55's rule).
   static constexpr int kWRow = kBK + 8;
   static constexpr int kWStage = kBlockRows * kWRow;  // floats of W per stage (room for either)
   static constexpr int kXGroup = 4 * kS + 4;         // [k][s] layout: 4 k rows, then 4 floats of padding

@@ -10,7 +10,9 @@
 // W is always copied 16 bytes at a time. Rows that are not 16-byte aligned (kVecW false) are copied as
 // their aligned supersets: a stage of row r holds k0 - d .. k0 - d + 127, where d (0..3) is how many
 // floats W(r, k0) sits past a 16-byte boundary; a warp's rows are 4 apart, so they share d, and its
-// lanes multiply k0 - d + 4 lane .. + 3 (4-byte copies of W instead cost 1.3x, perf note #56). A row
+// lanes multiply k0 - d + 4 lane .. + 3 (4-byte copies of W instead cost 1.3x, perf note #56); the
+// slice's last d k, where the stages end before them, come straight from global memory (an extra
+// stage for them cost up to 1/8 of a slice, #57). A row
 // lands 4 floats into its shared row where its aligned superset starts 16 bytes past a 32-byte
 // boundary (#55's rule; its effect here not measured apart). The stages are 6596 floats, so stage 1
 // starts 16 bytes past a 32-byte boundary and there the landing is the other way round: stages at
@@ -70,9 +72,7 @@ __global__ void __launch_bounds__(GemvStagedShape<kS>::kThreads, GemvStagedShape
   const int tile = blockIdx.x / p.splits, slice = blockIdx.x % p.splits;
   const int row0 = tile * G::kBlockRows;
   const GemvSlice range(p, slice);
-  // Unaligned rows start up to 3 floats before k0: one more stage may be needed to reach range.end.
-  const int span = range.end - range.begin + (kVecW ? 0 : 3);
-  const int tiles = range.end > range.begin ? (span + G::kBK - 1) / G::kBK : 0;
+  const int tiles = range.end > range.begin ? (range.end - range.begin + G::kBK - 1) / G::kBK : 0;
   // Each warp copies and multiplies its own rows (G::warp_row), which share d: how many floats W(row, k)
   // sits past a 16-byte boundary (k a multiple of 4, as every stage's k0). Bit r of `lands`: the
   // warp's row r lands 4 floats into its shared row, its aligned superset starting 16 bytes past a
@@ -199,6 +199,22 @@ __global__ void __launch_bounds__(GemvStagedShape<kS>::kThreads, GemvStagedShape
     if (next < tiles) load(next, next_stage);  // in flight before this stage's math
     multiply(stage);
   });
+  if constexpr (!kVecW) {
+    // The stages covered k0 - d .. k0 - d + kBK - 1 each, up to range.begin - d + tiles * kBK: the
+    // slice's last (at most d <= 3) k, if beyond, straight from global memory, lane j the j-th.
+    const int k = range.begin - d + tiles * G::kBK + lane;
+    if (k < range.end) {
+#pragma unroll
+      for (int r = 0; r < G::kRows; ++r) {
+        const int row = row0 + G::warp_row(warp, r);
+        const float w = row < p.l_count ? p.w[static_cast<long long>(row) * p.ldw + k] : 0.0f;
+#pragma unroll
+        for (int s = 0; s < kS; ++s)
+          if (s < p.s_count)
+            acc[r][s] = fmaf(w, p.x[static_cast<long long>(s) * p.x_s + static_cast<long long>(k) * p.x_k], acc[r][s]);
+      }
+    }
+  }
 
   gemv_rows_finish<G::kOut, kS, G::kThreads>(reinterpret_cast<float(&)[G::kOut]>(acc), p, tile, slice,
                                              [&](int r) { return row0 + G::warp_row(warp, r); });

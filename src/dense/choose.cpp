@@ -325,7 +325,8 @@ std::vector<GemmConfig> gemv_candidates(const GemmProblem& p) {
     c.gemv_lanes = l;
     const long long chunk = gemv_chunk(c);
     const long long chunks = (p.k + chunk - 1) / chunk;
-    const bool pack_x = !gemv_form(v, c).vec_x && gemv_form(v, c).staging != GemvStaging::Registers;
+    const GemvForm form = gemv_form(v, c);
+    const bool pack_x = form.staging != GemvStaging::Registers && !form.vec_x;
     for (int splits : kSplitCounts) {
       if (splits > chunks && splits > 1) break;
       c.splits = splits;

@@ -15,9 +15,23 @@ __device__ __forceinline__ void cp_async_4(void* smem, const float* gmem, bool v
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_addr(smem)),
                "l"(gmem), "r"(valid ? 4 : 0));
 }
+__device__ __forceinline__ void cp_async_8(void* smem, const float* gmem) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(smem_addr(smem)), "l"(gmem));
+}
 __device__ __forceinline__ void cp_async_16(void* smem, const float* gmem, int valid_floats) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(smem)),
                "l"(gmem), "r"(valid_floats * 4));
+}
+// The block's dynamic shared memory, 128-byte aligned, for kernels with static __shared__ variables
+// (split_k_reduce's flag): declared with 16-byte alignment, their dynamic memory started right after
+// the flag, 16 bytes past a 32-byte boundary, so that every 16-byte copy from a 32-byte aligned global
+// row landed at a disagreeing offset within 32 bytes, the slow case of perf note #55 (#58). Kernels
+// without static variables (the whole-tile ladder kernels, whose dynamic memory starts at the
+// block's first byte) keep their own declarations: declared here, their code comes out different.
+template <class T>
+__device__ __forceinline__ T* dynamic_smem() {
+  extern __shared__ __align__(128) float4 tilegemm_dynamic_smem[];
+  return reinterpret_cast<T*>(tilegemm_dynamic_smem);
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int kPending>

@@ -32,7 +32,7 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSm)
     gemm_split_tiled(GemmParams p, SplitTileParams sp) {
   using Block = TiledBlock<S, kTransA, kTransB, kVecA, kVecB>;
   constexpr int kAcc = Block::kAccCount;
-  extern __shared__ float4 smem_raw[];
+  float* const smem = dynamic_smem<float>();
   const int tiles_m = (p.m + S::kBlockM - 1) / S::kBlockM, tiles_n = (p.n + S::kBlockN - 1) / S::kBlockN;
   const int k_tiles = (p.k + S::kBlockK - 1) / S::kBlockK;
   int tile = blockIdx.x, slice = -1, kt_begin = 0, kt_end = k_tiles;
@@ -48,7 +48,7 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSm)
   typename Block::Acc acc = {};
   float(&values)[kAcc] = reinterpret_cast<float(&)[kAcc]>(acc);
   if (sp.operands_packed) griddep_wait();  // A or B comes from the prologue's copies
-  Block::mainloop(p, reinterpret_cast<float*>(smem_raw), m0, n0, kt_begin, kt_end, acc);
+  Block::mainloop(p, smem, m0, n0, kt_begin, kt_end, acc);
   griddep_wait();  // every block, before it ends (core/griddep.cuh); the split sum counts after it
   if (slice >= 0) {
     const long long split_tile = tile - sp.dp_tiles;
@@ -57,7 +57,7 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocksPerSm)
     if (!split_k_reduce<kAcc, S::kThreads, Block::kSumChunk, Block::kSumSlices>(values, partials, counters, slice, sp.splits, sp.group))
       return;
   }
-  Block::store(p, reinterpret_cast<float*>(smem_raw), m0, n0, acc);
+  Block::store(p, smem, m0, n0, acc);
 }
 
 }  // namespace kernels

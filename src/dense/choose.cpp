@@ -111,22 +111,26 @@ constexpr double kGemvOneFixedUs = 4.0;
 constexpr double kGemvOneWaveUs = 2.7;
 constexpr double kGemvOneSplitUs = 2.5;
 // gemv-rows:s16 with W and X staged in shared memory (gemv_rows_staged.cuh, two blocks per SM): a
-// 128-k stage of a block's 32 W rows takes ~1.0 us while the block has its SM alone and ~1.75 us
-// while two blocks share it (the SM, not DRAM, bounds it: ~2.1 TB/s on 14336x16x4096); each block
-// wave after the first +1 us, 4 us fixed. Fit to 18 runs (2048, 4096, 14336 x 12, 16 x 4096, NN and
-// NT, 1, 2, 4 slices; H100, 2026-11-26) within -12 % / +15 % (perf note #56).
-constexpr double kGemvStagedLoneStageUs = 0.98;
-constexpr double kGemvStagedSharedStageUs = 1.75;
+// 128-k stage of a block's 32 W rows takes ~0.86 us while the block has its SM alone and ~1.5 us
+// while two blocks share it (the SM, not DRAM, bounds it: ~2.4 TB/s on 14336x16x4096); each block
+// wave after the first +1 us, 4 us fixed. Fit to the kernel alone on 14336, 4096, 2048 x 16 x 4096
+// NN and 16 x 14336, 4096 x 4096 NT, 1, 2, 4 slices (H100, 2026-11-26, perf note #58): NN within
+// +-5 %, NT up to 8 % faster than predicted.
+constexpr double kGemvStagedLoneStageUs = 0.86;
+constexpr double kGemvStagedSharedStageUs = 1.5;
 constexpr double kGemvStagedWaveUs = 1.0;
 constexpr double kGemvStagedFixedUs = 4.0;
 constexpr double kGemvStagedStageK = 128;
-// W rows not 16-byte aligned (copied as aligned supersets) and 4-byte copies of X make each stage
-// slower: 14336x16x4096 at ldw + 7 119-124 us against 105-109 aligned, 4096x16x4096 39.4 against
-// 35.4; X at ldx 13 123-134; both 157-170 (the product of the two factors; H100, 2026-11-26,
-// perf note #56). Where X would be copied 4 bytes at a time the chooser also weighs packing it.
-constexpr double kGemvStagedShiftedW = 1.12;
-constexpr double kGemvPackGapUs = 2.0;  // the product launched after the packing prologue, not overlapping it
-constexpr double kGemvStagedScalarX = 1.15;
+// W rows not 16-byte aligned (stages from a 128-byte boundary, rows up to 32 apart) cost each slice
+// about 0.6 of a stage (its first and last stages copy across the slice's ends, and its last k come
+// apart): 14336x16x4096 at ldw + 7 99-100 us against 97-98 aligned in one slice, 108 against 100 in
+// four; 4-byte copies of X make each stage slower: X at ldx 23 as well 105-106 in one slice, 113 in
+// four; 2048x16x4096 k4 19.5 / 20.2 / 21.5 (H100, 2026-11-26, perf note #58). Where X would be copied
+// 4 bytes at a time the chooser also weighs packing it: the product overlaps the packing where its
+// grid fills every block slot (product_overlaps_packing), else it starts after it.
+constexpr double kGemvStagedShiftedSliceStages = 0.6;
+constexpr double kGemvPackGapUs = 2.0;
+constexpr double kGemvStagedScalarX = 1.05;
 // The last slice of a GEMV tile sums every slice's s x 128 partial outputs in order: ~0.02 us per
 // row of X per slice (16x2048x4096 columns kernel, s = 16: 32.7 us at 16 slices, 41.9 at 32; H100,
 // 2026-11-25, perf note #34).
@@ -279,10 +283,14 @@ ScoredConfig score_gemv(const GemmProblem& p, const GemmConfig& c, const DeviceF
     const double dram = (w_bytes + x_bytes + c_bytes) / (kDramEfficiency * d.mem_bandwidth_gbs * 1e3);
     const double waves = ceil_div(static_cast<double>(s.units), 2.0 * d.sm_count);
     const double stage_us = (s.units <= d.sm_count ? kGemvStagedLoneStageUs : kGemvStagedSharedStageUs) *
-                            (form.vec_w ? 1.0 : kGemvStagedShiftedW) * (form.vec_x ? 1.0 : kGemvStagedScalarX);
-    const double stages = waves * ceil_div(static_cast<double>(s.slice_k), kGemvStagedStageK) * stage_us;
-    // Packing X: the prologue's copy, and its launch, which the product waits for (not overlapped).
-    const double pack = c.pack_a || c.pack_b ? pack_us(p, c, d) + kGemvPackGapUs : 0.0;
+                            (form.vec_x ? 1.0 : kGemvStagedScalarX);
+    const double slice_stages = ceil_div(static_cast<double>(s.slice_k), kGemvStagedStageK) +
+                                (form.vec_w ? 0.0 : kGemvStagedShiftedSliceStages);
+    const double stages = waves * slice_stages * stage_us;
+    // Packing X: the prologue's copy, and its launch where the product waits for it.
+    const double pack = !(c.pack_a || c.pack_b)                     ? 0.0
+                        : product_overlaps_packing(p, c, s, d) ? pack_us(p, c, d)
+                                                                : pack_us(p, c, d) + kGemvPackGapUs;
     sc.predicted_us = std::max(dram, stages) + (waves - 1) * kGemvStagedWaveUs + kGemvStagedFixedUs + fixup + pack;
     sc.why = blocks_why + fmt(" = %.1f waves of two per SM; W and X staged in shared memory: ", waves) +
              fmt("DRAM %.1f us, 128-k stages %.1f us", dram, stages) +

@@ -87,7 +87,12 @@ struct GemvForm {
   bool vec_x = false;  // 16-byte copies of X (staged only: X aligned along the dimension it is copied)
   GemvStaging staging = GemvStaging::Registers;
 };
-inline constexpr int kGemvStagedSmemBytes = 3 * (32 * (128 + 8) + 33 * (4 * 16 + 4)) * 4;  // gemv_rows_staged.cuh, s = 16
+// gemv_rows_staged.cuh at s = 16: 3 stages of 32 W rows of 128 floats and 32 X groups of 72, and the
+// unaligned rows' tail (32 x 32 floats of W, 16 x 32 of X).
+inline constexpr int kGemvStagedSmemBytes = (3 * (32 * 128 + 32 * (4 * 16 + 8)) + 32 * 32 + 16 * 32) * 4;
+// Its blocks take 32 consecutive W rows where W's rows are 16-byte aligned, else rows up to 32 apart:
+// 32 blocks per group of 1024 rows (gemv_rows_staged.cuh, GemvStagedShape::block_row).
+inline constexpr int kGemvStagedRowGroup = 1024;
 // The compiled bound on the short dimension a product with s_count rows of X uses: 1, 2, 4, 8, 16.
 int gemv_bound(int s_count);
 

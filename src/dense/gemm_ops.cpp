@@ -82,7 +82,8 @@ GemvForm gemv_form(const GemvView& v, const GemmConfig& c) {
   f.vec_w = v.vec_w;
   if (c.family == GemmFamily::GemvRows && c.gemv_s == 16) {
     f.staging = v.x_along_k ? GemvStaging::XRowsAlongK : GemvStaging::XRowsAlongS;
-    // X along k is staged as [k][s] rows, transposed by 4-byte copies, when W's rows are not aligned.
+    // X along k behind unaligned W is copied as each row's offset allows, not 16 bytes at a time: the
+    // stages start at W's 128-byte boundaries, not X's (gemv_rows_staged.cuh).
     f.vec_x = v.vec_x && (v.vec_w || !v.x_along_k);
   }
   return f;
@@ -118,7 +119,9 @@ SplitPlan plan_split(const GemmProblem& p, const GemmConfig& c, const DeviceFact
   }
   const GemvView v = gemv_view(p);
   const int chunk = gemv_chunk(c);
-  s.tiles = ceil_div(v.l_count, gemv_block_l(c));
+  const bool row_groups = gemv_form(v, c).staging != GemvStaging::Registers && !v.vec_w;
+  s.tiles = row_groups ? ceil_div(v.l_count, kGemvStagedRowGroup) * (kGemvStagedRowGroup / gemv_block_l(c))
+                       : ceil_div(v.l_count, gemv_block_l(c));
   const long long chunks = ceil_div(p.k, chunk);
   const long long wanted = c.splits < chunks ? c.splits : chunks;
   const long long slice_chunks = ceil_div(chunks, wanted);
@@ -131,6 +134,12 @@ SplitPlan plan_split(const GemmProblem& p, const GemmConfig& c, const DeviceFact
     s.partial_bytes = static_cast<size_t>(s.tiles * s.splits * gemv_partial_tile_floats(c)) * sizeof(float);
   }
   return s;
+}
+
+bool product_overlaps_packing(const GemmProblem& p, const GemmConfig& c, const SplitPlan& s, const DeviceFacts& d) {
+  if (c.family == GemmFamily::Tiled) return s.units >= tiled_slots(c.tile, d);
+  // gemv_rows_staged.cuh waits for the packed X after its first copies of W (two blocks per SM).
+  return gemv_form(gemv_view(p), c).staging != GemvStaging::Registers && s.units >= 2LL * d.sm_count;
 }
 
 PackPlan plan_pack(const GemmProblem& p, const GemmConfig& c) {
@@ -371,9 +380,11 @@ void run_config(const CanonicalGemm& g, const GemmConfig& c, const DeviceFacts& 
   h.p.raster = static_cast<int>(c.raster);
   if (prologue)
     h = run_prologue(h, c, parts.pack, packed, reinterpret_cast<unsigned*>(counters), parts.counter_bytes(), stream);
-  if (c.family != GemmFamily::Tiled) {  // after a packing prologue: in stream order (as for tiled grids, #52)
+  const bool overlap =
+      prologue && (parts.pack.bytes() == 0 || product_overlaps_packing(describe(g), c, parts.main_split, d));
+  if (c.family != GemmFamily::Tiled) {
     launch_gemv_config(h, c, parts.main_split, reinterpret_cast<float*>(partials), reinterpret_cast<unsigned*>(counters),
-                       stream, prologue && parts.pack.bytes() == 0);
+                       stream, overlap);
     return;
   }
   CanonicalGemm main = h;
@@ -384,11 +395,6 @@ void run_config(const CanonicalGemm& g, const GemmConfig& c, const DeviceFacts& 
                                     split ? reinterpret_cast<float*>(partials) : nullptr,
                                     split ? reinterpret_cast<unsigned*>(counters) : nullptr,
                                     parts.pack.bytes() > 0 ? 1 : 0};
-  // The product overlaps a prologue that packs operands only when its blocks fill every block slot:
-  // blocks launched while the packing runs land where the packing leaves room, two to an SM where
-  // the schedule allows two, and a grid of fewer blocks than slots then runs on half the SMs
-  // (1000^3 ld + 7 on 64x128 tiles, 128 blocks: 84 us packed and overlapped, 54.5 as-is; perf note #52).
-  const bool overlap = prologue && (parts.pack.bytes() == 0 || s.units >= tiled_slots(c.tile, d));
   if (c.jit) launch_split_tiled_jit(c.tile, main, sp, s.units, stream, overlap);
   else launch_split_tiled(tiled_schedule_index(c.tile), main, sp, s.units, stream, overlap);
   if (parts.edge > 0) {  // C's last columns from the same (packed) operands: B's and C's columns from main.p.n on

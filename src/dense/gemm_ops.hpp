@@ -71,6 +71,12 @@ inline long long tiled_slots(const TileShape& t, const DeviceFacts& d) {
   return static_cast<long long>(d.sm_count) * t.blocks;
 }
 SplitPlan plan_split(const GemmProblem& p, const GemmConfig& c, const DeviceFacts& d);
+// Whether a packed config's product is launched to overlap its packing prologue (programmatic
+// dependent launch): tiled grids and gemv-rows:s16 grids that fill every block slot. A grid of fewer
+// blocks, launched while the packing runs, lands where it leaves room, two to an SM, and runs on
+// half the SMs (1000^3 ld + 7 on 64x128 tiles, 128 blocks: 84 us packed and overlapped, 54.5 as-is;
+// perf notes #52, #57).
+bool product_overlaps_packing(const GemmProblem& p, const GemmConfig& c, const SplitPlan& s, const DeviceFacts& d);
 
 // The packed copies of a config with pack_a / pack_b: op(A) as K rows of M (A^T, m-contiguous), op(B)
 // as K rows of N, each row length rounded up to 4 floats and each buffer to 256 bytes. The tiled kernel

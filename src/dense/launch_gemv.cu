@@ -26,7 +26,8 @@ static_assert(kernels::GemvColsOneShape<8>::kThreads == kGemvColsOneThreads &&
               "kGemvColsOneThreads / gemv_cols_one_step (config.hpp) mirror gemv_cols_one.cuh");
 static_assert(kernels::GemvStagedShape<16>::kSmemBytes == kGemvStagedSmemBytes &&
                   kernels::GemvStagedShape<16>::kBlockRows == 32 && kGemvRowsChunk % kernels::GemvStagedShape<16>::kBK == 0 &&
-                  kernels::GemvStagedShape<16>::kThreads == kGemvThreads && kernels::GemvStagedShape<16>::kPerLane == 2,
+                  kernels::GemvStagedShape<16>::kThreads == kGemvThreads && kernels::GemvStagedShape<16>::kPerLane == 2 &&
+                  kernels::GemvStagedShape<16>::kLine * kernels::GemvStagedShape<16>::kBlockRows == kGemvStagedRowGroup,
               "gemv_rows_staged.cuh at s = 16 has gemv-rows:s16's blocks, slices and partial tiles (config.hpp)");
 
 namespace {
@@ -67,7 +68,6 @@ void launch_staged(const GemvForm& f, const kernels::GemvParams& p, long long un
   with_bool(f.vec_w, [&](auto vec_w) {
     with_bool(f.vec_x, [&](auto vec_x) {
       constexpr bool kVecW = decltype(vec_w)::value, kVecX = decltype(vec_x)::value;
-      // X along k is copied transposed, 4 bytes at a time, when W is not aligned (gemv_form).
       void (*kernel)(kernels::GemvParams) = f.staging == GemvStaging::XRowsAlongK
                                                 ? kernels::gemv_rows_staged<16, GemvXStage::KRows, kVecW, kVecW && kVecX>
                                                 : kernels::gemv_rows_staged<16, GemvXStage::SRows, kVecW, kVecX>;

@@ -344,9 +344,41 @@ TEST(GemmPlan, GemvSlicesAreWholeChunks) {
   EXPECT_EQ(r.partial_bytes, 0u);
 }
 
+// gemv-rows:s16 over W rows that are not 16-byte aligned takes blocks of rows 32 apart: 32 blocks per
+// group of 1024 rows, the last group's blocks partly empty. A packed X is overlapped by the product
+// only where its grid fills every block slot (two blocks per SM).
+TEST(GemmPlan, StagedGemvOverUnalignedRowsTakesGroupsOf1024Rows) {
+  const DeviceFacts d = h100();
+  const GemmConfig k1 = parse_gemm_config("gemv-rows:s16:k1", "config");
+  GemmProblem p = problem(1100, 16, 4096);
+  EXPECT_EQ(plan_split(p, k1, d).tiles, 35);
+  p.vec_a = false;  // W = A
+  EXPECT_EQ(plan_split(p, k1, d).tiles, 64);
+  EXPECT_EQ(plan_split(p, k1, d).units, 64);
+  GemmProblem big = problem(14336, 16, 4096);
+  big.vec_a = false;
+  EXPECT_EQ(plan_split(big, k1, d).tiles, 448);
+  GemmProblem nt = problem(16, 2049, 4096, false, true);
+  nt.vec_b = false;  // W = B
+  EXPECT_EQ(plan_split(nt, k1, d).tiles, 96);
+  // Packing X (B with an unaligned ldb): 448 blocks overlap it, 128 do not, 512 (4 slices) do.
+  GemmProblem x_big = problem(14336, 16, 4096), x_small = problem(4096, 16, 4096);
+  x_big.vec_b = false;
+  x_small.vec_b = false;
+  const GemmConfig pack1 = parse_gemm_config("gemv-rows:s16:k1:pack-b", "config");
+  const GemmConfig pack4 = parse_gemm_config("gemv-rows:s16:k4:pack-b", "config");
+  EXPECT_TRUE(product_overlaps_packing(x_big, pack1, plan_split(x_big, pack1, d), d));
+  EXPECT_FALSE(product_overlaps_packing(x_small, pack1, plan_split(x_small, pack1, d), d));
+  EXPECT_TRUE(product_overlaps_packing(x_small, pack4, plan_split(x_small, pack4, d), d));
+  // The overlapped packing costs its bytes only; the other its launch as well.
+  const double overlapped = score_config(x_big, pack1, d).predicted_us - score_config(problem(14336, 16, 4096), k1, d).predicted_us;
+  EXPECT_GT(overlapped, 0.0);
+  EXPECT_LT(overlapped, 2.0);
+}
+
 // gemv-rows:s16 stages W and X in shared memory, X along whichever dimension it is contiguous, W
 // always by 16-byte copies, X by 16-byte copies where it is aligned along the dimension it is copied
-// (X along k is copied transposed, 4 bytes at a time, when W is not aligned); at s < 16 W goes
+// (X along k behind unaligned W: as each row's offset allows, vec_x false); at s < 16 W goes
 // through registers.
 TEST(GemmChooser, GemvRowsStagesItsOperandsAtS16) {
   const GemmConfig s16 = parse_gemm_config("gemv-rows:s16:k2", "config"), s8 = parse_gemm_config("gemv-rows:s8", "config");
@@ -368,7 +400,7 @@ TEST(GemmChooser, GemvRowsStagesItsOperandsAtS16) {
   EXPECT_FALSE(form(x_unaligned).vec_x);
   EXPECT_EQ(form(problem(14336, 16, 4096, false, false, false)).staging, GemvStaging::XRowsAlongS);
   GemmProblem nt_w_unaligned = problem(16, 14336, 4096, false, true);
-  nt_w_unaligned.vec_b = false;  // W = B; X = A along k, aligned, but copied transposed
+  nt_w_unaligned.vec_b = false;  // W = B; X = A along k, aligned, but its stages start lead k early
   EXPECT_EQ(form(nt_w_unaligned).staging, GemvStaging::XRowsAlongK);
   EXPECT_FALSE(form(nt_w_unaligned).vec_x);
   EXPECT_EQ(form(problem(14336, 8, 4096), s8).staging, GemvStaging::Registers);

@@ -7,20 +7,20 @@
 // (1.5 TB/s, perf note #39). Here kStages - 1 stages are in flight while one is multiplied, no
 // register holds a load, and two blocks share an SM (perf note #56).
 //
-// W is always copied 16 bytes at a time. Rows that are not 16-byte aligned (kVecW false) are copied as
-// their aligned supersets: a stage of row r holds k0 - d .. k0 - d + 127, where d (0..3) is how many
-// floats W(r, k0) sits past a 16-byte boundary; a warp's rows are 4 apart, so they share d, and its
-// lanes multiply k0 - d + 4 lane .. + 3 (4-byte copies of W instead cost 1.3x, perf note #56); the
-// slice's last d k, where the stages end before them, come straight from global memory (an extra
-// stage for them cost up to 1/8 of a slice, #57). A row
-// lands 4 floats into its shared row where its aligned superset starts 16 bytes past a 32-byte
-// boundary (#55's rule; its effect here not measured apart). The stages are 6596 floats, so stage 1
-// starts 16 bytes past a 32-byte boundary and there the landing is the other way round: stages at
-// 32-byte boundaries measured slower on aligned W, for a reason not found (perf note #57).
-// X is staged as [s][k] rows when it runs along k (NT's A) and W is aligned; otherwise as [k][s] rows
-// padded by 4 floats every 4 rows, starting 4 rows before k0 when W is not aligned (the rows a warp
-// reads then start d rows earlier), so the reads of 8 lanes (4 k rows apart) cover the 32 banks. X
-// is copied 16 bytes at a time where it is aligned along the dimension it is copied, else 4 bytes.
+// W is always copied 16 bytes at a time, each warp's copy of a row one 512-byte piece. Rows that are
+// not 16-byte aligned (kVecW false) are taken up to 32 apart (block_row), so that a block's
+// rows sit at one offset `lead` (0..31 floats) past a 128-byte boundary, and every stage holds
+// k0 - lead .. k0 - lead + 127 of W and of X alike: W's pieces are whole 128-byte lines, and the
+// multiply is the aligned one. A 16-byte copy is slow where its global and shared addresses disagree
+// within 32 bytes (#55), and a piece that spans 5 lines costs a fifth more shared-memory wavefronts
+// (#58). The slice's first chunks lose the lead's k before the slice (zeros, or 4-byte copies of the
+// chunk that straddles it; the same at its end, so that no copy reads past W's last row), and its last
+// (at most lead) k, past the stages, are copied with stage 0 into a small tail area and multiplied at
+// the end.
+// X is staged as [s][k] rows when it runs along k (NT's A); otherwise as [k][s] rows, padded by 8
+// floats every 4 rows (GemvStagedShape::kXGroup). X is copied 16 bytes at a time where it is aligned
+// along the dimension it is copied, else 4 bytes; [s][k] rows behind unaligned W start lead k before
+// a stage's k0, and each is copied 16, 8 or 4 bytes at a time as its offset from that k allows.
 // Elements outside the slice's K range are zeros in shared memory, never read from W or X.
 // Measured (H100): docs/shapes.md.
 // Build and run: bash scripts/build.sh && build/tilegemm bench --shape 14336x16x4096 --kernels auto
@@ -42,134 +42,228 @@ struct GemvStagedShape {
   // (spilled), 8 stages of one block, and 8 W rows per warp in one block of 242 registers: within
   // -5 % / +12 % of these across the N <= 16 products, none better everywhere (perf note #56).
   static constexpr int kStages = 3, kMinBlocks = 2;
-  static constexpr int kRows = 4;                    // W rows per warp, 4 apart: kRows * kS accumulators per lane
+  static constexpr int kRows = 4;                    // W rows per warp: kRows * kS accumulators per lane
   static constexpr int kBlockRows = kWarps * kRows;  // W rows per block
-  static constexpr int kBK = 128;                    // k per stage: 4 consecutive k per lane
-  // Shared W rows: kBK floats, or kBK + 8 where unaligned rows land 0 or 4 floats in (#55's rule).
-  static constexpr int kWRow = kBK + 8;
-  static constexpr int kWStage = kBlockRows * kWRow;  // floats of W per stage (room for either)
-  static constexpr int kXGroup = 4 * kS + 4;         // [k][s] layout: 4 k rows, then 4 floats of padding
-  static constexpr int kXLead = 4;                   // [k][s] rows before k0 when W is not aligned
-  static constexpr int kXStage = (kBK + kXLead) / 4 * kXGroup;  // floats of X per stage (>= kS * kBK)
-  static constexpr int kStageFloats = kWStage + kXStage;
-  static constexpr int kSmemBytes = kStages * kStageFloats * 4;
+  static constexpr int kBK = 128;                    // k per stage: 4 consecutive k per lane, a 512-byte row piece
+  static constexpr int kLine = 32;                   // floats per 128-byte line
+  static constexpr int kWStage = kBlockRows * kBK;   // floats of W per stage
+  // [k][s] layout: 4 k rows, then 8 floats, so that every row starts at a 32-byte boundary as X's
+  // rows do (#55). The reads of 8 lanes, 4 k rows apart, then fall on 4 bank groups twice: lanes
+  // 4-7 of every 8 read a row's 16-byte chunks in the order 1 0 3 2 (flip), which spreads them.
+  static constexpr int kXGroup = 4 * kS + 8;
+  static constexpr int kXStage = kBK / 4 * kXGroup;  // floats of X per stage (>= kS * kBK for [s][k])
+  // Every stage, and so every shared W row, starts at a 128-byte boundary.
+  static constexpr int kStageFloats = (kWStage + kXStage + kLine - 1) / kLine * kLine;
+  // Unaligned W: the slice's last (at most kLine - 1) k past the stages, for each block row
+  // ([row][k]), and X at those k ([s][k]).
+  static constexpr int kTailW = kBlockRows * kLine, kTailFloats = kTailW + kS * kLine;
+  static constexpr int kSmemBytes = (kStages * kStageFloats + kTailFloats) * 4;
   static constexpr int kOut = kRows * kS, kPerLane = (kOut + 31) / 32;
   static_assert(kS == 8 || kS == 16, "kS is 8 or 16");
-  // Row i of a warp's rows: rows 4 apart share their misalignment d (4 ldw is a multiple of 4).
+  static_assert(kS * kBK <= kXStage, "[s][k] X fits the stage");
+  // The block rows (0..kBlockRows - 1) of warp `warp`.
   static __device__ __forceinline__ int warp_row(int warp, int i) { return warp % 4 + 4 * i + 16 * (warp / 4); }
+  // W row of block row b: kBlockRows consecutive rows per tile where W's rows are 16-byte aligned.
+  // Otherwise rows `step` apart, the fewest that sit at one offset from a 128-byte boundary (step ldw
+  // floats a whole number of lines: 32 for an odd ldw, 1 where ldw is a multiple of 32): tile t takes
+  // rows t % step + step b of the (t / step)-th group of step kBlockRows rows. The grid has kLine
+  // tiles per group of kLine kBlockRows rows (kGemvStagedRowGroup, config.hpp); tiles past the last
+  // row have nothing to do.
+  static __device__ __forceinline__ int row_step(int ldw) {
+    const int low = ldw & -ldw;  // the largest power of 2 dividing ldw
+    return low >= kLine ? 1 : kLine / low;
+  }
+  template <bool kVecW>
+  static __device__ __forceinline__ int block_row(int tile, int b, int step) {
+    return kVecW ? tile * kBlockRows + b : tile / step * (step * kBlockRows) + tile % step + step * b;
+  }
 };
 
-// kVecW: W's rows 16-byte aligned (ldw % 4 == 0 and W 16-byte aligned); kVecX: X likewise along the
-// dimension it is copied (its rows of k when kX is KRows and W is aligned, else its rows of s).
+// X(s, k0 + kk) at x[s * x_s + k0 + kk] into a stage's [s][k] rows, 16 bytes (kVec) or 4 bytes at a
+// time: thread e copies row e / (kBK / width). A stage inside the slice with every s present copies
+// without bounds; otherwise elements outside the slice or past s_count are zeros (with kVec, k0 -
+// begin is a multiple of 4: a chunk starts inside the slice or wholly before it).
+template <class G, bool kVec>
+__device__ __forceinline__ void gemv_stage_x_rows_of_k(float* xs, const GemvParams& p, int k0, const GemvSlice& range,
+                                                       bool inside) {
+  constexpr int kS = G::kS, kW = kVec ? 4 : 1, kChunks = G::kBK / kW, kSStep = G::kThreads / kChunks;
+  const int s0 = threadIdx.x / kChunks, kk = threadIdx.x % kChunks * kW, kx = k0 + kk;
+  if (inside && p.s_count == kS) {
+    const float* src = p.x + static_cast<long long>(s0) * p.x_s + kx;
+#pragma unroll
+    for (int i = 0; i < kS / kSStep; ++i) {
+      float* dst = xs + (s0 + kSStep * i) * G::kBK + kk;
+      const float* from = src + static_cast<long long>(kSStep * i) * p.x_s;
+      if (kVec) cp_async_16(dst, from, 4);
+      else cp_async_4(dst, from, true);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < kS / kSStep; ++i) {
+      const int s = s0 + kSStep * i;
+      float* dst = xs + s * G::kBK + kk;
+      if (kVec) {
+        const int left = s < p.s_count && kx >= range.begin ? range.end - kx : 0;
+        const int valid = left < 0 ? 0 : left > kW ? kW : left;
+        cp_async_16(dst, valid > 0 ? p.x + static_cast<long long>(s) * p.x_s + kx : p.x, valid);
+      } else {
+        const bool ok = s < p.s_count && kx >= range.begin && kx < range.end;
+        cp_async_4(dst, ok ? p.x + static_cast<long long>(s) * p.x_s + kx : p.x, ok);
+      }
+    }
+  }
+}
+
+// kVecW: W's rows 16-byte aligned (ldw % 4 == 0, W 16-byte aligned): consecutive block rows, every
+// stage at its k0 (fastest where the rows also start at 128-byte boundaries: 5 lines per piece
+// otherwise). kVecX: X 16-byte aligned along the dimension it is copied (rows of s for SRows; rows of
+// k for KRows, where W is aligned: unaligned W's stages start lead k early, and each X row is then
+// copied as wide as its own offset allows).
 template <int kS, GemvXStage kX, bool kVecW, bool kVecX>
 __global__ void __launch_bounds__(GemvStagedShape<kS>::kThreads, GemvStagedShape<kS>::kMinBlocks)
     gemv_rows_staged(GemvParams p) {
   using G = GemvStagedShape<kS>;
-  constexpr bool kXByS = kX == GemvXStage::KRows && kVecW;  // X staged as [s][k] rows
-  constexpr int kLead = kVecW ? 0 : G::kXLead;              // [k][s] rows staged before k0
-  extern __shared__ __align__(16) float smem[];
+  constexpr bool kXByS = kX == GemvXStage::KRows;  // X staged as [s][k] rows
+  float* const smem = dynamic_smem<float>();
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int tile = blockIdx.x / p.splits, slice = blockIdx.x % p.splits;
-  const int row0 = tile * G::kBlockRows;
   const GemvSlice range(p, slice);
   const int tiles = range.end > range.begin ? (range.end - range.begin + G::kBK - 1) / G::kBK : 0;
-  // Each warp copies and multiplies its own rows (G::warp_row), which share d: how many floats W(row, k)
-  // sits past a 16-byte boundary (k a multiple of 4, as every stage's k0). Bit r of `lands`: the
-  // warp's row r lands 4 floats into its shared row, its aligned superset starting 16 bytes past a
-  // 32-byte boundary (k0 is a multiple of 8 floats).
-  constexpr int kWRow = kVecW ? G::kBK : G::kWRow;
-  const float* w_row0 = p.w + static_cast<long long>(row0 + G::warp_row(warp, 0)) * p.ldw;
-  const int d = kVecW ? 0 : static_cast<int>(reinterpret_cast<unsigned long long>(w_row0) / 4 % 4);
-  int lands = 0;
-  if (!kVecW)
-#pragma unroll
-    for (int r = 0; r < G::kRows; ++r)
-      lands |= (reinterpret_cast<unsigned long long>(w_row0 + static_cast<long long>(4 * r) * p.ldw - d) % 32 != 0) << r;
+  const int step = kVecW ? 1 : G::row_step(p.ldw);
+  auto row_of = [&](int i) { return G::template block_row<kVecW>(tile, G::warp_row(warp, i), step); };
+  if (!kVecW && G::template block_row<kVecW>(tile, 0, step) >= p.l_count) {  // a tile past the last row
+    griddep_wait();  // core/griddep.cuh: before it ends
+    return;
+  }
+  auto w_row = [&](int i) { return p.w + static_cast<long long>(row_of(i)) * p.ldw; };
+  // lead: how many floats W(row, k) sits past a 128-byte boundary, the same for every row of the
+  // block (k a multiple of kLine, as every slice's first k); each stage starts lead k before its k0.
+  const int lead = kVecW ? 0 : static_cast<int>(reinterpret_cast<unsigned long long>(w_row(0)) / 4 % G::kLine);
   // A 16-byte aligned address inside W's allocation for copies that read nothing.
   const float* w_safe = reinterpret_cast<const float*>(reinterpret_cast<unsigned long long>(p.w) & ~15ull);
+  float* const tail = smem + G::kStages * G::kStageFloats;
+  const int tail_k = range.begin - lead + tiles * G::kBK;  // the first k past the stages
 
   auto load = [&](int t, int stage) {
     float* ws = smem + stage * G::kStageFloats;
     float* xs = ws + G::kWStage;
-    const int k0 = range.begin + t * G::kBK;
+    const int k0 = range.begin - lead + t * G::kBK;  // the stage's first k
     static_assert(G::kBK == 4 * 32, "a warp copies a stage of one W row, 16 bytes per lane");
+    const int k = k0 + 4 * lane;  // the lane's W chunk
+    if (kVecW || (k0 >= range.begin && k0 + G::kBK <= range.end)) {
 #pragma unroll
-    for (int i = 0; i < G::kRows; ++i) {  // 512 bytes of each of the warp's rows
-      const int r = G::warp_row(warp, i), row = row0 + r;
-      const int k = k0 - d + 4 * lane;  // the chunk's first k
-      const float* src = w_row0 + static_cast<long long>(4 * i) * p.ldw + k;
-      float* dst = ws + r * kWRow + (lands >> i & 1) * 4 + 4 * lane;
-      if (kVecW || k >= range.begin) {
-        const int left = row < p.l_count ? range.end - k : 0;
+      for (int i = 0; i < G::kRows; ++i) {
+        const int left = row_of(i) < p.l_count ? range.end - k : 0;
         const int valid = left < 0 ? 0 : left > 4 ? 4 : left;
-        cp_async_16(dst, valid > 0 ? src : w_safe, valid);
-      } else {  // the chunk that holds the slice's first k: 4-byte copies of the part inside it
+        cp_async_16(ws + G::warp_row(warp, i) * G::kBK + 4 * lane, valid > 0 ? w_row(i) + k : w_safe, valid);
+      }
+    } else {  // a slice's first or last stage of unaligned rows: a chunk across either end of the slice by 4-byte copies
 #pragma unroll
-        for (int j = 0; j < 4; ++j) {
-          const bool ok = row < p.l_count && k + j >= range.begin && k + j < range.end;
-          cp_async_4(dst + j, ok ? src + j : p.w, ok);
+      for (int i = 0; i < G::kRows; ++i) {
+        float* dst = ws + G::warp_row(warp, i) * G::kBK + 4 * lane;
+        const bool row_ok = row_of(i) < p.l_count;
+        if ((k >= range.begin && k + 4 <= range.end) || k + 4 <= range.begin || k >= range.end) {  // inside, or zeros
+          const bool ok = row_ok && k >= range.begin && k < range.end;
+          cp_async_16(dst, ok ? w_row(i) + k : w_safe, ok ? 4 : 0);
+        } else {
+#pragma unroll
+          for (int j = 0; j < 4; ++j) {
+            const bool ok = row_ok && k + j >= range.begin && k + j < range.end;
+            cp_async_4(dst + j, ok ? w_row(i) + k + j : p.w, ok);
+          }
         }
       }
     }
-    if constexpr (kXByS) {  // X(s, k) at x[s * x_s + k] into [s][k] rows
-      constexpr int kW = kVecX ? 4 : 1, kChunks = G::kBK / kW;
-#pragma unroll 4
-      for (int i = 0; i < kS * kChunks / G::kThreads; ++i) {
-        const int e = threadIdx.x + i * G::kThreads, s = e / kChunks, kk = e % kChunks * kW, k = k0 + kk;
-        const int left = s < p.s_count ? range.end - k : 0;
-        const int valid = left < 0 ? 0 : left > kW ? kW : left;
-        const float* src = valid > 0 ? p.x + static_cast<long long>(s) * p.x_s + k : p.x;
-        if (kVecX) cp_async_16(xs + s * G::kBK + kk, src, valid);
-        else cp_async_4(xs + s * G::kBK + kk, src, valid > 0);
+    if (!kVecW && t == 0 && lead > 0) {  // W(row, tail_k + lane): the slice's last k past the stages
+#pragma unroll
+      for (int i = 0; i < G::kRows; ++i) {
+        const bool ok = row_of(i) < p.l_count && tail_k + lane < range.end;
+        cp_async_4(tail + G::warp_row(warp, i) * G::kLine + lane, ok ? w_row(i) + tail_k + lane : p.w, ok);
       }
-    } else {  // X(s, k) for k = k0 - kLead + kk into [k][s] rows: kk / 4 * kXGroup + kk % 4 * kS + s
-      constexpr int kRowsX = G::kBK + kLead;
-      auto at = [](int kk, int s) { return kk / 4 * G::kXGroup + kk % 4 * kS + s; };
-      if constexpr (kX == GemvXStage::SRows) {  // X(s, k) at x[k * x_k + s]: consecutive threads along s
-        constexpr int kW = kVecX ? 4 : 1, kChunks = kS / kW, kCopies = kRowsX * kChunks;
-#pragma unroll 4
-        for (int i = 0; i < (kCopies + G::kThreads - 1) / G::kThreads; ++i) {
-          const int e = threadIdx.x + i * G::kThreads;
-          if (kCopies % G::kThreads != 0 && e >= kCopies) break;
-          const int kk = e / kChunks, s = e % kChunks * kW, k = k0 - kLead + kk;
-          const int left = k >= range.begin && k < range.end ? p.s_count - s : 0;
-          const int valid = left < 0 ? 0 : left > kW ? kW : left;
-          const float* src = valid > 0 ? p.x + static_cast<long long>(k) * p.x_k + s : p.x;
-          if (kVecX) cp_async_16(xs + at(kk, s), src, valid);
-          else cp_async_4(xs + at(kk, s), src, valid > 0);
+    }
+    // A packed X comes from the call's prologue: the first stage's copies of W are in flight while
+    // this waits for it (a launch that overlaps nothing returns at once; core/griddep.cuh).
+    if (t == 0) griddep_wait();
+    if (!kVecW && t == 0 && lead > 0) {
+#pragma unroll
+      for (int i = 0; i < kS * G::kLine / G::kThreads; ++i) {  // X(s, tail_k + j) into the tail's [s][j]
+        const int e = threadIdx.x + i * G::kThreads;
+        const int s = kXByS ? e / G::kLine : e % kS, j = kXByS ? e % G::kLine : e / kS;
+        const bool ok = s < p.s_count && tail_k + j < range.end;
+        cp_async_4(tail + G::kTailW + s * G::kLine + j,
+                   ok ? p.x + static_cast<long long>(s) * p.x_s + static_cast<long long>(tail_k + j) * p.x_k : p.x, ok);
+      }
+    }
+    // X: a stage inside the slice with every s present copies without bounds (`inside`); otherwise
+    // elements outside the slice or past s_count are zeros. Without bounds, 4-byte copies of [k][s]
+    // rows past s_count read row 0 instead: those sums are never stored.
+    const bool inside = k0 >= range.begin && k0 + G::kBK <= range.end;
+    if constexpr (kXByS) {  // X(s, k) at x[s * x_s + k] into [s][k] rows
+      if (kVecW) {
+        gemv_stage_x_rows_of_k<G, kVecX>(xs, p, k0, range, inside);
+      } else if (inside && p.s_count == kS) {  // each row at the widest copies its offset from a 16-byte boundary allows
+        for (int s = warp; s < kS; s += G::kWarps) {
+          const float* src = p.x + static_cast<long long>(s) * p.x_s + k0;
+          float* dst = xs + s * G::kBK;
+          const int offset = static_cast<int>(reinterpret_cast<unsigned long long>(src) / 4 % 4);
+          if (offset == 0) {
+            cp_async_16(dst + 4 * lane, src + 4 * lane, 4);
+          } else if (offset == 2) {
+#pragma unroll
+            for (int j = 0; j < 2; ++j) cp_async_8(dst + 2 * lane + 64 * j, src + 2 * lane + 64 * j);
+          } else {
+#pragma unroll
+            for (int j = 0; j < 4; ++j) cp_async_4(dst + lane + 32 * j, src + lane + 32 * j, true);
+          }
         }
-      } else {  // X(s, k) at x[s * x_s + k] (W not aligned): 4-byte copies, consecutive threads along k
-        constexpr int kCopies = kRowsX * kS;
-#pragma unroll 4
-        for (int i = 0; i < (kCopies + G::kThreads - 1) / G::kThreads; ++i) {
-          const int e = threadIdx.x + i * G::kThreads;
-          if (kCopies % G::kThreads != 0 && e >= kCopies) break;
-          const int s = e / kRowsX, kk = e % kRowsX, k = k0 - kLead + kk;
-          const bool ok = s < p.s_count && k >= range.begin && k < range.end;
-          cp_async_4(xs + at(kk, s), ok ? p.x + static_cast<long long>(s) * p.x_s + k : p.x, ok);
+      } else {
+        gemv_stage_x_rows_of_k<G, false>(xs, p, k0, range, inside);
+      }
+    } else {  // X(s, k) at x[k * x_k + s] into [k][s] rows (kk / 4 * kXGroup + kk % 4 * kS + s): thread e copies s = e % kChunks
+      constexpr int kW = kVecX ? 4 : 1, kChunks = kS / kW, kKStep = G::kThreads / kChunks;
+      static_assert(kKStep % 4 == 0 && G::kBK % kKStep == 0, "a thread's k rows are whole groups apart");
+      const int s = threadIdx.x % kChunks * kW, kk0 = threadIdx.x / kChunks;
+      float* const dst = xs + kk0 / 4 * G::kXGroup + kk0 % 4 * kS + s;
+      if (inside && (!kVecX || p.s_count == kS)) {
+        const int s_read = s < p.s_count ? s : 0;
+        const float* src = p.x + static_cast<long long>(k0 + kk0) * p.x_k + s_read;
+#pragma unroll
+        for (int i = 0; i < G::kBK / kKStep; ++i) {
+          const float* from = src + static_cast<long long>(kKStep * i) * p.x_k;
+          if (kVecX) cp_async_16(dst + kKStep / 4 * i * G::kXGroup, from, 4);
+          else cp_async_4(dst + kKStep / 4 * i * G::kXGroup, from, true);
+        }
+      } else {
+#pragma unroll
+        for (int i = 0; i < G::kBK / kKStep; ++i) {
+          const int kx = k0 + kk0 + kKStep * i;
+          const int left = kx >= range.begin && kx < range.end ? p.s_count - s : 0;
+          const int valid = left < 0 ? 0 : left > kW ? kW : left;
+          const float* src = valid > 0 ? p.x + static_cast<long long>(kx) * p.x_k + s : p.x;
+          if (kVecX) cp_async_16(dst + kKStep / 4 * i * G::kXGroup, src, valid);
+          else cp_async_4(dst + kKStep / 4 * i * G::kXGroup, src, valid > 0);
         }
       }
     }
   };
 
   float acc[G::kRows][kS] = {};
-  // The warp's lanes read the [k][s] rows of k0 - d + 4 lane + j, j = 0..3: row kLead - d + j of
-  // group `lane`, i.e. group lane + 1 less d rows, one group back (4 floats less padding) for j < d.
-  const int x_base = kVecW ? lane * G::kXGroup : (lane + 1) * G::kXGroup - d * kS;
+  // [k][s] X: this lane reads chunk q ^ flip of each X row into acc's chunk q (GemvStagedShape::kXGroup).
+  const int flip = kXByS ? 0 : lane >> 2 & 1;
   auto multiply = [&](int stage) {
     const float* ws = smem + stage * G::kStageFloats + lane * 4;
     const float* xs = smem + stage * G::kStageFloats + G::kWStage;
     float4 wv[G::kRows];
 #pragma unroll
-    for (int r = 0; r < G::kRows; ++r)
-      wv[r] = *reinterpret_cast<const float4*>(ws + G::warp_row(warp, r) * kWRow + (lands >> r & 1) * 4);
+    for (int r = 0; r < G::kRows; ++r) wv[r] = *reinterpret_cast<const float4*>(ws + G::warp_row(warp, r) * G::kBK);
     if constexpr (!kXByS) {
+      // The lane's k are 4 lane + j: row j of group `lane`.
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
-        const float* xrow = xs + x_base + j * kS - (!kVecW && j < d ? G::kXGroup - 4 * kS : 0);
+        const float* xrow = xs + lane * G::kXGroup + j * kS;
 #pragma unroll
         for (int q = 0; q < kS / 4; ++q) {
-          const float4 xv = *reinterpret_cast<const float4*>(xrow + 4 * q);
+          const float4 xv = *reinterpret_cast<const float4*>(xrow + 4 * (q ^ flip));
 #pragma unroll
           for (int r = 0; r < G::kRows; ++r) {
             const float wj = j == 0 ? wv[r].x : j == 1 ? wv[r].y : j == 2 ? wv[r].z : wv[r].w;
@@ -199,25 +293,30 @@ __global__ void __launch_bounds__(GemvStagedShape<kS>::kThreads, GemvStagedShape
     if (next < tiles) load(next, next_stage);  // in flight before this stage's math
     multiply(stage);
   });
-  if constexpr (!kVecW) {
-    // The stages covered k0 - d .. k0 - d + kBK - 1 each, up to range.begin - d + tiles * kBK: the
-    // slice's last (at most d <= 3) k, if beyond, straight from global memory, lane j the j-th.
-    const int k = range.begin - d + tiles * G::kBK + lane;
-    if (k < range.end) {
+  if constexpr (!kXByS) {  // back to acc[r][s] = the sum for s
 #pragma unroll
-      for (int r = 0; r < G::kRows; ++r) {
-        const int row = row0 + G::warp_row(warp, r);
-        const float w = row < p.l_count ? p.w[static_cast<long long>(row) * p.ldw + k] : 0.0f;
+    for (int r = 0; r < G::kRows; ++r)
 #pragma unroll
-        for (int s = 0; s < kS; ++s)
-          if (s < p.s_count)
-            acc[r][s] = fmaf(w, p.x[static_cast<long long>(s) * p.x_s + static_cast<long long>(k) * p.x_k], acc[r][s]);
-      }
+      for (int q = 0; q < kS / 4; q += 2)
+#pragma unroll
+        for (int c = 0; c < 4; ++c) {
+          const float a = acc[r][4 * q + c], b = acc[r][4 * q + 4 + c];
+          acc[r][4 * q + c] = flip ? b : a;
+          acc[r][4 * q + 4 + c] = flip ? a : b;
+        }
+  }
+  if (!kVecW && tiles > 0 && lead > 0) {  // the tail, landed with stage 0 (zeros past the slice): lane j takes k tail_k + j
+    const float* tx = tail + G::kTailW + lane;
+#pragma unroll
+    for (int r = 0; r < G::kRows; ++r) {
+      const float w = tail[G::warp_row(warp, r) * G::kLine + lane];
+#pragma unroll
+      for (int s = 0; s < kS; ++s) acc[r][s] = fmaf(w, tx[s * G::kLine], acc[r][s]);
     }
   }
 
-  gemv_rows_finish<G::kOut, kS, G::kThreads>(reinterpret_cast<float(&)[G::kOut]>(acc), p, tile, slice,
-                                             [&](int r) { return row0 + G::warp_row(warp, r); });
+  if (tiles == 0) griddep_wait();  // core/griddep.cuh: before it ends (else in the first load)
+  gemv_rows_finish<G::kOut, kS, G::kThreads>(reinterpret_cast<float(&)[G::kOut]>(acc), p, tile, slice, row_of);
 }
 
 }  // namespace kernels

@@ -114,8 +114,8 @@ constexpr double kGemvOneSplitUs = 2.5;
 // 128-k stage of a block's 32 W rows takes ~0.86 us while the block has its SM alone and ~1.5 us
 // while two blocks share it (the SM, not DRAM, bounds it: ~2.4 TB/s on 14336x16x4096); each block
 // wave after the first +1 us, 4 us fixed. Fit to the kernel alone on 14336, 4096, 2048 x 16 x 4096
-// NN and 16 x 14336, 4096 x 4096 NT, 1, 2, 4 slices (H100, 2026-11-26, perf note #58): NN within
-// +-5 %, NT up to 8 % faster than predicted.
+// NN and 16 x 14336, 4096 x 4096 NT, 1, 2, 4 slices (H100, 2026-11-26): NN within
+// +-5 %, NT up to 8 % faster than predicted (perf note #59).
 constexpr double kGemvStagedLoneStageUs = 0.86;
 constexpr double kGemvStagedSharedStageUs = 1.5;
 constexpr double kGemvStagedWaveUs = 1.0;
@@ -125,7 +125,7 @@ constexpr double kGemvStagedStageK = 128;
 // about 0.6 of a stage (its first and last stages copy across the slice's ends, and its last k come
 // apart): 14336x16x4096 at ldw + 7 99-100 us against 97-98 aligned in one slice, 108 against 100 in
 // four; 4-byte copies of X make each stage slower: X at ldx 23 as well 105-106 in one slice, 113 in
-// four; 2048x16x4096 k4 19.5 / 20.2 / 21.5 (H100, 2026-11-26, perf note #58). Where X would be copied
+// four; 2048x16x4096 k4 19.5 / 20.2 / 21.5 (H100, 2026-11-26, perf note #59). Where X would be copied
 // 4 bytes at a time the chooser also weighs packing it: the product overlaps the packing where its
 // grid fills every block slot (product_overlaps_packing), else it starts after it.
 constexpr double kGemvStagedShiftedSliceStages = 0.6;

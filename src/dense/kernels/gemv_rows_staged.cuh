@@ -13,7 +13,7 @@
 // k0 - lead .. k0 - lead + 127 of W and of X alike: W's pieces are whole 128-byte lines, and the
 // multiply is the aligned one. A 16-byte copy is slow where its global and shared addresses disagree
 // within 32 bytes (#55), and a piece that spans 5 lines costs a fifth more shared-memory wavefronts
-// (#58). The slice's first chunks lose the lead's k before the slice (zeros, or 4-byte copies of the
+// (#59). The slice's first chunks lose the lead's k before the slice (zeros, or 4-byte copies of the
 // chunk that straddles it; the same at its end, so that no copy reads past W's last row), and its last
 // (at most lead) k, past the stages, are copied with stage 0 into a small tail area and multiplied at
 // the end.

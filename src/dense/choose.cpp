@@ -442,7 +442,8 @@ auto* g_choices = new std::map<ChoiceKey, std::optional<GemmConfig>>();
 std::optional<GemmConfig> cached_choice(const GemmProblem& p, const DeviceFacts& d, const TunedLookup& tuned) {
   const ChoiceKey key{p.m, p.n, p.k,
                       (p.trans_a ? 1 : 0) | (p.trans_b ? 2 : 0) | (p.vec_a ? 4 : 0) | (p.vec_b ? 8 : 0) |
-                          (p.beta_zero ? 16 : 0) | (p.tiled_offsets_fit ? 32 : 0) | (p.ffma_only ? 64 : 0),
+                          (p.beta_zero ? 16 : 0) | (p.tiled_offsets_fit ? 32 : 0) | (p.ffma_only ? 64 : 0) |
+                          (p.shift_a ? 128 : 0) | (p.shift_b ? 256 : 0),
                       d.sm_count, d.ordinal};
   {
     std::lock_guard<std::mutex> lock(g_choice_mutex);

@@ -84,6 +84,9 @@ inline int gemv_cols_one_step(int lanes) { return 16 * (32 / lanes) * 8; }
 enum class GemvStaging { Registers, XRowsAlongK, XRowsAlongS };
 struct GemvForm {
   bool vec_w = false;  // W's rows 16-byte aligned: 16-byte loads or copies of W
+  // Columns kernels (W along l): W's rows unaligned but all at one offset from a 16-byte boundary, so
+  // the column tiles start at that boundary and load 16 bytes (gemv_common.cuh, GemvColsW::Shifted).
+  bool shift_w = false;
   bool vec_x = false;  // 16-byte copies of X (staged only: X aligned along the dimension it is copied)
   GemvStaging staging = GemvStaging::Registers;
 };

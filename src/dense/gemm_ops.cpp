@@ -46,6 +46,8 @@ GemmProblem describe(const CanonicalGemm& g) {
   p.trans_b = g.trans_b;
   p.vec_a = g.vec_a;
   p.vec_b = g.vec_b;
+  p.shift_a = g.shift_a;
+  p.shift_b = g.shift_b;
   p.beta_zero = g.p.beta == 0.0f;
   p.tiled_offsets_fit = g.tiled_offsets_fit;
   return p;
@@ -70,6 +72,7 @@ GemvView gemv_view(const GemmProblem& p) {
   // W(l, k) = op(A)(l, k), contiguous along k unless A is stored transposed.
   v.rows = v.small_m ? p.trans_b : !p.trans_a;
   v.vec_w = v.small_m ? p.vec_b : p.vec_a;
+  v.shift_w = v.small_m ? p.shift_b : p.shift_a;
   // Small M: X = op(A), contiguous along k unless A is stored transposed. Small N: X = op(B),
   // contiguous along k when B is stored transposed.
   v.vec_x = v.small_m ? p.vec_a : p.vec_b;
@@ -80,6 +83,7 @@ GemvView gemv_view(const GemmProblem& p) {
 GemvForm gemv_form(const GemvView& v, const GemmConfig& c) {
   GemvForm f;
   f.vec_w = v.vec_w;
+  f.shift_w = c.family == GemmFamily::GemvCols && !v.vec_w && v.shift_w;
   if (c.family == GemmFamily::GemvRows && c.gemv_s == 16) {
     f.staging = v.x_along_k ? GemvStaging::XRowsAlongK : GemvStaging::XRowsAlongS;
     // X along k behind unaligned W is copied as each row's offset allows, not 16 bytes at a time: the
@@ -119,9 +123,13 @@ SplitPlan plan_split(const GemmProblem& p, const GemmConfig& c, const DeviceFact
   }
   const GemvView v = gemv_view(p);
   const int chunk = gemv_chunk(c);
-  const bool row_groups = gemv_form(v, c).staging != GemvStaging::Registers && !v.vec_w;
+  const GemvForm form = gemv_form(v, c);
+  const bool row_groups = form.staging != GemvStaging::Registers && !v.vec_w;
+  // Shifted columns tiles start up to 3 columns before column 0: one tile more at most (a spare one
+  // returns at once).
+  const int shifted_columns = form.shift_w ? 3 : 0;
   s.tiles = row_groups ? ceil_div(v.l_count, kGemvStagedRowGroup) * (kGemvStagedRowGroup / gemv_block_l(c))
-                       : ceil_div(v.l_count, gemv_block_l(c));
+                       : ceil_div(v.l_count + shifted_columns, gemv_block_l(c));
   const long long chunks = ceil_div(p.k, chunk);
   const long long wanted = c.splits < chunks ? c.splits : chunks;
   const long long slice_chunks = ceil_div(chunks, wanted);
@@ -156,8 +164,8 @@ PackPlan plan_pack(const GemmProblem& p, const GemmConfig& c) {
 
 GemmProblem packed_problem(const GemmProblem& p, const GemmConfig& c) {
   GemmProblem q = p;
-  if (c.pack_a) q.trans_a = true, q.vec_a = true;
-  if (c.pack_b) q.trans_b = false, q.vec_b = true;
+  if (c.pack_a) q.trans_a = true, q.vec_a = true, q.shift_a = false;
+  if (c.pack_b) q.trans_b = false, q.vec_b = true, q.shift_b = false;
   return q;
 }
 

@@ -22,6 +22,7 @@ struct GemmProblem {
   int64_t m = 0, n = 0, k = 0;
   bool trans_a = false, trans_b = false;
   bool vec_a = false, vec_b = false;  // 16-byte copies allowed along the operand's contiguous dimension
+  bool shift_a = false, shift_b = false;  // CanonicalGemm::shift_a: unaligned rows, all at one offset
   bool beta_zero = true;              // C is not read
   bool tiled_offsets_fit = true;      // CanonicalGemm::tiled_offsets_fit: A and B small enough for the tiled kernels
   bool ffma_only = false;             // GemmOptions::math = FfmaOnly: the chooser keeps to FFMA configs
@@ -49,6 +50,7 @@ struct GemvView {
   bool rows = false;    // W contiguous along k
   int s_count = 0, l_count = 0;
   bool vec_w = false;
+  bool shift_w = false;    // W's rows unaligned, all at one offset (GemmProblem::shift_a)
   bool vec_x = false;      // X 16-byte aligned along its contiguous dimension
   bool x_along_k = false;  // X contiguous along k (its rows are rows of k), else along s
 };

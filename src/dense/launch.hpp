@@ -25,6 +25,10 @@ struct CanonicalGemm {
   // 16-byte accesses along the operand's contiguous dimension are allowed: its pointer is 16-byte
   // aligned and its leading dimension a multiple of 4.
   bool vec_a = false, vec_b = false;
+  // Not 16-byte aligned, but every stored row at the same offset from a 16-byte boundary (a pointer
+  // offset with a leading dimension that is a multiple of 4): the GEMV columns kernels shift their
+  // tiles to the boundary (gemv_common.cuh, GemvColsW::Shifted).
+  bool shift_a = false, shift_b = false;
   bool tiled_offsets_fit = true;  // A and B span at most kMaxTiledExtent elements
 };
 

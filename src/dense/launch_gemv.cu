@@ -12,6 +12,8 @@
 #include "dense/launch.hpp"
 #include "tilegemm/error.hpp"
 
+#include <type_traits>
+
 namespace tilegemm {
 namespace detail {
 
@@ -32,30 +34,37 @@ static_assert(kernels::GemvStagedShape<16>::kSmemBytes == kGemvStagedSmemBytes &
 
 namespace {
 
-template <int kS>
-void launch_bound(bool rows, bool vec_w, const kernels::GemvParams& p, long long units, cudaStream_t stream,
-                  bool after_prologue) {
-  with_bool(vec_w, [&](auto vec) {
-    constexpr bool kVec = decltype(vec)::value;
-    // gemv-cols at s = 1 runs gemv_cols_one.cuh (launch_one_row), gemv-rows at s = 16
-    // gemv_rows_staged.cuh (launch_staged): gemv_cols<1> and gemv_rows<16> are not built.
-    void (*kernel)(kernels::GemvParams) = nullptr;
-    if constexpr (kS < 16)
-      if (rows) kernel = kernels::gemv_rows<kS, kVec>;
-    if constexpr (kS > 1)
-      if (!rows) kernel = kernels::gemv_cols<kS, kVec>;
-    if (!kernel) throw Error(ErrorCode::Internal, "launch_gemv: no registers kernel for this family at s = " + std::to_string(kS));
-    launch_kernel(kernel, dim3(static_cast<unsigned>(units)), dim3(kGemvThreads), 0, stream, after_prologue, p);
-  });
+using kernels::GemvColsW;
+
+// Calls f with std::integral_constant<GemvColsW, ...> for the form's way of reading W's rows.
+template <class F>
+void with_cols_w(const GemvForm& form, F&& f) {
+  if (form.vec_w) return f(std::integral_constant<GemvColsW, GemvColsW::Aligned>{});
+  if (form.shift_w) return f(std::integral_constant<GemvColsW, GemvColsW::Shifted>{});
+  f(std::integral_constant<GemvColsW, GemvColsW::Scalar>{});
 }
 
-void launch_one_row(int lanes, bool vec_w, const kernels::GemvParams& p, long long units, cudaStream_t stream,
-                    bool after_prologue) {
-  with_bool(vec_w, [&](auto vec) {
-    constexpr bool kVec = decltype(vec)::value;
-    void (*kernel)(kernels::GemvParams) = lanes == 8 ? kernels::gemv_cols_one<8, kVec>
-                  : lanes == 16 ? kernels::gemv_cols_one<16, kVec>
-                  : lanes == 32 ? kernels::gemv_cols_one<32, kVec>
+template <int kS>
+void launch_bound(bool rows, const GemvForm& form, const kernels::GemvParams& p, long long units, cudaStream_t stream,
+                  bool after_prologue) {
+  // gemv-cols at s = 1 runs gemv_cols_one.cuh (launch_one_row), gemv-rows at s = 16
+  // gemv_rows_staged.cuh (launch_staged): gemv_cols<1> and gemv_rows<16> are not built.
+  void (*kernel)(kernels::GemvParams) = nullptr;
+  if constexpr (kS < 16)
+    if (rows) with_bool(form.vec_w, [&](auto vec) { kernel = kernels::gemv_rows<kS, decltype(vec)::value>; });
+  if constexpr (kS > 1)
+    if (!rows) with_cols_w(form, [&](auto w) { kernel = kernels::gemv_cols<kS, decltype(w)::value>; });
+  if (!kernel) throw Error(ErrorCode::Internal, "launch_gemv: no registers kernel for this family at s = " + std::to_string(kS));
+  launch_kernel(kernel, dim3(static_cast<unsigned>(units)), dim3(kGemvThreads), 0, stream, after_prologue, p);
+}
+
+void launch_one_row(int lanes, const GemvForm& form, const kernels::GemvParams& p, long long units,
+                    cudaStream_t stream, bool after_prologue) {
+  with_cols_w(form, [&](auto w) {
+    constexpr GemvColsW kW = decltype(w)::value;
+    void (*kernel)(kernels::GemvParams) = lanes == 8 ? kernels::gemv_cols_one<8, kW>
+                  : lanes == 16 ? kernels::gemv_cols_one<16, kW>
+                  : lanes == 32 ? kernels::gemv_cols_one<32, kW>
                                 : nullptr;
     if (!kernel) throw Error(ErrorCode::Internal, "launch_gemv: no one-row kernel for " + std::to_string(lanes) + " lanes");
     launch_kernel(kernel, dim3(static_cast<unsigned>(units)), dim3(kGemvColsOneThreads), 0, stream, after_prologue, p);
@@ -82,16 +91,15 @@ void launch_staged(const GemvForm& f, const kernels::GemvParams& p, long long un
 
 void launch_gemv(const GemmConfig& c, const GemvForm& f, const kernels::GemvParams& p, long long units,
                  cudaStream_t stream, bool after_prologue) {
-  const bool vec_w = f.vec_w;
-  if (gemv_one_row(c)) return launch_one_row(c.gemv_lanes, vec_w, p, units, stream, after_prologue);
+  if (gemv_one_row(c)) return launch_one_row(c.gemv_lanes, f, p, units, stream, after_prologue);
   if (f.staging != GemvStaging::Registers) return launch_staged(f, p, units, stream, after_prologue);
   const bool rows = c.family == GemmFamily::GemvRows;
   switch (c.gemv_s) {
-    case 1: return launch_bound<1>(rows, vec_w, p, units, stream, after_prologue);
-    case 2: return launch_bound<2>(rows, vec_w, p, units, stream, after_prologue);
-    case 4: return launch_bound<4>(rows, vec_w, p, units, stream, after_prologue);
-    case 8: return launch_bound<8>(rows, vec_w, p, units, stream, after_prologue);
-    case 16: return launch_bound<16>(rows, vec_w, p, units, stream, after_prologue);
+    case 1: return launch_bound<1>(rows, f, p, units, stream, after_prologue);
+    case 2: return launch_bound<2>(rows, f, p, units, stream, after_prologue);
+    case 4: return launch_bound<4>(rows, f, p, units, stream, after_prologue);
+    case 8: return launch_bound<8>(rows, f, p, units, stream, after_prologue);
+    case 16: return launch_bound<16>(rows, f, p, units, stream, after_prologue);
     default: throw Error(ErrorCode::Internal, "launch_gemv: no kernel for short dimension bound " + std::to_string(c.gemv_s));
   }
 }

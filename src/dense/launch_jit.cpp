@@ -63,12 +63,18 @@ JitRequest gemv_jit_request(const GemmConfig& c, const GemvForm& f) {
                         b(f.vec_x) + ">";
     return r;
   }
-  const bool one_row = gemv_one_row(c);
-  const std::string kernel = c.family == GemmFamily::GemvRows ? "gemv_rows" : one_row ? "gemv_cols_one" : "gemv_cols";
+  const bool one_row = gemv_one_row(c), rows = c.family == GemmFamily::GemvRows;
+  const std::string kernel = rows ? "gemv_rows" : one_row ? "gemv_cols_one" : "gemv_cols";
+  // The columns kernels take how they read W's rows (gemv_common.cuh, GemvColsW), the rows kernel
+  // whether W's rows are aligned.
+  const std::string w = rows     ? b(vec_w)
+                        : vec_w  ? "tilegemm::kernels::GemvColsW::Aligned"
+                        : f.shift_w ? "tilegemm::kernels::GemvColsW::Shifted"
+                                    : "tilegemm::kernels::GemvColsW::Scalar";
   JitRequest r;
   r.header = "dense/kernels/" + kernel + ".cuh";
-  r.name_expression = "&tilegemm::kernels::" + kernel + "<" + std::to_string(one_row ? c.gemv_lanes : c.gemv_s) + ", " +
-                      b(vec_w) + ">";
+  r.name_expression =
+      "&tilegemm::kernels::" + kernel + "<" + std::to_string(one_row ? c.gemv_lanes : c.gemv_s) + ", " + w + ">";
   return r;
 }
 

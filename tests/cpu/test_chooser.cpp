@@ -376,6 +376,35 @@ TEST(GemmPlan, StagedGemvOverUnalignedRowsTakesGroupsOf1024Rows) {
   EXPECT_LT(overlapped, 2.0);
 }
 
+// The columns kernels shift their tiles to the 16-byte boundary where W's unaligned rows share one
+// offset (leading dimension a multiple of 4): up to 3 columns more, so one spare tile at most; rows
+// at different offsets, aligned rows and the rows kernels keep their tiles.
+TEST(GemmPlan, ColumnsGemvOverShiftedRowsPlansOneTileMore) {
+  const DeviceFacts d = h100();
+  const GemmConfig one_row = parse_gemm_config("gemv-cols:s1:l8:k1", "config");
+  const GemmConfig cols = parse_gemm_config("gemv-cols:s8:k2", "config");
+  GemmProblem p = problem(1, 4096, 14336);
+  EXPECT_FALSE(gemv_form(gemv_view(p), one_row).shift_w);
+  EXPECT_EQ(plan_split(p, one_row, d).tiles, 128);
+  p.vec_b = false;  // W = B, offset by a float or more, ldb a multiple of 4
+  p.shift_b = true;
+  EXPECT_TRUE(gemv_form(gemv_view(p), one_row).shift_w);
+  EXPECT_EQ(plan_split(p, one_row, d).tiles, 129);
+  EXPECT_EQ(plan_split(p, one_row, d).units, 129);
+  GemmProblem decode = problem(8, 6144, 4096);
+  decode.vec_b = false;
+  EXPECT_EQ(plan_split(decode, cols, d).tiles, 48);  // rows at different offsets
+  decode.shift_b = true;
+  EXPECT_EQ(plan_split(decode, cols, d).tiles, 49);
+  EXPECT_EQ(plan_split(decode, cols, d).units, 98);
+  GemmProblem rows = problem(4096, 8, 4096);  // W = A along k: the rows kernel
+  rows.vec_a = false;
+  rows.shift_a = true;
+  const GemmConfig rows8 = parse_gemm_config("gemv-rows:s8:k1", "config");
+  EXPECT_FALSE(gemv_form(gemv_view(rows), rows8).shift_w);
+  EXPECT_EQ(plan_split(rows, rows8, d).tiles, 4096 / gemv_rows_block_rows(8));
+}
+
 // gemv-rows:s16 stages W and X in shared memory, X along whichever dimension it is contiguous, W
 // always by 16-byte copies, X by 16-byte copies where it is aligned along the dimension it is copied
 // (X along k behind unaligned W: as each row's offset allows, vec_x false); at s < 16 W goes

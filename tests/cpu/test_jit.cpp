@@ -83,7 +83,14 @@ TEST(JitConfig, CompiledSchedulesPassTheConstraintsAndOthersAreMarked) {
   EXPECT_EQ(gemv_jit_request(rows, form(false)).name_expression, "&tilegemm::kernels::gemv_rows<8, false>");
   EXPECT_EQ(gemv_jit_request(cols, form(true)).header, "dense/kernels/gemv_cols.cuh");
   EXPECT_EQ(gemv_jit_request(one_row, form(true)).header, "dense/kernels/gemv_cols_one.cuh");
-  EXPECT_EQ(gemv_jit_request(one_row, form(true)).name_expression, "&tilegemm::kernels::gemv_cols_one<32, true>");
+  EXPECT_EQ(gemv_jit_request(one_row, form(true)).name_expression,
+            "&tilegemm::kernels::gemv_cols_one<32, tilegemm::kernels::GemvColsW::Aligned>");
+  GemvForm shifted = form(false);
+  shifted.shift_w = true;
+  EXPECT_EQ(gemv_jit_request(cols, shifted).name_expression,
+            "&tilegemm::kernels::gemv_cols<2, tilegemm::kernels::GemvColsW::Shifted>");
+  EXPECT_EQ(gemv_jit_request(one_row, form(false)).name_expression,
+            "&tilegemm::kernels::gemv_cols_one<32, tilegemm::kernels::GemvColsW::Scalar>");
   const GemmConfig rows16 = parse_gemm_config("gemv-rows:s16:k2", "config");
   EXPECT_EQ(gemv_jit_request(rows16, form(true, GemvStaging::XRowsAlongS, true)).header, "dense/kernels/gemv_rows_staged.cuh");
   EXPECT_EQ(gemv_jit_request(rows16, form(false, GemvStaging::XRowsAlongK)).name_expression,

@@ -201,12 +201,20 @@ std::vector<KernelCase> all_cases() {
                         ">, false, true, true, true>");
     cases.push_back(c);
   }
-  for (const char* kernel : {"gemv_rows", "gemv_cols"}) {  // gemv-rows at s = 16: gemv_rows_staged
-    KernelCase c{std::string("X_") + kernel, std::string("dense/kernels/") + kernel + ".cuh", {}};
-    for (int s : {1, 2, 4, 8, 16})
+  {  // gemv-rows at s = 16: gemv_rows_staged
+    KernelCase c{"X_gemv_rows", "dense/kernels/gemv_rows.cuh", {}};
+    for (int s : {1, 2, 4, 8})
       for (bool vec : {false, true})
-        if (s < 16 || std::string(kernel) == "gemv_cols")
-          c.names.push_back("&" + ns + kernel + "<" + std::to_string(s) + ", " + b(vec) + ">");
+        c.names.push_back("&" + ns + "gemv_rows<" + std::to_string(s) + ", " + b(vec) + ">");
+    cases.push_back(c);
+  }
+  // The columns kernels, each way of reading W's rows (gemv_common.cuh, GemvColsW).
+  for (const char* kernel : {"gemv_cols", "gemv_cols_one"}) {
+    KernelCase c{std::string("X_") + kernel, std::string("dense/kernels/") + kernel + ".cuh", {}};
+    const bool one_row = std::string(kernel) == "gemv_cols_one";
+    for (int width : one_row ? std::vector<int>{8, 16, 32} : std::vector<int>{2, 4, 8, 16})
+      for (const char* w : {"Aligned", "Shifted", "Scalar"})
+        c.names.push_back("&" + ns + kernel + "<" + std::to_string(width) + ", " + ns + "GemvColsW::" + w + ">");
     cases.push_back(c);
   }
   {

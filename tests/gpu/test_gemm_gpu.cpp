@@ -262,10 +262,10 @@ std::vector<Case> all_cases() {
             cases.push_back({s, layout, op_a, op_b, memory});
           }
   // Offset pointers with leading dimensions that are multiples of 4 (or those + 5): the aligning
-  // widening of the tiled kernels, level 7's shifted rows, whole tiles, split-K (64x64x65536) and
-  // ragged edges.
+  // widening of the tiled kernels, level 7's shifted rows, whole tiles, split-K (64x64x65536),
+  // ragged edges, and the GEMV columns kernels' shifted tiles (1x124, 8x260).
   const std::vector<Shape> offset_shapes = {{64, 64, 64}, {128, 256, 160}, {132, 260, 96}, {1000, 1000, 1000},
-                                                {64, 64, 65536}};
+                                                {64, 64, 65536}, {1, 124, 600}, {8, 260, 200}};
   for (const Shape& s : offset_shapes)
     for (Layout layout : {Layout::RowMajor, Layout::ColMajor})
       for (Op op_a : {Op::N, Op::T})
@@ -278,6 +278,60 @@ std::vector<Case> all_cases() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, GemmLadder, testing::ValuesIn(all_cases()), case_name);
+
+// A row-major product C = 0.75 op(A) op(B) + beta C whose C starts c_off floats into its buffer
+// (rows of ldc floats, the first n of them C's; every other float of the buffer holds `pad`).
+struct GemvCall {
+  int64_t m, n, k;
+  Op op_b;
+  const float* a;
+  int64_t lda;
+  const float* b;
+  int64_t ldb;
+  int64_t ldc, c_off;
+};
+
+// Runs `config` and its run-time twin on `call` with the buffer first holding c0 (C's elements NaN
+// instead where beta == 0): C against `prod` (the double product of op(A) op(B)), the twin bitwise
+// the same, and the buffer outside C untouched.
+void expect_config_matches(const GemvCall& call, const std::string& config, float beta, const std::vector<float>& c0,
+                           const std::vector<double>& prod, DeviceBuffer<float>& c, float pad) {
+  SCOPED_TRACE(config + (beta == 0.0f ? " beta 0" : " beta " + std::to_string(beta)));
+  const int64_t m = call.m, n = call.n, ldc = call.ldc, c_off = call.c_off;
+  std::vector<float> c_in = c0;
+  if (beta == 0.0f)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) c_in[c_off + i * ldc + j] = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> aot;
+  for (bool jit : {false, true}) {
+    c.upload(c_in);
+    GemmOptions opt;
+    opt.config = config + (jit ? ":jit" : "");
+    sgemm(Layout::RowMajor, Op::N, call.op_b, m, n, call.k, 0.75f, call.a, call.lda, call.b, call.ldb, beta,
+          c.get() + c_off, ldc, nullptr, opt);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const std::vector<float> got = c.download();
+    if (jit) {
+      EXPECT_EQ(std::memcmp(got.data(), aot.data(), got.size() * sizeof(float)), 0) << "the run-time twin differs";
+      continue;
+    }
+    aot = got;
+    const double tol = 0.75 * ref::fp32_gemm_error_bound(call.k) + 1e-6;
+    int64_t bad = 0, touched = 0;
+    for (int64_t idx = 0; idx < static_cast<int64_t>(got.size()); ++idx) {
+      const int64_t i = (idx - c_off) / ldc, j = (idx - c_off) % ldc;
+      if (idx < c_off || i >= m || j >= n) {
+        touched += !(got[idx] == pad);
+        continue;
+      }
+      const double want = 0.75 * prod[i * n + j] + (beta == 0.0f ? 0.0 : beta * double(c0[idx]));
+      if (!(std::fabs(got[idx] - want) <= tol) && bad++ < 5)
+        ADD_FAILURE() << "C(" << i << ", " << j << ") = " << got[idx] << ", expected " << want;
+    }
+    EXPECT_EQ(bad, 0);
+    EXPECT_EQ(touched, 0) << "memory around C was written";
+  }
+}
 
 // gemv-rows:s16 runs gemv_rows_staged.cuh: X contiguous along s (small N, B not transposed) or along
 // k (small M, A not transposed), W's rows 16-byte aligned or not (blocks of rows 32, 8 or 1 apart as
@@ -350,45 +404,61 @@ TEST(GemvRowsStaged, Small_TailsAndBothStagingsMatchTheReference) {
       ASSERT_EQ(form.staging, packed ? GemvStaging::XRowsAlongS : sc.staging) << config;
       ASSERT_EQ(form.vec_w, sc.vec_w) << config;
       ASSERT_EQ(form.vec_x, packed || sc.vec_x) << config;
-      for (float beta : {0.0f, 0.5f}) {
-        SCOPED_TRACE(config + (beta == 0.0f ? " beta 0" : " beta 0.5"));
-        std::vector<float> c_in = hc;
-        if (beta == 0.0f)
-          for (int64_t i = 0; i < m; ++i)
-            for (int64_t j = 0; j < n; ++j) c_in[i * ldc + j] = nan;
-        std::vector<float> aot;
-        for (bool jit : {false, true}) {
-          c.upload(c_in);
-          GemmOptions opt;
-          opt.config = config + (jit ? ":jit" : "");
-          sgemm(Layout::RowMajor, Op::N, sc.op_b, m, n, k, 0.75f, a.get() + a_off, lda, b.get(), ldb, beta, c.get(), ldc, nullptr,
-                opt);
-          ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-          const std::vector<float> got = c.download();
-          if (jit) {
-            EXPECT_EQ(std::memcmp(got.data(), aot.data(), got.size() * sizeof(float)), 0) << "the run-time twin differs";
-            continue;
-          }
-          aot = got;
-          const double tol = 0.75 * ref::fp32_gemm_error_bound(k) + 1e-6;
-          int64_t bad = 0, touched = 0;
-          for (int64_t i = 0; i < m; ++i)
-            for (int64_t j = 0; j < ldc; ++j) {
-              const float v = got[i * ldc + j];
-              if (j >= n) {
-                touched += !(v == pad);
-                continue;
-              }
-              const double want = 0.75 * prod[i * n + j] + (beta == 0.0f ? 0.0 : beta * double(hc[i * ldc + j]));
-              if (!(std::fabs(v - want) <= tol) && bad++ < 5)
-                ADD_FAILURE() << "C(" << i << ", " << j << ") = " << v << ", expected " << want;
-            }
-          EXPECT_EQ(bad, 0);
-          EXPECT_EQ(touched, 0) << "C's padding was written";
-        }
-      }
+      for (float beta : {0.0f, 0.5f})
+        expect_config_matches({m, n, k, sc.op_b, a.get() + a_off, lda, b.get(), ldb, ldc, 0}, config, beta, hc, prod, c,
+                              pad);
     }
   }
+}
+
+// The columns kernels (gemv_cols.cuh, gemv_cols_one.cuh) over W rows that all sit 1, 2 or 3 floats
+// past a 16-byte boundary (GemvColsW::Shifted: column tiles start at the boundary): small M (W = B,
+// row-major NN) with 1, 3 and 16 rows of X, each lane width of the one-row kernel, whole and in 3 K
+// slices, K not a multiple of any step; l_count 124 leaves a spare tile (it returns), 1030 a ragged
+// last one. Memory before W and between its rows is NaN (never read into a kept column), C starts
+// 1 float into its buffer with padded rows (untouched: a store to column -1 would land there), beta =
+// 0 over NaN and beta != 0, and the run-time twin bitwise the same.
+TEST(GemvColsShifted, Small_OffsetRowsMatchTheReference) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), pad = -777.0f;
+  for (int64_t m : {1, 3, 16})
+    for (int64_t n : {124, 1030})
+      for (int64_t b_off : {1, 2, 3}) {
+        const int64_t k = 601, lda = k + 3, ldb = (n + 3) / 4 * 4 + 4, ldc = n + 5, c_off = 1;
+        SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " B offset " +
+                     std::to_string(b_off));
+        std::mt19937 rng(static_cast<unsigned>(m * 31 + n * 7 + b_off));
+        std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+        std::vector<float> ha(m * lda, nan), hb(b_off + k * ldb, nan), hc(c_off + m * ldc, pad);
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < k; ++j) ha[i * lda + j] = dist(rng);
+        for (int64_t i = 0; i < k; ++i)
+          for (int64_t j = 0; j < n; ++j) hb[b_off + i * ldb + j] = dist(rng);
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j) hc[c_off + i * ldc + j] = dist(rng);
+        std::vector<double> prod(m * n);
+        ref::gemm_f64(Layout::RowMajor, Op::N, Op::N, m, n, k, ha.data(), lda, hb.data() + b_off, ldb, prod.data());
+        DeviceBuffer<float> a(ha.size()), b(hb.size()), c(hc.size());
+        a.upload(ha);
+        b.upload(hb);
+        const detail::GemmProblem problem = detail::describe(detail::canonicalize(
+            Layout::RowMajor, Op::N, Op::N, m, n, k, 1.0f, a.get(), lda, b.get() + b_off, ldb, 0.0f, c.get() + c_off, ldc,
+            Raster::Hilbert));
+        const std::string s = "gemv-cols:s" + std::to_string(detail::gemv_bound(static_cast<int>(m)));
+        std::vector<std::string> configs;
+        for (const char* slices : {":k1", ":k3"}) {
+          if (m > 1) configs.push_back(s + slices);
+          else
+            for (const char* lanes : {":l8", ":l16", ":l32"}) configs.push_back(s + lanes + slices);
+        }
+        for (const std::string& config : configs) {
+          const detail::GemmConfig cfg = detail::parse_gemm_config(config, "config");
+          const detail::GemvForm form = detail::gemv_form(detail::gemv_view(problem), cfg);
+          ASSERT_TRUE(form.shift_w && !form.vec_w) << config;
+          for (float beta : {0.0f, 0.5f})
+            expect_config_matches({m, n, k, Op::N, a.get(), lda, b.get() + b_off, ldb, ldc, c_off}, config, beta, hc,
+                                  prod, c, pad);
+        }
+      }
 }
 
 // Level 7 (3xTF32 on tensor cores) is FP32-class: over a long K its relative (Frobenius) error against

@@ -1,9 +1,10 @@
 // Not a ladder level: GEMV-class product whose long operand W is contiguous along the long output
 // dimension l (decode: C[1][n] = A[1][k] * B[k][n] with B row-major, or 8x6144x4096): each lane owns
-// 4 consecutive columns of W (one 16-byte load per k when aligned), a warp covers 128 columns of one
-// k row (512 contiguous bytes), the block's 8 warps take interleaved k rows, and a fixed tree through
-// shared memory sums the warps. W is read exactly once; K is split over thread blocks when the
-// columns alone do not fill the GPU (core/split_k.cuh sums the slices).
+// 4 consecutive columns of W (one 16-byte load per k when aligned, or when every row sits at one
+// offset: GemvColsW), a warp covers 128 columns of one k row (512 contiguous bytes), the block's 8
+// warps take interleaved k rows, and a fixed tree through shared memory sums the warps. W is read
+// exactly once; K is split over thread blocks when the columns alone do not fill the GPU
+// (core/split_k.cuh sums the slices).
 // Measured (H100): docs/shapes.md.
 // Build and run: bash scripts/build.sh && build/tilegemm bench --shape 1x14336x4096 --kernels auto
 #pragma once
@@ -24,14 +25,16 @@ struct GemvColsShape {
   static_assert(kS == 1 || kS == 2 || kS == 4 || kS == 8 || kS == 16, "kS is 1, 2, 4, 8 or 16");
 };
 
-template <int kS, bool kVecW>
+template <int kS, GemvColsW kW>
 __global__ void __launch_bounds__(GemvColsShape<kS>::kThreads, 2) gemv_cols(GemvParams p) {
   using G = GemvColsShape<kS>;
   __shared__ __align__(16) float xs[2][G::kChunk * kS];                // [k][s], double-buffered
   __shared__ float partial_sums[G::kWarps / 2][G::kOut][32];  // the warp tree ([e][lane]: no bank conflicts)
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int tile = blockIdx.x / p.splits, slice = blockIdx.x % p.splits;
-  const int l = tile * G::kCols + lane * 4;
+  const int lead = gemv_cols_lead<kW>(p);
+  if (kW == GemvColsW::Shifted && tile * G::kCols - lead >= p.l_count) return;  // the planned spare tile
+  const int l = tile * G::kCols + lane * 4 - lead;
   const int l_left = p.l_count - l;
   const GemvSlice range(p, slice);
 
@@ -41,7 +44,8 @@ __global__ void __launch_bounds__(GemvColsShape<kS>::kThreads, 2) gemv_cols(Gemv
     for (int u = 0; u < G::kU; ++u) {
       const int k = c0 + warp + G::kWarps * u;
       const int valid = k < range.end ? l_left : 0;
-      w[u] = load_chunk<kVecW>(p.w + (valid > 0 ? static_cast<long long>(k) * p.ldw + l : 0), valid);
+      const bool whole = kW == GemvColsW::Shifted && (l >= 0 || k > 0) && (l_left >= 4 || k + 1 < p.k);
+      w[u] = gemv_cols_chunk<kW, false>(p.w + (valid > 0 ? static_cast<long long>(k) * p.ldw + l : 0), l, valid, whole);
     }
   };
 
@@ -117,7 +121,8 @@ __global__ void __launch_bounds__(GemvColsShape<kS>::kThreads, 2) gemv_cols(Gemv
   for (int s = 0; s < kS; ++s)
 #pragma unroll
     for (int j = 0; j < 4; ++j)
-      if (s < p.s_count && j < l_left) gemv_store(p, s, l + j, acc[s * 4 + j]);
+      if (s < p.s_count && j < l_left && (kW != GemvColsW::Shifted || l + j >= 0))
+        gemv_store(p, s, l + j, acc[s * 4 + j]);
 }
 
 }  // namespace kernels

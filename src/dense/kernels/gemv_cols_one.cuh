@@ -1,12 +1,13 @@
 // Not a ladder level: the columns GEMV (W contiguous along the long output dimension l) for one row
 // of X, s = 1: decode, C[1][n] = A[1][k] * B[k][n] with B row-major, or N = 1 with A stored
 // transposed. kLanes lanes cover 4 * kLanes consecutive columns of one W row (a 16-byte load each
-// when aligned), a warp 32 / kLanes rows at once, the block's 16 warps interleaved rows. Every
-// thread keeps kU rows of W in flight and issues the next kU, with their X values, before it uses
-// the current ones; it reads X itself through L1. No shared staging and no barrier in the loop:
-// gemv_cols.cuh's staged X chunks cost 1.6-4 us of 27 at 1x4096x4096 (perf note #51). A fixed
-// shuffle tree and a fixed warp order sum the block; K is split over blocks when the columns alone
-// do not fill the GPU (core/split_k.cuh sums the slices). W is read exactly once.
+// when aligned, or when every row sits at one offset: GemvColsW), a warp 32 / kLanes rows at once,
+// the block's 16 warps interleaved rows. Every thread keeps kU rows of W in flight and issues the
+// next kU, with their X values, before it uses the current ones; it reads X itself through L1. No
+// shared staging and no barrier in the loop: gemv_cols.cuh's staged X chunks cost 1.6-4 us of 27 at
+// 1x4096x4096 (perf note #51). A fixed shuffle tree and a fixed warp order sum the block; K is split
+// over blocks when the columns alone do not fill the GPU (core/split_k.cuh sums the slices). W is
+// read exactly once.
 // Measured (H100): docs/shapes.md.
 // Build and run: bash scripts/build.sh && build/tilegemm bench --shape 1x4096x4096 --kernels auto
 #pragma once
@@ -27,14 +28,16 @@ struct GemvColsOneShape {
   static_assert(kLanes == 8 || kLanes == 16 || kLanes == 32, "kLanes is 8, 16 or 32");
 };
 
-template <int kLanes, bool kVecW>
+template <int kLanes, GemvColsW kW>
 __global__ void __launch_bounds__(GemvColsOneShape<kLanes>::kThreads, 1) gemv_cols_one(GemvParams p) {
   using G = GemvColsOneShape<kLanes>;
   __shared__ __align__(16) float warp_sums[G::kWarps][G::kCols];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int col_lane = lane % kLanes, row_lane = lane / kLanes;
   const int tile = blockIdx.x / p.splits, slice = blockIdx.x % p.splits;
-  const int l = tile * G::kCols + col_lane * 4;
+  const int lead = gemv_cols_lead<kW>(p);
+  if (kW == GemvColsW::Shifted && tile * G::kCols - lead >= p.l_count) return;  // the planned spare tile
+  const int l = tile * G::kCols + col_lane * 4 - lead;
   const int l_left = p.l_count - l;
   const GemvSlice range(p, slice);
 
@@ -48,8 +51,9 @@ __global__ void __launch_bounds__(GemvColsOneShape<kLanes>::kThreads, 1) gemv_co
       const int k = k0 + (u * G::kWarps + warp) * G::kWarpRows + row_lane;
       const int valid = k < range.end ? l_left : 0;
       const float* src = p.w + (valid > 0 ? static_cast<long long>(k) * p.ldw + l : 0);
+      const bool whole = kW == GemvColsW::Shifted && (l >= 0 || k > 0) && (l_left >= 4 || k + 1 < p.k);
       // W and X are read-only for the call: the non-coherent path.
-      w[u] = kVecW && valid >= 4 ? __ldg(reinterpret_cast<const float4*>(src)) : load_chunk<false>(src, valid);
+      w[u] = gemv_cols_chunk<kW, true>(src, l, valid, whole);
       x[u] = k < range.end ? __ldg(p.x + static_cast<long long>(k) * p.x_k) : 0.0f;
     }
   };
@@ -101,7 +105,7 @@ __global__ void __launch_bounds__(GemvColsOneShape<kLanes>::kThreads, 1) gemv_co
   if (threadIdx.x >= kLanes) return;
 #pragma unroll
   for (int j = 0; j < 4; ++j)
-    if (j < l_left) gemv_store(p, 0, l + j, v[j]);
+    if (j < l_left && (kW != GemvColsW::Shifted || l + j >= 0)) gemv_store(p, 0, l + j, v[j]);
 }
 
 }  // namespace kernels

@@ -10,6 +10,44 @@
 namespace tilegemm {
 namespace kernels {
 
+// How the columns kernels (gemv_cols.cuh, gemv_cols_one.cuh) read W's rows, contiguous along l.
+// Aligned: 16-byte loads. Shifted: the rows are not 16-byte aligned, but all sit `lead` floats past a
+// 16-byte boundary (a pointer offset with a leading dimension that is a multiple of 4): the column
+// tiles start lead columns early, so every chunk inside the matrix is one 16-byte load, and the host
+// plans up to one tile more (gemm_ops.cpp, plan_split). Scalar: 4-byte loads (rows at different
+// offsets).
+enum class GemvColsW { Aligned, Shifted, Scalar };
+
+// How many floats W's first row sits past a 16-byte boundary (the lead of every row when Shifted).
+template <GemvColsW kW>
+__device__ __forceinline__ int gemv_cols_lead(const GemvParams& p) {
+  return kW == GemvColsW::Shifted ? static_cast<int>(reinterpret_cast<unsigned long long>(p.w) / 4 % 4) : 0;
+}
+
+// A lane's 4 columns l .. l + 3 of one W row, src = &W(k, l), valid = l_count - l (0: no row): one
+// 16-byte load where the chunk lies inside the matrix and the form allows it, else the existing
+// elements one by one. Shifted: the first tile's first chunk starts before column 0 (l < 0) and the
+// last tile's chunks run past the last column; where the 16 bytes still lie inside W's span (`whole`:
+// all but row 0's first chunk and the last row's last) they are loaded whole. The columns outside
+// the matrix then hold whatever lies there, and are never stored: every sum is one column's. Zeroing
+// them waited for each load (a one-wave product 2.2x slower), and 4-byte loads split the edge tiles'
+// warps on every row (8 % slower; perf note #61).
+template <GemvColsW kW, bool kNonCoherent>
+__device__ __forceinline__ float4 gemv_cols_chunk(const float* src, int l, int valid, bool whole = false) {
+  const bool load16 = kW == GemvColsW::Aligned ? valid >= 4 : kW == GemvColsW::Shifted && valid > 0 && whole;
+  if (load16)
+    return kNonCoherent ? __ldg(reinterpret_cast<const float4*>(src)) : *reinterpret_cast<const float4*>(src);
+  if (kW == GemvColsW::Shifted && l < 0) {
+    float4 v;
+    v.x = 0.0f;
+    v.y = l >= -1 && valid > 1 ? src[1] : 0.0f;
+    v.z = l >= -2 && valid > 2 ? src[2] : 0.0f;
+    v.w = l >= -3 && valid > 3 ? src[3] : 0.0f;
+    return v;
+  }
+  return load_chunk<false>(src, valid);
+}
+
 // Starts copying X(s, k0 + kk) for s < kS, kk < kChunk into xs[s * kSStride + kk * kKStride] with
 // 4-byte cp.async (zeros past s_count and k_end) and commits the group: every copy is in flight at
 // once, with no registers held (register loads, a few in flight at a time, left the rows kernel

@@ -22,6 +22,14 @@ __device__ __forceinline__ void cp_async_16(void* smem, const float* gmem, int v
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(smem)),
                "l"(gmem), "r"(valid_floats * 4));
 }
+// A 16-byte copy, or 16 zero bytes without reading the source where !copy (the ignore-src form: no
+// source size to compute, unlike cp_async_16's).
+__device__ __forceinline__ void cp_async_16_or_zeros(void* smem, const float* gmem, bool copy) {
+  asm volatile(
+      "{\n .reg .pred skip;\n setp.eq.u32 skip, %2, 0;\n"
+      " cp.async.cg.shared.global [%0], [%1], 16, skip;\n}\n" ::"r"(smem_addr(smem)),
+      "l"(gmem), "r"(copy ? 1u : 0u));
+}
 // The block's dynamic shared memory, 128-byte aligned, for kernels with static __shared__ variables
 // (split_k_reduce's flag): declared with 16-byte alignment, their dynamic memory started right after
 // the flag, 16 bytes past a 32-byte boundary, so that every 16-byte copy from a 32-byte aligned global

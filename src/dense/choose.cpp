@@ -111,14 +111,15 @@ constexpr double kGemvOneFixedUs = 4.0;
 constexpr double kGemvOneWaveUs = 2.7;
 constexpr double kGemvOneSplitUs = 2.5;
 // gemv-rows:s16 with W and X staged in shared memory (gemv_rows_staged.cuh, two blocks per SM): a
-// 128-k stage of a block's 32 W rows takes ~0.86 us while the block has its SM alone and ~1.5 us
-// while two blocks share it (the SM, not DRAM, bounds it: ~2.4 TB/s on 14336x16x4096); each block
-// wave after the first +1 us, 4 us fixed. Fit to the kernel alone on 14336, 4096, 2048 x 16 x 4096
-// NN and 16 x 14336, 4096 x 4096 NT, 1, 2, 4 slices (H100, 2026-11-26): NN within
-// +-5 %, NT up to 8 % faster than predicted (perf note #59).
+// 128-k stage of a block's 32 W rows takes ~0.86 us while the block has its SM alone and ~1.38 us
+// while two blocks share it (the SM, not DRAM, bounds it: ~2.5 TB/s on 14336x16x4096); each block
+// wave after the first +2 us (its pipeline fills again), 4 us fixed. Fit to Auto's sweep of 1-6
+// slices on 14336, 4096, 2048 x 16 x 4096 NN and 16 x 14336, 4096, 2048 x 4096 NT (H100,
+// 2026-11-26, perf note #61): the best slice count of each within 2 % of the best measured; k3 and
+// k6 (a sliver of a last wave) predicted up to 15 % slow, NT runs up to 6 % faster than NN.
 constexpr double kGemvStagedLoneStageUs = 0.86;
-constexpr double kGemvStagedSharedStageUs = 1.5;
-constexpr double kGemvStagedWaveUs = 1.0;
+constexpr double kGemvStagedSharedStageUs = 1.38;
+constexpr double kGemvStagedWaveUs = 2.0;
 constexpr double kGemvStagedFixedUs = 4.0;
 constexpr double kGemvStagedStageK = 128;
 // W rows not 16-byte aligned (stages from a 128-byte boundary, rows up to 32 apart) cost each slice

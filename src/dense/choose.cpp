@@ -180,12 +180,14 @@ double min_bytes(const GemmProblem& p) {
   return 4.0 * (m * k + k * n + m * n * (p.beta_zero ? 1.0 : 2.0));
 }
 
-// Copying the packed operands: each read from its source and written to the scratch buffer.
+// Copying the packed operands: each read from its source and written to the scratch buffer (four
+// times for gemv-rows:s16's shifted copies of X, plan_pack).
 double pack_us(const GemmProblem& p, const GemmConfig& c, const DeviceFacts& d) {
   const double k = static_cast<double>(p.k);
   const double bytes = 4.0 * k * ((c.pack_a ? static_cast<double>(p.m) : 0.0) + (c.pack_b ? static_cast<double>(p.n) : 0.0));
   if (!c.pack_a && !c.pack_b) return 0.0;
-  return 2.0 * bytes / (kPackDramEfficiency * d.mem_bandwidth_gbs * 1e3) + kPackLaunchUs;  // one prologue launch
+  const double copies = plan_pack(p, c).x_copies;
+  return (1.0 + copies) * bytes / (kPackDramEfficiency * d.mem_bandwidth_gbs * 1e3) + kPackLaunchUs;  // one prologue launch
 }
 
 ScoredConfig score_tiled(const GemmProblem& original, const GemmConfig& c, const DeviceFacts& d) {
@@ -444,7 +446,7 @@ std::optional<GemmConfig> cached_choice(const GemmProblem& p, const DeviceFacts&
   const ChoiceKey key{p.m, p.n, p.k,
                       (p.trans_a ? 1 : 0) | (p.trans_b ? 2 : 0) | (p.vec_a ? 4 : 0) | (p.vec_b ? 8 : 0) |
                           (p.beta_zero ? 16 : 0) | (p.tiled_offsets_fit ? 32 : 0) | (p.ffma_only ? 64 : 0) |
-                          (p.shift_a ? 128 : 0) | (p.shift_b ? 256 : 0),
+                          (p.shift_a ? 128 : 0) | (p.shift_b ? 256 : 0) | (p.shifts_match ? 512 : 0),
                       d.sm_count, d.ordinal};
   {
     std::lock_guard<std::mutex> lock(g_choice_mutex);

@@ -98,6 +98,8 @@ detail::CanonicalGemm detail::canonicalize(Layout layout, Op op_a, Op op_b, int6
   g.vec_b = aligned16(p.b) && p.ldb % 4 == 0;
   g.shift_a = !g.vec_a && p.lda % 4 == 0;
   g.shift_b = !g.vec_b && p.ldb % 4 == 0;
+  g.shifts_match = g.shift_a && g.shift_b &&
+                   reinterpret_cast<uintptr_t>(p.a) % 16 == reinterpret_cast<uintptr_t>(p.b) % 16;
   // Stored rows x row length of A and B, each extent = (rows - 1) * ld + row length.
   const int64_t rows_a = g.trans_a ? k : p.m, len_a = g.trans_a ? p.m : k;
   const int64_t rows_b = g.trans_b ? p.n : k, len_b = g.trans_b ? k : p.n;

@@ -48,6 +48,7 @@ GemmProblem describe(const CanonicalGemm& g) {
   p.vec_b = g.vec_b;
   p.shift_a = g.shift_a;
   p.shift_b = g.shift_b;
+  p.shifts_match = g.shifts_match;
   p.beta_zero = g.p.beta == 0.0f;
   p.tiled_offsets_fit = g.tiled_offsets_fit;
   return p;
@@ -77,6 +78,7 @@ GemvView gemv_view(const GemmProblem& p) {
   // contiguous along k when B is stored transposed.
   v.vec_x = v.small_m ? p.vec_a : p.vec_b;
   v.x_along_k = v.small_m ? !p.trans_a : p.trans_b;
+  v.x_at_w_shift = p.shifts_match;
   return v;
 }
 
@@ -87,8 +89,10 @@ GemvForm gemv_form(const GemvView& v, const GemmConfig& c) {
   if (c.family == GemmFamily::GemvRows && c.gemv_s == 16) {
     f.staging = v.x_along_k ? GemvStaging::XRowsAlongK : GemvStaging::XRowsAlongS;
     // X along k behind unaligned W is copied as each row's offset allows, not 16 bytes at a time: the
-    // stages start at W's 128-byte boundaries, not X's (gemv_rows_staged.cuh).
-    f.vec_x = v.vec_x && (v.vec_w || !v.x_along_k);
+    // stages start at W's 128-byte boundaries, not X's (gemv_rows_staged.cuh); unless its rows sit
+    // at W's offset, or the prologue packed it as four shifted copies (plan_pack), one of which every
+    // block finds aligned.
+    f.vec_x = v.x_along_k && !v.vec_w ? (v.vec_x && (c.pack_a || c.pack_b)) || v.x_at_w_shift : v.vec_x;
   }
   return f;
 }
@@ -152,20 +156,35 @@ bool product_overlaps_packing(const GemmProblem& p, const GemmConfig& c, const S
 
 PackPlan plan_pack(const GemmProblem& p, const GemmConfig& c) {
   PackPlan plan;
+  if (c.family != GemmFamily::Tiled && (c.pack_a || c.pack_b)) {
+    const GemvView v = gemv_view(p);
+    plan.x_rows_of_k = v.x_along_k;
+    if (v.x_along_k && !v.vec_w) plan.x_copies = 4;
+  }
   auto buffer = [&](int64_t row_length, int& ld, size_t& bytes) {
+    const int64_t rows = plan.x_rows_of_k ? (p.m <= p.n ? p.m : p.n) : p.k;
     const int64_t ld64 = (row_length + 3) / 4 * 4;  // may pass 2^31 - 1: then bytes is far above kMaxPackBytes
-    bytes = (static_cast<size_t>(p.k) * static_cast<size_t>(ld64) * sizeof(float) + 255) / 256 * 256;
+    // Each copy 4 floats longer than its rows, so that the next one starts a float further along.
+    const size_t copy_floats = static_cast<size_t>(rows) * static_cast<size_t>(ld64) + (plan.x_copies > 1 ? 4 : 0);
+    bytes = (plan.x_copies * copy_floats * sizeof(float) + 255) / 256 * 256;
     ld = ld64 <= INT_MAX ? static_cast<int>(ld64) : 0;
+    if (plan.x_copies > 1) plan.x_shift_step = static_cast<long long>(copy_floats) + 1;
   };
-  if (c.pack_a) buffer(p.m, plan.lda, plan.a_bytes);
-  if (c.pack_b) buffer(p.n, plan.ldb, plan.b_bytes);
+  if (c.pack_a) buffer(plan.x_rows_of_k ? p.k : p.m, plan.lda, plan.a_bytes);
+  if (c.pack_b) buffer(plan.x_rows_of_k ? p.k : p.n, plan.ldb, plan.b_bytes);
   return plan;
 }
 
 GemmProblem packed_problem(const GemmProblem& p, const GemmConfig& c) {
   GemmProblem q = p;
-  if (c.pack_a) q.trans_a = true, q.vec_a = true, q.shift_a = false;
-  if (c.pack_b) q.trans_b = false, q.vec_b = true, q.shift_b = false;
+  if (c.family != GemmFamily::Tiled) {  // gemv-rows:s16's X keeps its orientation (plan_pack)
+    if (c.pack_a) q.vec_a = true, q.shift_a = false;
+    if (c.pack_b) q.vec_b = true, q.shift_b = false;
+  } else {
+    if (c.pack_a) q.trans_a = true, q.vec_a = true, q.shift_a = false;
+    if (c.pack_b) q.trans_b = false, q.vec_b = true, q.shift_b = false;
+  }
+  if (c.pack_a || c.pack_b) q.shifts_match = false;  // a packed operand is aligned
   return q;
 }
 
@@ -203,6 +222,18 @@ GemmConfig level7_config(const GemmProblem& p) {
   return c;
 }
 
+namespace {
+
+// Empty, or why the config's packed operands do not fit the scratch packing may take.
+std::string pack_too_big(const GemmProblem& p, const GemmConfig& c) {
+  const PackPlan pack = plan_pack(p, c);
+  if (pack.bytes() <= kMaxPackBytes) return "";
+  return "the packed operands take " + std::to_string(pack.bytes() >> 20) + " MB, more than packing may take (" +
+         std::to_string(kMaxPackBytes >> 20) + " MB)";
+}
+
+}  // namespace
+
 std::string can_implement(const GemmProblem& p, const GemmConfig& c) {
   if (c.splits < 1 || c.splits > kMaxSplits)
     return "splits = " + std::to_string(c.splits) + " is outside 1.." + std::to_string(kMaxSplits);
@@ -226,11 +257,7 @@ std::string can_implement(const GemmProblem& p, const GemmConfig& c) {
         return "edge needs a ragged last tile column of 1.." + std::to_string(kGemvMaxS) + " columns after at least one whole one (N = " +
                std::to_string(p.n) + ", BN = " + std::to_string(c.tile.bn) + ")";
     }
-    const PackPlan pack = plan_pack(p, c);
-    if (pack.bytes() > kMaxPackBytes)
-      return "the packed operands take " + std::to_string(pack.bytes() >> 20) + " MB, more than packing may take (" +
-             std::to_string(kMaxPackBytes >> 20) + " MB)";
-    return "";
+    return pack_too_big(p, c);
   }
   if (c.tail_only) return "tail splitting applies to tiled configs only";
   if (c.edge) return "edge columns apply to tiled configs only";
@@ -242,6 +269,8 @@ std::string can_implement(const GemmProblem& p, const GemmConfig& c) {
     if (c.family != GemmFamily::GemvRows || c.gemv_s != 16) return "packing applies to tiled configs and gemv-rows:s16 only";
     if (c.pack_a != v.small_m || c.pack_b == v.small_m)
       return std::string("gemv-rows packs its short operand X only: use ") + (v.small_m ? "pack-a" : "pack-b");
+    const std::string why = pack_too_big(p, c);
+    if (!why.empty()) return why;
   }
   if (c.gemv_s != 1 && c.gemv_s != 2 && c.gemv_s != 4 && c.gemv_s != 8 && c.gemv_s != 16)
     return "short dimension bound s" + std::to_string(c.gemv_s) + " is not 1, 2, 4, 8 or 16";
@@ -301,15 +330,18 @@ CanonicalGemm run_prologue(const CanonicalGemm& g, const GemmConfig& c, const Pa
   kernels::PrologueParams pp{};
   pp.counters = counters;
   pp.counter_words = static_cast<long long>(counter_bytes / sizeof(unsigned));
-  auto operand = [&](const float* src, int ld_src, int cols, int ld_dst, float* dst) {
-    return kernels::PackParams{src, ld_src, dst, ld_dst, q.k, cols, static_cast<int>(ceil_div(cols, kernels::kPackTile))};
+  // K rows of the operand's M or N; or (gemv-rows:s16's X along k) its rows of K, as stored.
+  auto operand = [&](const float* src, int ld_src, int length, int ld_dst, float* dst) {
+    const int rows = plan.x_rows_of_k ? length : q.k, cols = plan.x_rows_of_k ? q.k : length;
+    return kernels::PackParams{src,  ld_src, dst, ld_dst, rows, cols, static_cast<int>(ceil_div(cols, kernels::kPackTile)),
+                               plan.x_copies, plan.x_shift_step};
   };
   auto tiles = [](const kernels::PackParams& x) { return static_cast<int>(x.col_tiles * ceil_div(x.rows, kernels::kPackTile)); };
   if (plan.a_bytes > 0) {  // A'(k, m) = op(A)(m, k): A's stored rows are the copy's columns unless A is stored transposed
     float* dst = reinterpret_cast<float*>(to);
     pp.a = operand(q.a, q.lda, q.m, plan.lda, dst);
     pp.a_tiles = tiles(pp.a);
-    pp.a_transposed = !g.trans_a;
+    pp.a_transposed = !g.trans_a && !plan.x_rows_of_k;
     h.p.a = dst;
     h.p.lda = plan.lda;
   }
@@ -317,7 +349,7 @@ CanonicalGemm run_prologue(const CanonicalGemm& g, const GemmConfig& c, const Pa
     float* dst = reinterpret_cast<float*>(to + plan.a_bytes);
     pp.b = operand(q.b, q.ldb, q.n, plan.ldb, dst);
     pp.b_tiles = tiles(pp.b);
-    pp.b_transposed = g.trans_b;
+    pp.b_transposed = g.trans_b && !plan.x_rows_of_k;
     h.p.b = dst;
     h.p.ldb = plan.ldb;
   }
@@ -326,8 +358,8 @@ CanonicalGemm run_prologue(const CanonicalGemm& g, const GemmConfig& c, const Pa
 }
 
 // The GEMV kernel's view of the canonical problem (gemv_view) and its launch with split plan `s`.
-void launch_gemv_config(const CanonicalGemm& g, const GemmConfig& c, const SplitPlan& s, float* partials,
-                        unsigned* counters, cudaStream_t stream, bool after_prologue) {
+void launch_gemv_config(const CanonicalGemm& g, const GemmConfig& c, const SplitPlan& s, long long x_shift_step,
+                        float* partials, unsigned* counters, cudaStream_t stream, bool after_prologue) {
   const GemvView v = gemv_view(describe(g));
   const kernels::GemmParams& q = g.p;
   kernels::GemvParams gp{};
@@ -359,6 +391,7 @@ void launch_gemv_config(const CanonicalGemm& g, const GemmConfig& c, const Split
   gp.group = s.group;
   gp.partials = s.partial_bytes > 0 ? partials : nullptr;
   gp.counters = s.partial_bytes > 0 ? counters : nullptr;
+  gp.x_shift_step = x_shift_step;
   const GemvForm form = gemv_form(v, c);
   if (c.jit) launch_gemv_jit(c, form, gp, s.units, stream, after_prologue);
   else launch_gemv(c, form, gp, s.units, stream, after_prologue);
@@ -391,8 +424,8 @@ void run_config(const CanonicalGemm& g, const GemmConfig& c, const DeviceFacts& 
   const bool overlap =
       prologue && (parts.pack.bytes() == 0 || product_overlaps_packing(describe(g), c, parts.main_split, d));
   if (c.family != GemmFamily::Tiled) {
-    launch_gemv_config(h, c, parts.main_split, reinterpret_cast<float*>(partials), reinterpret_cast<unsigned*>(counters),
-                       stream, overlap);
+    launch_gemv_config(h, c, parts.main_split, parts.pack.x_shift_step, reinterpret_cast<float*>(partials),
+                       reinterpret_cast<unsigned*>(counters), stream, overlap);
     return;
   }
   CanonicalGemm main = h;
@@ -412,7 +445,7 @@ void run_config(const CanonicalGemm& g, const GemmConfig& c, const DeviceFacts& 
     edge.p.b += h.trans_b ? first * h.p.ldb : first;
     edge.p.c += first;
     // A plain launch: the tiled launch before it waited for the prologue (core/griddep.cuh).
-    launch_gemv_config(edge, parts.edge_config, parts.edge_split,
+    launch_gemv_config(edge, parts.edge_config, parts.edge_split, /*x_shift_step*/ 0,
                        reinterpret_cast<float*>(partials + s.partial_bytes),
                        reinterpret_cast<unsigned*>(counters + s.counter_bytes), stream, false);
   }

@@ -23,6 +23,7 @@ struct GemmProblem {
   bool trans_a = false, trans_b = false;
   bool vec_a = false, vec_b = false;  // 16-byte copies allowed along the operand's contiguous dimension
   bool shift_a = false, shift_b = false;  // CanonicalGemm::shift_a: unaligned rows, all at one offset
+  bool shifts_match = false;              // CanonicalGemm::shifts_match: A's and B's the same offset
   bool beta_zero = true;              // C is not read
   bool tiled_offsets_fit = true;      // CanonicalGemm::tiled_offsets_fit: A and B small enough for the tiled kernels
   bool ffma_only = false;             // GemmOptions::math = FfmaOnly: the chooser keeps to FFMA configs
@@ -53,6 +54,7 @@ struct GemvView {
   bool shift_w = false;    // W's rows unaligned, all at one offset (GemmProblem::shift_a)
   bool vec_x = false;      // X 16-byte aligned along its contiguous dimension
   bool x_along_k = false;  // X contiguous along k (its rows are rows of k), else along s
+  bool x_at_w_shift = false;  // W's and X's rows unaligned at one offset (GemmProblem::shifts_match)
 };
 GemvView gemv_view(const GemmProblem& p);
 // How config c's GEMV kernel reaches the operands of a problem with view v (config.hpp).
@@ -82,10 +84,17 @@ bool product_overlaps_packing(const GemmProblem& p, const GemmConfig& c, const S
 
 // The packed copies of a config with pack_a / pack_b: op(A) as K rows of M (A^T, m-contiguous), op(B)
 // as K rows of N, each row length rounded up to 4 floats and each buffer to 256 bytes. The tiled kernel
-// then runs the packed problem: those operands copied as-is with 16-byte copies.
+// then runs the packed problem: those operands copied as-is with 16-byte copies. gemv-rows:s16 packs
+// its short operand X in the orientation it is stored: as K rows of s, or, where X runs along k
+// (x_rows_of_k: A not transposed, or B transposed), as s rows of K; those behind W rows that are
+// not 16-byte aligned as four copies, each one float further past a 16-byte boundary
+// (gemv_rows_staged.cuh reads the one its block's stages find aligned).
 struct PackPlan {
   int lda = 0, ldb = 0;          // the packed leading dimensions (0: not packed)
   size_t a_bytes = 0, b_bytes = 0;
+  bool x_rows_of_k = false;
+  int x_copies = 1;
+  long long x_shift_step = 0;    // floats from one copy to the next (a multiple of 4, plus 1); 0: one copy
   size_t bytes() const { return a_bytes + b_bytes; }
 };
 PackPlan plan_pack(const GemmProblem& p, const GemmConfig& c);

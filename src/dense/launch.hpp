@@ -29,6 +29,9 @@ struct CanonicalGemm {
   // offset with a leading dimension that is a multiple of 4): the GEMV columns kernels shift their
   // tiles to the boundary (gemv_common.cuh, GemvColsW::Shifted).
   bool shift_a = false, shift_b = false;
+  // shift_a and shift_b, A and B at the same offset: X's rows of k then sit where the staged GEMV's
+  // stages find W's (gemv_rows_staged.cuh copies them 16 bytes at a time).
+  bool shifts_match = false;
   bool tiled_offsets_fit = true;  // A and B span at most kMaxTiledExtent elements
 };
 

@@ -78,7 +78,7 @@ void launch_staged(const GemvForm& f, const kernels::GemvParams& p, long long un
     with_bool(f.vec_x, [&](auto vec_x) {
       constexpr bool kVecW = decltype(vec_w)::value, kVecX = decltype(vec_x)::value;
       void (*kernel)(kernels::GemvParams) = f.staging == GemvStaging::XRowsAlongK
-                                                ? kernels::gemv_rows_staged<16, GemvXStage::KRows, kVecW, kVecW && kVecX>
+                                                ? kernels::gemv_rows_staged<16, GemvXStage::KRows, kVecW, kVecX>
                                                 : kernels::gemv_rows_staged<16, GemvXStage::SRows, kVecW, kVecX>;
       ensure_smem_opt_in(reinterpret_cast<const void*>(kernel), kGemvStagedSmemBytes);
       launch_kernel(kernel, dim3(static_cast<unsigned>(units)), dim3(kGemvThreads), kGemvStagedSmemBytes, stream,

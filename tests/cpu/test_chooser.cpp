@@ -213,6 +213,65 @@ TEST(GemmPlan, PackedOperandsAreAlignedCopiesInTheWorkspace) {
   EXPECT_EQ(q.k, p.k);
 }
 
+// gemv-rows:s16 packs its X in the orientation it is stored: K rows of s where X runs along s; s rows
+// of K where it runs along k, and behind unaligned W as four copies, each 4 floats longer than its
+// rows and one float further along (gemv_rows_staged.cuh reads the copy its stages find aligned).
+TEST(GemmPlan, GemvPackedXKeepsItsOrientation) {
+  const GemmConfig rows_a = parse_gemm_config("gemv-rows:s16:k1:pack-a", "x"), rows_b = parse_gemm_config("gemv-rows:s16:k2:pack-b", "x");
+  // 13 x 999 x 1001 NT: X = A along k; W = B with an odd ldb (unaligned) or aligned.
+  GemmProblem nt = problem(13, 999, 1001, false, true, false);
+  PackPlan plan = plan_pack(nt, rows_a);
+  EXPECT_TRUE(plan.x_rows_of_k);
+  EXPECT_EQ(plan.x_copies, 4);
+  EXPECT_EQ(plan.lda, 1004);
+  EXPECT_EQ(plan.x_shift_step, 13LL * 1004 + 4 + 1);
+  EXPECT_EQ(plan.a_bytes, (size_t(4) * (13 * 1004 + 4) * 4 + 255) / 256 * 256);
+  EXPECT_EQ(plan.b_bytes, 0u);
+  GemmProblem q = packed_problem(nt, rows_a);
+  EXPECT_TRUE(!q.trans_a && q.vec_a && !q.shift_a);  // still rows of k, now aligned
+  EXPECT_TRUE(q.trans_b && !q.vec_b);                // W untouched
+  GemvForm f = gemv_form(gemv_view(q), rows_a);
+  EXPECT_EQ(f.staging, GemvStaging::XRowsAlongK);
+  EXPECT_TRUE(f.vec_x);
+  EXPECT_FALSE(f.vec_w);
+  EXPECT_FALSE(gemv_form(gemv_view(nt), parse_gemm_config("gemv-rows:s16:k1", "x")).vec_x);
+  nt.vec_b = true;  // aligned W: one copy
+  plan = plan_pack(nt, rows_a);
+  EXPECT_EQ(plan.x_copies, 1);
+  EXPECT_EQ(plan.x_shift_step, 0);
+  EXPECT_EQ(plan.a_bytes, (size_t(13) * 1004 * 4 + 255) / 256 * 256);
+  // 4096 x 13 x 1001 NN: X = B along s, K rows of 16 floats (13 rounded up), one copy.
+  const GemmProblem nn = problem(4096, 13, 1001, false, false, false);
+  plan = plan_pack(nn, rows_b);
+  EXPECT_FALSE(plan.x_rows_of_k);
+  EXPECT_EQ(plan.x_copies, 1);
+  EXPECT_EQ(plan.ldb, 16);
+  EXPECT_EQ(plan.b_bytes, (size_t(1001) * 16 * 4 + 255) / 256 * 256);
+  q = packed_problem(nn, rows_b);
+  EXPECT_TRUE(!q.trans_b && q.vec_b);
+  EXPECT_EQ(gemv_form(gemv_view(q), rows_b).staging, GemvStaging::XRowsAlongS);
+  // 4096 x 16 x 1001 NT: X = B^T along k, behind unaligned W = A.
+  plan = plan_pack(problem(4096, 16, 1001, false, true, false), rows_b);
+  EXPECT_TRUE(plan.x_rows_of_k);
+  EXPECT_EQ(plan.x_copies, 4);
+  EXPECT_EQ(plan.ldb, 1004);
+  EXPECT_EQ(plan.x_shift_step, 16LL * 1004 + 5);
+  // X's rows of k at W's offset (A and B offset alike): 16-byte copies as stored, no packing offered.
+  GemmProblem alike = problem(16, 4096, 4096, false, true, false);
+  alike.shift_a = alike.shift_b = alike.shifts_match = true;
+  const GemmConfig k1 = parse_gemm_config("gemv-rows:s16:k1", "x");
+  EXPECT_TRUE(gemv_form(gemv_view(alike), k1).vec_x);
+  EXPECT_EQ(best_gemv_config(alike, h100()).config.pack_a, false);
+  EXPECT_FALSE(packed_problem(alike, rows_a).shifts_match);
+  alike.shifts_match = false;  // both offset, but not alike
+  EXPECT_FALSE(gemv_form(gemv_view(alike), k1).vec_x);
+  EXPECT_FALSE(packed_problem(alike, k1).shifts_match);
+  // The copies count against the packing limit: 16 x 2^24 floats four times is 1 GB.
+  EXPECT_NE(can_implement(problem(16, 4096, int64_t(1) << 24, false, true, false), rows_a).find("more than packing may take"),
+            std::string::npos);
+  EXPECT_EQ(can_implement(problem(16, 4096, int64_t(1) << 19, false, true, false), rows_a), "");
+}
+
 // Edge columns: the tiled launch takes N rounded down to BN, the GEMV launch the 1..16 others.
 TEST(GemmCanImplement, EdgeNeedsARaggedColumnOfAtMost16) {
   GemmConfig c = tiled(0);  // BN = 256

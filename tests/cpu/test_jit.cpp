@@ -95,6 +95,9 @@ TEST(JitConfig, CompiledSchedulesPassTheConstraintsAndOthersAreMarked) {
   EXPECT_EQ(gemv_jit_request(rows16, form(true, GemvStaging::XRowsAlongS, true)).header, "dense/kernels/gemv_rows_staged.cuh");
   EXPECT_EQ(gemv_jit_request(rows16, form(false, GemvStaging::XRowsAlongK)).name_expression,
             "&tilegemm::kernels::gemv_rows_staged<16, tilegemm::kernels::GemvXStage::KRows, false, false>");
+  // X's rows of k packed as shifted copies behind unaligned W (gemm_ops.cpp, plan_pack).
+  EXPECT_EQ(gemv_jit_request(rows16, form(false, GemvStaging::XRowsAlongK, true)).name_expression,
+            "&tilegemm::kernels::gemv_rows_staged<16, tilegemm::kernels::GemvXStage::KRows, false, true>");
   EXPECT_EQ(gemv_jit_request(rows16, form(true, GemvStaging::XRowsAlongS, false)).name_expression,
             "&tilegemm::kernels::gemv_rows_staged<16, tilegemm::kernels::GemvXStage::SRows, true, false>");
   GemmProblem p;

@@ -335,13 +335,14 @@ void expect_config_matches(const GemvCall& call, const std::string& config, floa
 
 // gemv-rows:s16 runs gemv_rows_staged.cuh: X contiguous along s (small N, B not transposed) or along
 // k (small M, A not transposed), W's rows 16-byte aligned or not (blocks of rows 32, 8 or 1 apart as
-// lda allows, stages from their 128-byte boundary), X copied 16 or 4 bytes at a time (behind unaligned W, X's rows of k 16, 8
-// or 4 as each row's offset allows), with every tail at once: fewer than 16 rows of X, W rows past the
-// last block (of 32 rows, or of a group of 1024), K not a multiple of the 128-k stage nor of 4 (rows
-// padded with NaN, which must never be read), split and not (a slice's first k inside an unaligned
-// row's chunk, its last k past the stages), X packed by a prologue the product waits for or overlaps
-// (480 blocks), and the run-time twin bitwise the same. alpha != 1, beta = 0 over NaN and beta != 0;
-// C's padding untouched.
+// lda allows, stages from their 128-byte boundary), X copied 16 or 4 bytes at a time (behind unaligned
+// W, X's rows of k 16, 8 or 4 as each row's offset allows, or all 16 where they sit at W's offset),
+// with every tail at once: fewer than 16 rows of X, W rows past the last block (of 32 rows, or of a
+// group of 1024), K not a multiple of the 128-k stage nor of 4 (rows padded with NaN, which must never
+// be read), split and not (a slice's first k inside an unaligned row's chunk, its last k past the
+// stages), X packed by a prologue the product waits for or overlaps (480 blocks; rows of k behind
+// unaligned W as four shifted copies, every lead among the blocks), and the run-time twin bitwise
+// the same. alpha != 1, beta = 0 over NaN and beta != 0; C's padding untouched.
 TEST(GemvRowsStaged, Small_TailsAndBothStagingsMatchTheReference) {
   using detail::GemvStaging;
   struct StagedCase {
@@ -351,6 +352,7 @@ TEST(GemvRowsStaged, Small_TailsAndBothStagingsMatchTheReference) {
     GemvStaging staging;
     bool vec_w, vec_x;
     int64_t a_off = 0;  // A starts this many floats into its buffer
+    int64_t b_off = 0;  // B likewise
   } cases[] = {
       {1000, 13, 1001, Op::N, 1004, 16, GemvStaging::XRowsAlongS, true, true},
       {77, 16, 130, Op::N, 132, 16, GemvStaging::XRowsAlongS, true, true},
@@ -368,32 +370,40 @@ TEST(GemvRowsStaged, Small_TailsAndBothStagingsMatchTheReference) {
       {4100, 13, 600, Op::N, 601, 13, GemvStaging::XRowsAlongS, false, false},    // k3: 480 blocks
       {1100, 16, 1001, Op::N, 1024, 16, GemvStaging::XRowsAlongS, false, true, 1},  // consecutive rows, tiles past the last
       {1100, 16, 1001, Op::N, 1012, 16, GemvStaging::XRowsAlongS, false, true, 3},  // rows 8 apart
+      // X's rows of k at W's offset (A and B both 1 or 3 floats in): 16-byte X copies, rows 8 apart
+      {16, 2049, 515, Op::T, 516, 516, GemvStaging::XRowsAlongK, false, true, 1, 1},
+      {4100, 13, 601, Op::T, 604, 604, GemvStaging::XRowsAlongK, false, true, 3, 3},
+      {13, 999, 1001, Op::T, 1004, 1004, GemvStaging::XRowsAlongK, false, false, 1, 2},  // offsets differ
   };
   const float nan = std::numeric_limits<float>::quiet_NaN(), pad = -777.0f;
   for (const StagedCase& sc : cases) {
     SCOPED_TRACE(std::to_string(sc.m) + "x" + std::to_string(sc.n) + "x" + std::to_string(sc.k) +
                  (sc.op_b == Op::T ? " NT" : " NN") + " lda " + std::to_string(sc.lda) + " ldb " + std::to_string(sc.ldb) +
-                 " A offset " + std::to_string(sc.a_off));
-    const int64_t m = sc.m, n = sc.n, k = sc.k, lda = sc.lda, ldb = sc.ldb, ldc = n + 3, a_off = sc.a_off;
+                 " A offset " + std::to_string(sc.a_off) + " B offset " + std::to_string(sc.b_off));
+    const int64_t m = sc.m, n = sc.n, k = sc.k, lda = sc.lda, ldb = sc.ldb, ldc = n + 3, a_off = sc.a_off,
+                  b_off = sc.b_off;
     const int64_t b_rows = sc.op_b == Op::T ? n : k, b_cols = sc.op_b == Op::T ? k : n;
     std::mt19937 rng(static_cast<unsigned>(m * 31 + n * 7 + k));
     std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-    std::vector<float> ha(a_off + m * lda, nan), hb(b_rows * ldb, nan), hc(m * ldc, pad);
+    std::vector<float> ha(a_off + m * lda, nan), hb(b_off + b_rows * ldb, nan), hc(m * ldc, pad);
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < k; ++j) ha[a_off + i * lda + j] = dist(rng);
     for (int64_t i = 0; i < b_rows; ++i)
-      for (int64_t j = 0; j < b_cols; ++j) hb[i * ldb + j] = dist(rng);
+      for (int64_t j = 0; j < b_cols; ++j) hb[b_off + i * ldb + j] = dist(rng);
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) hc[i * ldc + j] = dist(rng);
     // The NaN padding stays out of the reference: it reads k columns only.
     std::vector<double> prod(m * n);
-    ref::gemm_f64(Layout::RowMajor, Op::N, sc.op_b, m, n, k, ha.data() + a_off, lda, hb.data(), ldb, prod.data());
+    ref::gemm_f64(Layout::RowMajor, Op::N, sc.op_b, m, n, k, ha.data() + a_off, lda, hb.data() + b_off, ldb, prod.data());
     DeviceBuffer<float> a(ha.size()), b(hb.size()), c(hc.size());
     a.upload(ha);
     b.upload(hb);
     const detail::GemmProblem problem = detail::describe(detail::canonicalize(
-        Layout::RowMajor, Op::N, sc.op_b, m, n, k, 1.0f, a.get() + a_off, lda, b.get(), ldb, 0.0f, c.get(), ldc, Raster::Hilbert));
-    // With X packed (the prologue copies it into aligned [k][s] rows) where it is not aligned.
+        Layout::RowMajor, Op::N, sc.op_b, m, n, k, 1.0f, a.get() + a_off, lda, b.get() + b_off, ldb, 0.0f, c.get(), ldc,
+        Raster::Hilbert));
+    // With X packed where it is not copied 16 bytes at a time: the prologue copies it into aligned rows
+    // in its own orientation, and its rows of k behind unaligned W as four copies shifted by 0-3
+    // floats (each block reads the one its stages find aligned).
     const std::string pack = m <= n ? ":pack-a" : ":pack-b";
     std::vector<std::string> configs = {"gemv-rows:s16:k1", "gemv-rows:s16:k3"};
     if (!sc.vec_x) configs.push_back("gemv-rows:s16:k3" + pack);
@@ -401,12 +411,14 @@ TEST(GemvRowsStaged, Small_TailsAndBothStagingsMatchTheReference) {
       const detail::GemmConfig cfg = detail::parse_gemm_config(config, "config");
       const bool packed = cfg.pack_a || cfg.pack_b;
       const detail::GemvForm form = detail::gemv_form(detail::gemv_view(detail::packed_problem(problem, cfg)), cfg);
-      ASSERT_EQ(form.staging, packed ? GemvStaging::XRowsAlongS : sc.staging) << config;
+      ASSERT_EQ(form.staging, sc.staging) << config;
+      const detail::PackPlan plan = detail::plan_pack(problem, cfg);
+      ASSERT_EQ(plan.x_copies, packed && sc.staging == GemvStaging::XRowsAlongK && !sc.vec_w ? 4 : 1) << config;
       ASSERT_EQ(form.vec_w, sc.vec_w) << config;
       ASSERT_EQ(form.vec_x, packed || sc.vec_x) << config;
       for (float beta : {0.0f, 0.5f})
-        expect_config_matches({m, n, k, sc.op_b, a.get() + a_off, lda, b.get(), ldb, ldc, 0}, config, beta, hc, prod, c,
-                              pad);
+        expect_config_matches({m, n, k, sc.op_b, a.get() + a_off, lda, b.get() + b_off, ldb, ldc, 0}, config, beta, hc,
+                              prod, c, pad);
     }
   }
 }

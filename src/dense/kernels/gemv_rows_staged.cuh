@@ -20,7 +20,10 @@
 // X is staged as [s][k] rows when it runs along k (NT's A); otherwise as [k][s] rows, padded by 8
 // floats every 4 rows (GemvStagedShape::kXGroup). X is copied 16 bytes at a time where it is aligned
 // along the dimension it is copied, else 4 bytes; [s][k] rows behind unaligned W start lead k before
-// a stage's k0, and each is copied 16, 8 or 4 bytes at a time as its offset from that k allows.
+// a stage's k0, and each is copied 16, 8 or 4 bytes at a time as its offset from that k allows; or
+// all 16 bytes at a time where they sit at W's offset from a 16-byte boundary (both operands offset
+// alike), or where the prologue packed them as four copies shifted by 0-3 floats: the block reads
+// the copy whose rows its stages find 16-byte aligned.
 // Elements outside the slice's K range are zeros in shared memory, never read from W or X.
 // Measured (H100): docs/shapes.md.
 // Build and run: bash scripts/build.sh && build/tilegemm bench --shape 14336x16x4096 --kernels auto
@@ -79,17 +82,17 @@ struct GemvStagedShape {
   }
 };
 
-// X(s, k0 + kk) at x[s * x_s + k0 + kk] into a stage's [s][k] rows, 16 bytes (kVec) or 4 bytes at a
-// time: thread e copies row e / (kBK / width). A stage inside the slice with every s present copies
+// X(s, k0 + kk) at x[s * x_s + k0 + kk] (x: p.x, or a shifted copy of it) into a stage's [s][k]
+// rows, 16 bytes (kVec) or 4 bytes at a time: thread e copies row e / (kBK / width). A stage inside the slice with every s present copies
 // without bounds; otherwise elements outside the slice or past s_count are zeros (with kVec, k0 -
 // begin is a multiple of 4: a chunk starts inside the slice or wholly before it).
 template <class G, bool kVec>
-__device__ __forceinline__ void gemv_stage_x_rows_of_k(float* xs, const GemvParams& p, int k0, const GemvSlice& range,
-                                                       bool inside) {
+__device__ __forceinline__ void gemv_stage_x_rows_of_k(float* xs, const GemvParams& p, const float* x, int k0,
+                                                       const GemvSlice& range, bool inside) {
   constexpr int kS = G::kS, kW = kVec ? 4 : 1, kChunks = G::kBK / kW, kSStep = G::kThreads / kChunks;
   const int s0 = threadIdx.x / kChunks, kk = threadIdx.x % kChunks * kW, kx = k0 + kk;
   if (inside && p.s_count == kS) {
-    const float* src = p.x + static_cast<long long>(s0) * p.x_s + kx;
+    const float* src = x + static_cast<long long>(s0) * p.x_s + kx;
 #pragma unroll
     for (int i = 0; i < kS / kSStep; ++i) {
       float* dst = xs + (s0 + kSStep * i) * G::kBK + kk;
@@ -105,10 +108,10 @@ __device__ __forceinline__ void gemv_stage_x_rows_of_k(float* xs, const GemvPara
       if (kVec) {
         const int left = s < p.s_count && kx >= range.begin ? range.end - kx : 0;
         const int valid = left < 0 ? 0 : left > kW ? kW : left;
-        cp_async_16(dst, valid > 0 ? p.x + static_cast<long long>(s) * p.x_s + kx : p.x, valid);
+        cp_async_16(dst, valid > 0 ? x + static_cast<long long>(s) * p.x_s + kx : p.x, valid);
       } else {
         const bool ok = s < p.s_count && kx >= range.begin && kx < range.end;
-        cp_async_4(dst, ok ? p.x + static_cast<long long>(s) * p.x_s + kx : p.x, ok);
+        cp_async_4(dst, ok ? x + static_cast<long long>(s) * p.x_s + kx : p.x, ok);
       }
     }
   }
@@ -118,7 +121,9 @@ __device__ __forceinline__ void gemv_stage_x_rows_of_k(float* xs, const GemvPara
 // stage at its k0 (fastest where the rows also start at 128-byte boundaries: 5 lines per piece
 // otherwise). kVecX: X 16-byte aligned along the dimension it is copied (rows of s for SRows; rows of
 // k for KRows, where W is aligned: unaligned W's stages start lead k early, and each X row is then
-// copied as wide as its own offset allows).
+// copied as wide as its own offset allows; or, with kVecX, X's rows sit at W's offset from a 16-byte
+// boundary: as stored, or in the copy (of four packed, shifted by 0-3 floats: GemvParams::
+// x_shift_step) that the block picks by its lead).
 template <int kS, GemvXStage kX, bool kVecW, bool kVecX>
 __global__ void __launch_bounds__(GemvStagedShape<kS>::kThreads, GemvStagedShape<kS>::kMinBlocks)
     gemv_rows_staged(GemvParams p) {
@@ -139,6 +144,11 @@ __global__ void __launch_bounds__(GemvStagedShape<kS>::kThreads, GemvStagedShape
   // lead: how many floats W(row, k) sits past a 128-byte boundary, the same for every row of the
   // block (k a multiple of kLine, as every slice's first k); each stage starts lead k before its k0.
   const int lead = kVecW ? 0 : static_cast<int>(reinterpret_cast<unsigned long long>(w_row(0)) / 4 % G::kLine);
+  // X's rows of k behind unaligned W at W's offset: as stored (x_shift_step 0), or packed as four
+  // shifted copies, of which copy lead % 4 puts every stage's k0 (lead k before a multiple of 32) at
+  // a 16-byte boundary in every row.
+  constexpr bool kShiftedX = kXByS && !kVecW && kVecX;
+  const float* const x = kShiftedX ? p.x + (lead & 3) * p.x_shift_step : p.x;
   // A 16-byte aligned address inside W's allocation for copies that read nothing.
   const float* w_safe = reinterpret_cast<const float*>(reinterpret_cast<unsigned long long>(p.w) & ~15ull);
   float* const tail = smem + G::kStages * G::kStageFloats;
@@ -205,15 +215,15 @@ __global__ void __launch_bounds__(GemvStagedShape<kS>::kThreads, GemvStagedShape
         const int s = kXByS ? e / G::kLine : e % kS, j = kXByS ? e % G::kLine : e / kS;
         const bool ok = s < p.s_count && tail_k + j < range.end;
         cp_async_4(tail + G::kTailW + s * G::kLine + j,
-                   ok ? p.x + static_cast<long long>(s) * p.x_s + static_cast<long long>(tail_k + j) * p.x_k : p.x, ok);
+                   ok ? x + static_cast<long long>(s) * p.x_s + static_cast<long long>(tail_k + j) * p.x_k : p.x, ok);
       }
     }
     // X: a stage inside the slice copies without bounds (`inside`); otherwise elements outside the
     // slice or past s_count are zeros. Without bounds, rows past s_count read another row instead:
     // those sums are never stored.
     if constexpr (kXByS) {  // X(s, k) at x[s * x_s + k] into [s][k] rows
-      if (kVecW) {
-        gemv_stage_x_rows_of_k<G, kVecX>(xs, p, k0, range, inside);
+      if (kVecW || (kShiftedX && inside)) {
+        gemv_stage_x_rows_of_k<G, kVecX>(xs, p, x, k0, range, inside);
       } else if (inside) {  // each row at the widest copies its offset from a 16-byte boundary allows
 #pragma unroll
         for (int i = 0; i < kS / G::kWarps; ++i) {
@@ -232,7 +242,7 @@ __global__ void __launch_bounds__(GemvStagedShape<kS>::kThreads, GemvStagedShape
           }
         }
       } else {
-        gemv_stage_x_rows_of_k<G, false>(xs, p, k0, range, inside);
+        gemv_stage_x_rows_of_k<G, false>(xs, p, x, k0, range, inside);
       }
     } else {  // X(s, k) at x[k * x_k + s] into [k][s] rows (kk / 4 * kXGroup + kk % 4 * kS + s): thread e copies s = e % kChunks
       constexpr int kW = kVecX ? 4 : 1, kChunks = kS / kW, kKStep = G::kThreads / kChunks;

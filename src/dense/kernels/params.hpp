@@ -48,7 +48,9 @@ struct SplitTileParams {
 //   columns kernel (W contiguous along l): W(l, k) = w[k * ldw + l]
 //   X(s, k) = x[s * x_s + k * x_k],  C(s, l) = c[s * c_s + l * c_l]
 // K is cut into `splits` slices of slice_k elements (a multiple of the kernel's chunk), summed by
-// core/split_k.cuh when splits > 1.
+// core/split_k.cuh when splits > 1. x_shift_step: 0, or X packed by the prologue as four copies
+// (gemv_rows_staged.cuh behind unaligned W), copy j's X(s, k) at x[j * x_shift_step + s * x_s + k],
+// each copy's rows j floats past a 16-byte boundary.
 struct GemvParams {
   int s_count, l_count, k;
   float alpha, beta;
@@ -61,11 +63,13 @@ struct GemvParams {
   int splits, slice_k, group;
   float* partials;
   unsigned* counters;
+  long long x_shift_step;
 };
 
-// An operand packed before a tiled product (prologue.cuh): dst is rows x cols, row-major with leading
+// An operand packed before a product (prologue.cuh): dst is rows x cols, row-major with leading
 // dimension ld_dst (a multiple of 4, 16-byte aligned), dst(r, c) = src[r * ld_src + c], or
-// src[c * ld_src + r] for a transposed source.
+// src[c * ld_src + r] for a transposed source; written `copies` times, copy j at dst + j * copy_step
+// (copy_step a multiple of 4, plus 1: each copy one float further past a 16-byte boundary).
 constexpr int kPackTile = 32;  // the packing kernel's square tile
 struct PackParams {
   const float* src;
@@ -74,6 +78,8 @@ struct PackParams {
   int ld_dst;
   int rows, cols;
   int col_tiles;  // ceil(cols / kPackTile): the grid is one block per tile, column tiles fastest
+  int copies;
+  long long copy_step;
 };
 
 // The prologue kernel of a call (prologue.cuh): counter_words counters zeroed, a_tiles tiles of A's

@@ -1,7 +1,10 @@
 // Not a ladder level: the one kernel a tiled or GEMV product runs before its own, when it needs one.
 // It zeroes the split-K counters of the call's workspace (core/split_k.cuh counts on them) and packs
 // operands: op(A) or op(B) copied into the workspace, K rows of 16-byte aligned rows, in the layout
-// the tiled kernels copy as-is with 16-byte cp.async (A as m-contiguous A^T, B as n-contiguous B).
+// the tiled kernels copy as-is with 16-byte cp.async (A as m-contiguous A^T, B as n-contiguous B);
+// for gemv-rows:s16 its short operand X in the orientation it is stored, and X's rows of k behind
+// unaligned W as four copies, each one float further past a 16-byte boundary (gemv_rows_staged.cuh
+// reads the copy that its block's stages find aligned).
 // An operand whose leading dimension or pointer breaks 16-byte alignment, or a B stored transposed,
 // otherwise goes through 4-byte copies in every tile that reads it (every tile row or column of the
 // product re-reads it); packing reads and writes it once, at memory bandwidth.
@@ -44,10 +47,13 @@ __device__ __forceinline__ void pack_tile(const PackParams& p, bool transposed, 
 #pragma unroll
     for (int j = 0; j < kPasses; ++j) v[j] = staged[tx][ty + j * kPackRowsPerPass];
   }
+  for (int copy = 0; copy < p.copies; ++copy) {
+    float* const dst = p.dst + copy * p.copy_step;
 #pragma unroll
-  for (int j = 0; j < kPasses; ++j) {
-    const int r = r0 + ty + j * kPackRowsPerPass, c = c0 + tx;
-    if (r < p.rows && c < p.cols) p.dst[static_cast<long long>(r) * p.ld_dst + c] = v[j];
+    for (int j = 0; j < kPasses; ++j) {
+      const int r = r0 + ty + j * kPackRowsPerPass, c = c0 + tx;
+      if (r < p.rows && c < p.cols) dst[static_cast<long long>(r) * p.ld_dst + c] = v[j];
+    }
   }
 }
 

@@ -156,13 +156,14 @@ bool product_overlaps_packing(const GemmProblem& p, const GemmConfig& c, const S
 
 PackPlan plan_pack(const GemmProblem& p, const GemmConfig& c) {
   PackPlan plan;
+  int64_t rows = p.k;  // of each copy: K rows of M or N, or X's s rows of K
   if (c.family != GemmFamily::Tiled && (c.pack_a || c.pack_b)) {
     const GemvView v = gemv_view(p);
     plan.x_rows_of_k = v.x_along_k;
+    if (v.x_along_k) rows = v.s_count;
     if (v.x_along_k && !v.vec_w) plan.x_copies = 4;
   }
   auto buffer = [&](int64_t row_length, int& ld, size_t& bytes) {
-    const int64_t rows = plan.x_rows_of_k ? (p.m <= p.n ? p.m : p.n) : p.k;
     const int64_t ld64 = (row_length + 3) / 4 * 4;  // may pass 2^31 - 1: then bytes is far above kMaxPackBytes
     // Each copy 4 floats longer than its rows, so that the next one starts a float further along.
     const size_t copy_floats = static_cast<size_t>(rows) * static_cast<size_t>(ld64) + (plan.x_copies > 1 ? 4 : 0);

@@ -342,7 +342,7 @@ void expect_config_matches(const GemvCall& call, const std::string& config, floa
 // be read), split and not (a slice's first k inside an unaligned row's chunk, its last k past the
 // stages), X packed by a prologue the product waits for or overlaps (480 blocks; rows of k behind
 // unaligned W as four shifted copies, every lead among the blocks), and the run-time twin bitwise
-// the same. alpha != 1, beta = 0 over NaN and beta != 0; C's padding untouched.
+// the same; K of 2 and 3 (both ends of a slice in one 16-byte chunk). alpha != 1, beta = 0 over NaN and beta != 0; C's padding untouched.
 TEST(GemvRowsStaged, Small_TailsAndBothStagingsMatchTheReference) {
   using detail::GemvStaging;
   struct StagedCase {
@@ -374,6 +374,10 @@ TEST(GemvRowsStaged, Small_TailsAndBothStagingsMatchTheReference) {
       {16, 2049, 515, Op::T, 516, 516, GemvStaging::XRowsAlongK, false, true, 1, 1},
       {4100, 13, 601, Op::T, 604, 604, GemvStaging::XRowsAlongK, false, true, 3, 3},
       {13, 999, 1001, Op::T, 1004, 1004, GemvStaging::XRowsAlongK, false, false, 1, 2},  // offsets differ
+      // K of 2 or 3 behind unaligned rows: both ends of the slice in one 16-byte chunk, or in two
+      {13, 999, 2, Op::T, 7, 7, GemvStaging::XRowsAlongK, false, false},
+      {16, 2049, 3, Op::T, 5, 5, GemvStaging::XRowsAlongK, false, false},
+      {1000, 13, 3, Op::N, 5, 13, GemvStaging::XRowsAlongS, false, false},
   };
   const float nan = std::numeric_limits<float>::quiet_NaN(), pad = -777.0f;
   for (const StagedCase& sc : cases) {

@@ -13,10 +13,10 @@
 // k0 - lead .. k0 - lead + 127 of W and of X alike: W's pieces are whole 128-byte lines, and the
 // multiply is the aligned one. A 16-byte copy is slow where its global and shared addresses disagree
 // within 32 bytes (#55), and a piece that spans 5 lines costs a fifth more shared-memory wavefronts
-// (#59). The slice's first chunks lose the lead's k before the slice (zeros, or 4-byte copies of the
-// chunk that straddles it; the same at its end, so that no copy reads past W's last row), and its last
-// (at most lead) k, past the stages, are copied with stage 0 into a small tail area and multiplied at
-// the end.
+// (#59). The slice's first chunks lose the lead's k before the slice (zeros, and the chunk that
+// straddles it copied a float per lane by four lanes; the same at its end, so that no copy reads past
+// W's last row), and its last (at most lead) k, past the stages, are copied with stage 0 into a small
+// tail area and multiplied with stage 0 ([s][k] X) or at the end (perf note #64).
 // X is staged as [s][k] rows when it runs along k (NT's A); otherwise as [k][s] rows, padded by 8
 // floats every 4 rows (GemvStagedShape::kXGroup). X is copied 16 bytes at a time where it is aligned
 // along the dimension it is copied, else 4 bytes; [s][k] rows behind unaligned W start lead k before
@@ -117,6 +117,33 @@ __device__ __forceinline__ void gemv_stage_x_rows_of_k(float* xs, const GemvPara
   }
 }
 
+// A stage across either end of a slice, copied a 16-byte chunk (k0 + 4 lane) per lane from rows
+// that are 16-byte aligned at k0: chunks wholly inside the slice are copied whole, chunks wholly
+// outside are zeros, and a chunk across an end is left by its lane to lanes 0-3 (the slice's first k)
+// or 4-7 (its end), a float each. A few instructions a row, where a divergent branch per lane took
+// ~70 (perf note #64).
+template <class G>
+struct GemvEdgeStage {
+  bool whole, across, edge, kc_in;
+  int kc;  // the float lanes 0-7 copy, past k0
+  __device__ __forceinline__ GemvEdgeStage(int k0, int lane, const GemvSlice& range) {
+    const int k = k0 + 4 * lane, kb = range.begin - k0, ke = range.end - k0;  // the slice's ends, past k0
+    whole = k >= range.begin && k + 4 <= range.end;
+    across = !whole && k + 4 > range.begin && k < range.end;
+    // The chunk across the slice's first k, and the one across its end unless that is the same.
+    const bool begin_across = kb > 0 && kb < G::kBK && (kb & 3) != 0;
+    const bool end_across = ke > 0 && ke < G::kBK && (ke & 3) != 0 && !(begin_across && ke >> 2 == kb >> 2);
+    edge = lane < 4 ? begin_across : lane < 8 && end_across;
+    kc = ((lane < 4 ? kb : ke) & ~3) + (lane & 3);
+    kc_in = k0 + kc >= range.begin && k0 + kc < range.end;
+  }
+  // One row: its element k0 at `from` (16-byte aligned), its stage row at `dst`; zeros where !row_ok.
+  __device__ __forceinline__ void copy(float* dst, const float* from, bool row_ok, int lane, const float* safe) const {
+    if (!across) cp_async_16_or_zeros(dst + 4 * lane, from + 4 * lane, row_ok && whole);
+    if (edge) cp_async_4(dst + kc, row_ok && kc_in ? from + kc : safe, row_ok && kc_in);
+  }
+};
+
 // kVecW: W's rows 16-byte aligned (ldw % 4 == 0, W 16-byte aligned): consecutive block rows, every
 // stage at its k0 (fastest where the rows also start at 128-byte boundaries: 5 lines per piece
 // otherwise). kVecX: X 16-byte aligned along the dimension it is copied (rows of s for SRows; rows of
@@ -181,7 +208,15 @@ __global__ void __launch_bounds__(GemvStagedShape<kS>::kThreads, GemvStagedShape
         const int valid = left < 0 ? 0 : left > 4 ? 4 : left;
         cp_async_16(ws + G::warp_row(warp, i) * G::kBK + 4 * lane, valid > 0 ? w_row(i) + k : w_safe, valid);
       }
-    } else {  // a slice's first or last stage of unaligned rows: a chunk across either end of the slice by 4-byte copies
+    } else if constexpr (!kShiftedX) {  // unaligned rows, a stage across either end of the slice
+      const GemvEdgeStage<G> edge(k0, lane, range);
+#pragma unroll
+      for (int i = 0; i < G::kRows; ++i)
+        edge.copy(ws + G::warp_row(warp, i) * G::kBK, w_lane - 4 * lane + k0 + i * row_stride, (rows_ok >> i) & 1u,
+                  lane, p.w);
+    } else {
+      // X at W's offset: the same, a divergent branch for each lane's chunk. This instantiation ran
+      // 16x14336x4096 NT 1.2-1.5 us slower with GemvEdgeStage's copies (W's or X's; perf note #64).
 #pragma unroll
       for (int i = 0; i < G::kRows; ++i) {
         float* dst = ws + G::warp_row(warp, i) * G::kBK + 4 * lane;
@@ -239,6 +274,19 @@ __global__ void __launch_bounds__(GemvStagedShape<kS>::kThreads, GemvStagedShape
           } else {
 #pragma unroll
             for (int j = 0; j < 4; ++j) cp_async_4(dst + lane + 32 * j, src + lane + 32 * j, true);
+          }
+        }
+      } else if constexpr (!kShiftedX) {  // a stage across either end of the slice: rows warp + kWarps i, 4 bytes at a time
+#pragma unroll
+        for (int i = 0; i < kS / G::kWarps; ++i) {
+          const int s = warp + G::kWarps * i;
+          const float* from = p.x + static_cast<long long>(s < p.s_count ? s : p.s_count - 1) * p.x_s + k0;
+          float* dst = xs + s * G::kBK;
+#pragma unroll
+          for (int j = 0; j < 4; ++j) {
+            const int kk = lane + 32 * j;
+            const bool ok = s < p.s_count && k0 + kk >= range.begin && k0 + kk < range.end;
+            cp_async_4(dst + kk, ok ? from + kk : p.x, ok);
           }
         }
       } else {
@@ -314,9 +362,24 @@ __global__ void __launch_bounds__(GemvStagedShape<kS>::kThreads, GemvStagedShape
     }
   };
 
-  cp_async_pipeline<G::kStages>(tiles, load, [&](int, int stage, int next, int next_stage) {
+  // The slice's last k past the stages, landed with stage 0 (zeros past the slice): lane j takes k
+  // tail_k + j. [s][k] X copied per row multiplies it with stage 0, while the first stages are still
+  // arriving, instead of after the last (perf note #64).
+  auto multiply_tail = [&] {
+    const float* tx = tail + G::kTailW + lane;
+#pragma unroll
+    for (int r = 0; r < G::kRows; ++r) {
+      const float w = tail[G::warp_row(warp, r) * G::kLine + lane];
+#pragma unroll
+      for (int s = 0; s < kS; ++s) acc[r][s] = fmaf(w, tx[s * G::kLine], acc[r][s]);
+    }
+  };
+  cp_async_pipeline<G::kStages>(tiles, load, [&](int t, int stage, int next, int next_stage) {
     if (next < tiles) load(next, next_stage);  // in flight before this stage's math
     multiply(stage);
+    if constexpr (kXByS && !kVecW && !kShiftedX) {
+      if (t == 0 && lead > 0) multiply_tail();
+    }
   });
   if constexpr (!kXByS) {  // back to acc[r][s] = the sum for s
 #pragma unroll
@@ -330,14 +393,8 @@ __global__ void __launch_bounds__(GemvStagedShape<kS>::kThreads, GemvStagedShape
           acc[r][4 * q + 4 + c] = flip ? a : b;
         }
   }
-  if (!kVecW && tiles > 0 && lead > 0) {  // the tail, landed with stage 0 (zeros past the slice): lane j takes k tail_k + j
-    const float* tx = tail + G::kTailW + lane;
-#pragma unroll
-    for (int r = 0; r < G::kRows; ++r) {
-      const float w = tail[G::warp_row(warp, r) * G::kLine + lane];
-#pragma unroll
-      for (int s = 0; s < kS; ++s) acc[r][s] = fmaf(w, tx[s * G::kLine], acc[r][s]);
-    }
+  if constexpr (!kXByS || kShiftedX) {  // [k][s] X: once acc's chunks are back in order; X at W's offset: as measured
+    if (!kVecW && tiles > 0 && lead > 0) multiply_tail();
   }
 
   if (tiles == 0) griddep_wait();  // core/griddep.cuh: before it ends (else in the first load)

@@ -167,6 +167,13 @@ TEST(TuningDbKeys, ProblemKeyText) {
   // Sizes past 32 bits are written whole.
   p.m = 3000000000LL;
   EXPECT_EQ(gemm_problem_key(p), "gemm f32 3000000000x13x17 TN a4 b16 beta1");
+  // Rows all at one offset from a 16-byte boundary, and A's and B's at the same one.
+  p.m = 7;
+  p.vec_b = false;
+  p.shift_a = p.shift_b = true;
+  EXPECT_EQ(gemm_problem_key(p), "gemm f32 7x13x17 TN a4s b4s beta1");
+  p.shifts_match = true;
+  EXPECT_EQ(gemm_problem_key(p), "gemm f32 7x13x17 TN a4s b4s same-shift beta1");
 }
 
 TEST(TuningDbKeys, ProblemKeyDistinguishesEachField) {
@@ -187,6 +194,12 @@ TEST(TuningDbKeys, ProblemKeyDistinguishesEachField) {
   vary("vec_a", [](GemmProblem& p) { p.vec_a = false; });
   vary("vec_b", [](GemmProblem& p) { p.vec_b = false; });
   vary("beta_zero", [](GemmProblem& p) { p.beta_zero = false; });
+  vary("shift_a", [](GemmProblem& p) { p.vec_a = false, p.shift_a = true; });
+  vary("shift_b", [](GemmProblem& p) { p.vec_b = false, p.shift_b = true; });
+  vary("both shifted", [](GemmProblem& p) { p.vec_a = p.vec_b = false, p.shift_a = p.shift_b = true; });
+  vary("shifts_match", [](GemmProblem& p) {
+    p.vec_a = p.vec_b = false, p.shift_a = p.shift_b = true, p.shifts_match = true;
+  });
 
   const std::string base_key = gemm_problem_key(base);
   std::map<std::string, std::string> seen{{base_key, "base"}};

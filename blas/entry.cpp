@@ -161,7 +161,11 @@ __attribute__((visibility("default"))) void cblas_sgemm(int order, int trans_a, 
                                                         float* c, int ldc) {
   const int info = cblas_sgemm_info(order, trans_a, trans_b, m, n, k, lda, ldb, ldc);
   if (info != 0) {
+    // As the reference: the handler sees RowMajorStrg set for row-major calls (its positions are
+    // those of the swapped column-major call), and the flag is clear again after the call.
+    RowMajorStrg = order == kCblasRowMajor ? 1 : 0;
     cblas_xerbla(info, "cblas_sgemm", "");
+    RowMajorStrg = 0;
     return;
   }
   const ColMajorCall call = from_cblas(order, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);

@@ -35,21 +35,14 @@ bool valid_cblas_trans(int t) { return t == kCblasNoTrans || t == kCblasTrans ||
 int cblas_sgemm_info(int order, int trans_a, int trans_b, int64_t m, int64_t n, int64_t k,
                      int64_t lda, int64_t ldb, int64_t ldc) {
   if (order != kCblasRowMajor && order != kCblasColMajor) return 1;
-  if (!valid_cblas_trans(trans_a)) return 2;
-  if (!valid_cblas_trans(trans_b)) return 3;
-  if (m < 0) return 4;
-  if (n < 0) return 5;
-  if (k < 0) return 6;
-  const bool ta = trans_a != kCblasNoTrans, tb = trans_b != kCblasNoTrans;
-  // The stored extent each leading dimension must cover: rows in column-major, columns in row-major.
   const bool row = order == kCblasRowMajor;
-  const int64_t need_a = row ? (ta ? m : k) : (ta ? k : m);
-  const int64_t need_b = row ? (tb ? k : n) : (tb ? n : k);
-  const int64_t need_c = row ? n : m;
-  if (lda < std::max<int64_t>(1, need_a)) return 9;
-  if (ldb < std::max<int64_t>(1, need_b)) return 11;
-  if (ldc < std::max<int64_t>(1, need_c)) return 14;
-  return 0;
+  if (!valid_cblas_trans(trans_a)) return 2;
+  if (!valid_cblas_trans(trans_b)) return row ? 2 : 3;  // the reference's row-major branch says 2
+  const char ta = trans_a == kCblasNoTrans ? 'N' : 'T', tb = trans_b == kCblasNoTrans ? 'N' : 'T';
+  // The reference checks the column-major call it makes (row-major: B and A swapped, N and M
+  // swapped) and reports SGEMM's position + 1, the place that argument has in cblas_sgemm's list.
+  const int info = row ? sgemm_info(tb, ta, n, m, k, ldb, lda, ldc) : sgemm_info(ta, tb, m, n, k, lda, ldb, ldc);
+  return info == 0 ? 0 : info + 1;
 }
 
 bool is_quick_return(const ColMajorCall& call) {

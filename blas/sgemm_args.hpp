@@ -39,8 +39,12 @@ int parse_trans(char t);
 int sgemm_info(char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
                int64_t ldc);
 
-// cblas_sgemm's checks, positions in its own parameter list: 1 Order, 2 TransA, 3 TransB, 4 M, 5 N,
-// 6 K, 9 lda, 11 ldb, 14 ldc. For row-major storage the leading dimensions are row lengths.
+// cblas_sgemm's checks as the reference CBLAS makes them: the position it passes to cblas_xerbla
+// (1 Order, 2 TransA, 3 TransB, 4 M, 5 N, 6 K, 9 lda, 11 ldb, 14 ldc for column-major). For row-major
+// storage the reference checks the column-major call it makes, B and A swapped: it passes 5 for a
+// bad M, 4 for N, 11 for lda, 9 for ldb (ldb checked before lda), 2 for a bad TransB, and sets
+// RowMajorStrg so that its cblas_xerbla prints the caller's positions (Debian's libblas3 3.11.0,
+// every argument in both orders, docs/blas.md). 0 when the arguments are valid.
 int cblas_sgemm_info(int order, int trans_a, int trans_b, int64_t m, int64_t n, int64_t k,
                      int64_t lda, int64_t ldb, int64_t ldc);
 

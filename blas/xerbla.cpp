@@ -17,7 +17,16 @@ __attribute__((visibility("default"))) void xerbla_(const char* srname, const in
   std::fprintf(stderr, " ** On entry to %.*s parameter number %2d had an illegal value\n", int(n), srname, *info);
 }
 
+// The reference CBLAS's flag "the current call is row-major", which its cblas_xerbla (and a
+// program's own, written against it) reads to turn the swapped column-major positions back into the
+// caller's. cblas_sgemm sets it around the handler's call, as the reference does.
+__attribute__((visibility("default"))) int RowMajorStrg = 0;
+
 __attribute__((visibility("default"))) void cblas_xerbla(int p, const char* rout, const char* form, ...) {
+  if (RowMajorStrg) {  // the reference's mapping for the gemm routines
+    if (p == 4 || p == 5) p = 9 - p;
+    else if (p == 9 || p == 11) p = 20 - p;
+  }
   if (p != 0) std::fprintf(stderr, "Parameter %d to routine %s was incorrect\n", p, rout);
   va_list args;
   va_start(args, form);

@@ -26,6 +26,10 @@ void cblas_sgemm(int order, int trans_a, int trans_b, int m, int n, int k, float
  * by defining its own, as with the reference BLAS. */
 void xerbla_(const char* srname, const int* info, size_t srname_len);
 void cblas_xerbla(int p, const char* rout, const char* form, ...);
+/* As in the reference CBLAS: 1 while cblas_sgemm calls cblas_xerbla for a row-major call, whose
+ * positions are then those of the column-major call it stands for (5 for M, 4 for N, 11 for lda,
+ * 9 for ldb); a handler maps them back with it, as the reference's does. 0 otherwise. */
+extern int RowMajorStrg;
 
 /* Where the shim's calls went, counted since the process started. */
 enum tilegemm_blas_route {

@@ -33,6 +33,7 @@ extern "C" void cblas_xerbla(int p, const char* rout, const char*, ...) {
   ++r.calls;
   r.info = p;
   r.routine = rout;
+  r.row_major_strg = RowMajorStrg;
 }
 
 namespace blas_test {

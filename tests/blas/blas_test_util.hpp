@@ -18,6 +18,7 @@ struct ErrorRecord {
   int info = 0;
   std::string routine;
   size_t routine_len = 0;  // xerbla_'s hidden length argument
+  int row_major_strg = -1;  // RowMajorStrg while cblas_xerbla ran
 };
 extern ErrorRecord g_xerbla, g_cblas_xerbla;
 void reset_error_records();

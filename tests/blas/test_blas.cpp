@@ -76,28 +76,51 @@ TEST(BlasErrors, SgemmReportsTheReferencePosition) {
   }
 }
 
-TEST(BlasErrors, CblasReportsItsOwnPosition) {
+// The positions the reference CBLAS passes to cblas_xerbla, and RowMajorStrg while it does (measured
+// with Debian's libblas3 3.11.0, the netlib reference, for every argument in both orders and each
+// transpose: they do not depend on the transposes). Row-major calls are checked as the column-major
+// call they stand for: M and N, lda and ldb trade positions, ldb is checked first, and a bad TransB
+// is argument 2; RowMajorStrg = 1 tells a handler to map them back.
+TEST(BlasErrors, CblasReportsTheReferencePositions) {
   struct BadCblas {
     const char* what;
     int order, ta, tb, m, n, k, lda, ldb, ldc, info;
   };
-  const BadCblas cases[] = {
-      {"order", 100, 111, 111, 4, 4, 4, 4, 4, 4, 1},     {"TransA", 101, 110, 111, 4, 4, 4, 4, 4, 4, 2},
-      {"TransB", 102, 111, 114, 4, 4, 4, 4, 4, 4, 3},    {"M", 101, 111, 111, -2, 4, 4, 4, 4, 4, 4},
-      {"N", 101, 111, 111, 4, -2, 4, 4, 4, 4, 5},        {"K", 101, 111, 111, 4, 4, -2, 4, 4, 4, 6},
-      {"row lda < K", 101, 111, 111, 4, 4, 5, 4, 5, 4, 9}, {"col lda < M", 102, 111, 111, 5, 4, 4, 4, 4, 5, 9},
-      {"row ldb < N", 101, 111, 111, 4, 5, 4, 4, 4, 5, 11}, {"row ldc < N", 101, 111, 111, 4, 5, 4, 4, 5, 4, 14},
-      {"col ldc < M", 102, 111, 111, 5, 4, 4, 5, 4, 4, 14}, {"row lda < M (A^T)", 101, 112, 111, 5, 4, 4, 4, 4, 4, 9},
-  };
+  std::vector<BadCblas> cases;
+  for (const int order : {101, 102})
+    for (const int ta : {111, 112})
+      for (const int tb : {111, 112}) {
+        const bool row = order == 101;
+        const std::vector<BadCblas> per = {
+            {"order", 100, ta, tb, 4, 4, 4, 8, 8, 8, 1},
+            {"TransA", order, 110, tb, 4, 4, 4, 8, 8, 8, 2},
+            {"TransB", order, ta, 115, 4, 4, 4, 8, 8, 8, row ? 2 : 3},
+            {"M", order, ta, tb, -1, 4, 4, 8, 8, 8, row ? 5 : 4},
+            {"N", order, ta, tb, 4, -1, 4, 8, 8, 8, row ? 4 : 5},
+            {"K", order, ta, tb, 4, 4, -1, 8, 8, 8, 6},
+            {"M and N", order, ta, tb, -1, -1, 4, 8, 8, 8, 4},
+            {"TransA and TransB", order, 110, 110, 4, 4, 4, 8, 8, 8, 2},
+            {"lda", order, ta, tb, 6, 7, 5, 1, 8, 8, row ? 11 : 9},
+            {"ldb", order, ta, tb, 6, 7, 5, 8, 1, 8, row ? 9 : 11},
+            {"ldc", order, ta, tb, 6, 7, 5, 8, 8, 1, 14},
+            {"lda and ldb", order, ta, tb, 6, 7, 5, 1, 1, 8, 9},
+            {"M and lda", order, ta, tb, -1, 7, 5, 0, 8, 8, row ? 5 : 4},
+            {"TransB and M", order, ta, 115, -1, 4, 4, 8, 8, 8, row ? 2 : 3},
+        };
+        cases.insert(cases.end(), per.begin(), per.end());
+      }
   std::vector<float> a(64, 1.0f), b(64, 1.0f), c(64, 7.0f);
   for (const BadCblas& bc : cases) {
-    SCOPED_TRACE(bc.what);
+    SCOPED_TRACE(std::string(bc.what) + " order " + std::to_string(bc.order) + " trans " + std::to_string(bc.ta) +
+                 "/" + std::to_string(bc.tb));
     reset_error_records();
     cblas_sgemm(bc.order, bc.ta, bc.tb, bc.m, bc.n, bc.k, 1.0f, a.data(), bc.lda, b.data(), bc.ldb, 0.0f,
                 c.data(), bc.ldc);
     EXPECT_EQ(g_cblas_xerbla.calls, 1);
     EXPECT_EQ(g_cblas_xerbla.info, bc.info);
     EXPECT_EQ(g_cblas_xerbla.routine, "cblas_sgemm");
+    EXPECT_EQ(g_cblas_xerbla.row_major_strg, bc.order == 101 ? 1 : 0);
+    EXPECT_EQ(RowMajorStrg, 0) << "cleared after the call";
     EXPECT_EQ(g_xerbla.calls, 0);
     for (float x : c) ASSERT_EQ(x, 7.0f) << "C was written";
   }

@@ -25,9 +25,16 @@ TEST(BlasRules, SgemmInfoMatchesTheReferenceOrder) {
   EXPECT_EQ(sgemm_info('N', 'N', 3, -1, -1, 0, 0, 0), 4);
 }
 
-TEST(BlasRules, CblasInfoUsesItsOwnPositionsAndRowLengths) {
+TEST(BlasRules, CblasInfoUsesTheReferencePositionsAndRowLengths) {
   EXPECT_EQ(cblas_sgemm_info(101, 111, 111, 3, 4, 5, 5, 4, 4), 0);
-  EXPECT_EQ(cblas_sgemm_info(101, 111, 111, 3, 4, 5, 3, 4, 4), 9);   // row-major A: lda >= K
+  EXPECT_EQ(cblas_sgemm_info(101, 111, 111, 3, 4, 5, 3, 4, 4), 11);  // row-major A: lda >= K, reported as 11
+  EXPECT_EQ(cblas_sgemm_info(101, 111, 111, 3, 4, 5, 5, 3, 4), 9);   // row-major B: ldb >= N, reported as 9
+  EXPECT_EQ(cblas_sgemm_info(101, 111, 111, -1, 4, 5, 5, 4, 4), 5);  // row-major M: 5
+  EXPECT_EQ(cblas_sgemm_info(101, 111, 111, 3, -1, 5, 5, 4, 4), 4);  // row-major N: 4
+  EXPECT_EQ(cblas_sgemm_info(101, 111, 7, 3, 4, 5, 5, 4, 4), 2);     // row-major TransB: 2
+  EXPECT_EQ(cblas_sgemm_info(102, 111, 7, 3, 4, 5, 5, 4, 4), 3);
+  EXPECT_EQ(cblas_sgemm_info(102, 111, 111, -1, 4, 5, 5, 4, 4), 4);
+  EXPECT_EQ(cblas_sgemm_info(102, 111, 111, 3, 4, 5, 2, 5, 3), 9);
   EXPECT_EQ(cblas_sgemm_info(101, 112, 113, 3, 4, 5, 3, 5, 4), 0);   // A^T: lda >= M; B^T: ldb >= K
   EXPECT_EQ(cblas_sgemm_info(102, 111, 111, 3, 4, 5, 3, 5, 3), 0);
   EXPECT_EQ(cblas_sgemm_info(102, 111, 111, 3, 4, 5, 3, 5, 2), 14);

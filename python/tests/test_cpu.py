@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import tilegemm
-from tilegemm import _arrays
+from tilegemm import _arrays, _matmul
 from conftest import HAS_GPU, FakeCudaArray
 
 
@@ -126,3 +126,73 @@ def test_bsr_matrix_argument_errors(crow, col, values, shape, error, pattern):
 def test_bsr_products_refuse_dense_weights():
     with pytest.raises(TypeError, match=r"^w: .*tilegemm.BsrMatrix"):
         tilegemm.bsr_linear(FakeCudaArray((4, 4)), FakeCudaArray((4, 4), address=0x7F3000000000))
+
+
+@pytest.mark.parametrize(
+    "math, precision, expected",
+    [
+        (None, None, "fp32"),  # CuPy, JAX, any DLPack array: the library's default
+        (None, "highest", "ffma"),  # torch's default: IEEE FP32 only
+        (None, "high", "fp32"),  # FP32-accurate tensor-core splits allowed
+        (None, "medium", "fp32"),
+        (None, "a-newer-setting", "fp32"),
+        ("fp32", "highest", "fp32"),  # an explicit math always wins
+        ("ffma", "high", "ffma"),
+        ("ffma", None, "ffma"),
+    ],
+)
+def test_resolve_math(math, precision, expected):
+    assert _matmul.resolve_math(math, precision) == expected
+
+
+def test_math_defaults_to_fp32_for_arrays_other_than_torch(monkeypatch):
+    seen = []
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs["math"])
+
+    monkeypatch.setattr(_matmul._tilegemm, "sgemm", spy)
+    monkeypatch.setattr(_matmul._tilegemm, "explain_choice", spy)
+    a, b = FakeCudaArray((4, 4)), FakeCudaArray((4, 4), address=0x7F3000000000)
+    out = FakeCudaArray((4, 4), address=0x7F1000000000)
+    tilegemm.matmul(a, b, out=out)
+    tilegemm.matmul(a, b, out=out, math="ffma")
+    tilegemm.explain_choice(a, b)
+    tilegemm.explain_choice(a, b, math="ffma")
+    assert seen == ["fp32", "ffma", "fp32", "ffma"]
+
+
+@pytest.mark.parametrize(
+    "left, right, expected",
+    [
+        # a^T (B x k x m, a row-major) and grad (B x m x n, row-major): k x B*m times B*m x n
+        (((3, 5, 4), (20, 1, 5)), ((3, 4, 6), (24, 6, 1)), (((5, 12), (1, 5)), ((12, 6), (6, 1)))),
+        # a batch of one: its matrices as they are
+        (((1, 5, 4), (20, 1, 5)), ((1, 4, 6), (24, 6, 1)), (((5, 4), (1, 5)), ((4, 6), (6, 1)))),
+        # grad (B x m x n, row-major) side by side: each batch step is a whole matrix, not n columns
+        (((3, 5, 4), (20, 4, 1)), ((3, 4, 6), (6, 1, 4)), None),
+        # a broadcast (stride-0) batch never folds
+        (((3, 5, 4), (0, 1, 5)), ((3, 4, 6), (24, 6, 1)), None),
+        # column-major L whose side-by-side view would need a leading dimension >= its rows: 5 < 7
+        (((3, 7, 4), (20, 1, 5)), ((3, 4, 6), (24, 6, 1)), None),
+    ],
+)
+def test_batch_in_k(left, right, expected):
+    assert _matmul.batch_in_k(left[0], left[1], right[0], right[1]) == expected
+
+
+@pytest.mark.parametrize(
+    "a, b, shape",
+    [
+        ((0, 4, 5), (5, 3), (0, 4, 3)),  # a batch of 0 against a 2-D operand: 0 products
+        ((4, 5), (0, 5, 3), (0, 4, 3)),
+        ((1, 4, 5), (0, 5, 3), (0, 4, 3)),
+        ((1, 4, 5), (6, 5, 3), (6, 4, 3)),
+        ((6, 4, 5), (5, 3), (6, 4, 3)),
+        ((4, 5), (5, 3), (4, 3)),
+    ],
+)
+def test_result_shape_broadcasts_the_batch(a, b, shape):
+    A = _arrays.describe("a", FakeCudaArray(a))
+    B = _arrays.describe("b", FakeCudaArray(b, address=0x7F3000000000))
+    assert _matmul.operands(A, B).shape == shape

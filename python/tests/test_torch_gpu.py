@@ -13,9 +13,14 @@ torch = None
 
 @pytest.fixture(autouse=True)
 def _torch():
+    # matmul's default math follows torch's float32 matmul precision: "highest" (torch's default:
+    # FFMA) unless a test sets another; the caller's setting comes back after each test.
     global torch
     torch = torch_cuda()
-    torch.backends.cuda.matmul.allow_tf32 = False
+    before = torch.get_float32_matmul_precision()
+    torch.set_float32_matmul_precision("highest")
+    yield
+    torch.set_float32_matmul_precision(before)
 
 
 def reference(a, b, alpha=1.0, beta=0.0, c=None):
@@ -58,7 +63,9 @@ LAYOUTS = ["c", "t", "pad", "off", "tpad"]
 @pytest.mark.parametrize("m, n, k", SHAPES)
 @pytest.mark.parametrize("la", LAYOUTS)
 @pytest.mark.parametrize("lb", ["c", "t", "off"])
-def test_matmul_shapes_and_views(m, n, k, la, lb):
+@pytest.mark.parametrize("precision", ["highest", "high"])  # FFMA only; FFMA or 3xTF32
+def test_matmul_shapes_and_views(m, n, k, la, lb, precision):
+    torch.set_float32_matmul_precision(precision)
     gen = torch.Generator(device="cuda").manual_seed(m * 131 + n * 7 + k)
     a, b = view(m, k, la, gen), view(k, n, lb, gen)
     c = tilegemm.matmul(a, b)
@@ -112,10 +119,10 @@ def test_named_config_and_explain_choice():
 
 
 def test_math_ffma_keeps_auto_on_cuda_cores():
-    # 1000^3 runs on level 7's tensor cores under the default math (docs/shapes.md), FFMA under "ffma".
+    # 1000^3 runs on level 7's tensor cores under math "fp32" (docs/shapes.md), FFMA under "ffma".
     a = torch.randn(1000, 1000, device="cuda")
     b = torch.randn(1000, 1000, device="cuda")
-    assert "tf32x3" in tilegemm.explain_choice(a, b)["config"]
+    assert "tf32x3" in tilegemm.explain_choice(a, b, math="fp32")["config"]
     ffma = tilegemm.explain_choice(a, b, math="ffma")["config"]
     assert ffma.startswith("tiled:") and "tf32x3" not in ffma
     assert_close(tilegemm.matmul(a, b, math="ffma"), reference(a, b), 1000)
@@ -132,6 +139,14 @@ def test_batched_and_broadcast(ba, bb):
     want = torch.matmul(a.double(), b.double())
     assert c.shape == want.shape
     assert_close(c, want, k)
+
+
+def test_empty_batch_broadcasts_to_empty():
+    # A batch of 0 against a 2-D operand (a batch of 1) is 0 products, as torch.matmul's.
+    a = torch.randn(0, 5, 3, device="cuda")
+    b = torch.randn(3, 4, device="cuda")
+    assert tilegemm.matmul(a, b).shape == torch.matmul(a, b).shape == (0, 5, 4)
+    assert tilegemm.matmul(b.t(), a.transpose(1, 2)).shape == (0, 4, 5)
 
 
 def test_batched_transposed_views():

@@ -6,6 +6,35 @@ from typing import Any, NamedTuple, Optional
 from . import _arrays, _tilegemm
 from ._arrays import Array, BlasMatrix, blas_matrix, batch_of, describe
 
+# torch.get_float32_matmul_precision() -> tilegemm's math, for torch tensors when the caller names none
+# (docs/python.md). "high" and "medium" allow faster math than IEEE FP32; the library's fastest math for
+# FP32 data is FP32-accurate (3xTF32), so both take "fp32" until TF32 / BF16 math exist.
+TORCH_PRECISION_MATH = {"highest": "ffma", "high": "fp32", "medium": "fp32"}
+DEFAULT_MATH = "fp32"  # the library's default (GemmOptions::math): CuPy, JAX and other arrays
+
+
+def resolve_math(math: Optional[str], torch_precision: Optional[str] = None) -> str:
+    """The math a product runs with: `math` when the caller named one, else the one torch's
+    float32 matmul precision asks for (`torch_precision`, None for other frameworks), else the
+    library's default. A precision this table does not know (a newer torch) gets the default."""
+    if math is not None:
+        return str(math)
+    if torch_precision is None:
+        return DEFAULT_MATH
+    return TORCH_PRECISION_MATH.get(torch_precision, DEFAULT_MATH)
+
+
+def torch_math(torch) -> str:
+    """The math torch's current float32 matmul precision maps to (eager calls: a C call and a
+    dict look-up; traced calls use _torch_ops.traced_math)."""
+    try:
+        precision = torch.get_float32_matmul_precision()
+    except RuntimeError:
+        # torch >= 2.9 refuses to answer when only its per-backend setting was changed (it then
+        # disagrees with the legacy one): that setting is the caller's word.
+        precision = "high" if torch.backends.cuda.matmul.fp32_precision == "tf32" else "highest"
+    return TORCH_PRECISION_MATH.get(precision, DEFAULT_MATH)  # resolve_math(None, precision), one call less
+
 
 class GemmCall(NamedTuple):
     """One library call (tilegemm::sgemm, row-major) for `batch` products."""
@@ -55,7 +84,8 @@ def operands(a: Array, b: Array) -> Operands:
     batch_b, _ = batch_of(b)
     if batch_a != batch_b and batch_a != 1 and batch_b != 1:
         raise ValueError(f"b: batch {batch_b} does not broadcast with a's batch {batch_a}")
-    shape = (max(batch_a, batch_b), m, n) if len(a.shape) == 3 or len(b.shape) == 3 else (m, n)
+    batch = batch_b if batch_a == 1 else batch_a  # broadcasting: a batch of 0 against 1 is 0
+    shape = (batch, m, n) if len(a.shape) == 3 or len(b.shape) == 3 else (m, n)
     return Operands(shape, blas_matrix("a", m, k, sa0, sa1), blas_matrix("b", k, n, sb0, sb1))
 
 
@@ -88,6 +118,26 @@ def plan(a: Array, b: Array, ops: Operands, c: Array) -> GemmCall:
     # C stored column-major: compute C^T = B^T A^T into its row-major storage.
     return GemmCall(not mb.transposed, not ma.transposed, n, m, k, b.address, mb.ld, a.address, ma.ld,
                     c.address, mc.ld, batch, stride_b, stride_a, stride_c, device)
+
+
+def batch_in_k(left_shape, left_strides, right_shape, right_strides):
+    """sum_i L[i] @ R[i] over a batch as one product with the batch folded into K: the L[i]
+    (p x q) side by side (p x batch*q) times the R[i] (q x r) stacked (batch*q x r). That is a
+    view of both operands, no copy, when one batch step moves q columns of L and q rows of R
+    (e.g. a^T @ grad for a row-major a and grad: the gradient of a weight broadcast over a batch).
+    Returns ((shape, strides) of L's view, (shape, strides) of R's), or None."""
+    batch, p, q = left_shape
+    r = right_shape[2]
+    l0, l1, l2 = left_strides
+    r0, r1, r2 = right_strides
+    if batch > 1 and (l0 != q * l2 or r0 != q * r1):
+        return None
+    try:  # and both views must be BLAS matrices (a leading dimension long enough)
+        blas_matrix("left", p, batch * q, l1, l2)
+        blas_matrix("right", batch * q, r, r1, r2)
+    except ValueError:
+        return None
+    return ((p, batch * q), (l1, l2)), ((batch * q, r), (r1, r2))
 
 
 _ops = None
@@ -150,7 +200,8 @@ def _torch_2d(torch, a, b, out, alpha, beta, kernel, config, stream, math):
 
 
 def matmul(a: Any, b: Any, *, out: Any = None, alpha: float = 1.0, beta: float = 0.0,
-           kernel: Any = "auto", config: Optional[str] = None, stream: Any = None, math: str = "fp32"):
+           kernel: Any = "auto", config: Optional[str] = None, stream: Any = None,
+           math: Optional[str] = None):
     """C = alpha * a @ b + beta * out (BLAS semantics), FP32, on the GPU.
 
     a, b: CUDA float32 arrays (torch, CuPy, JAX, any DLPack array), 2-D, or 3-D batches (a 2-D
@@ -162,19 +213,55 @@ def matmul(a: Any, b: Any, *, out: Any = None, alpha: float = 1.0, beta: float =
     config: a config's text form (docs/shapes.md), run exactly; kernel must be "auto".
     stream: a CUDA stream (int handle, torch.cuda.Stream, cupy.cuda.Stream); default: the
       framework's current stream (torch, CuPy), else the legacy default stream.
-    math: how "auto" may compute (GemmOptions::math): "fp32" (default: CUDA-core FFMA or level 7's
-      3xTF32 tensor cores, FP32 accuracy) or "ffma" (CUDA cores only).
+    math: how "auto" may compute (GemmOptions::math): "fp32" (CUDA-core FFMA or level 7's 3xTF32
+      tensor cores, FP32 accuracy) or "ffma" (CUDA cores only, IEEE FP32). None (default): for
+      torch tensors, torch.get_float32_matmul_precision() decides, read at each call (under
+      torch.compile, when tracing):
+          "highest" -> "ffma";  "high" -> "fp32";  "medium" -> "fp32"
+      ("high" will take TF32 and "medium" BF16-class math once the library has them); for other
+      arrays, "fp32". An explicit math always wins.
+    Autograd (torch): when grad mode is on and a or b requires grad, the result has a grad_fn
+      (the custom op tilegemm::mm) whose backward runs on tilegemm too: grad_a = alpha * grad @
+      b^T, grad_b = alpha * a^T @ grad, on transposed views (no copies), with the forward's
+      kernel and math; a config= is not used there (it fixes a kernel for the forward's shape),
+      backward chooses with "auto" unless a ladder level was named. out= does not take part in
+      autograd (as torch's own out= ops): with an input or out requiring grad and grad mode on,
+      it raises RuntimeError; call without out=, or under torch.no_grad().
     Returns out, or the new array. Raises ValueError (invalid argument, the library's message) or
     TypeError (unsupported array), RuntimeError for CUDA failures, before anything is launched.
     """
     if _arrays.is_torch_tensor(a):
         _torch_ops = _torch_ops_module()
         if _torch_ops.compiling():
+            math = _torch_ops.traced_math() if math is None else math
             return _torch_ops.matmul_traced(a, b, out=out, alpha=alpha, beta=beta, kernel=kernel,
                                             config=config, math=math)
-        c = _torch_2d(_arrays._torch, a, b, out, alpha, beta, kernel, config, stream, math)
+        torch = _arrays._torch
+        if math is None:
+            math = torch_math(torch)
+        # The direct call has no autograd: products that need a graph go through the custom op.
+        if ((a.requires_grad or getattr(b, "requires_grad", False)
+             or (out is not None and getattr(out, "requires_grad", False))) and torch.is_grad_enabled()):
+            return _torch_ops.matmul_autograd(a, b, out=out, alpha=alpha, beta=beta, kernel=kernel,
+                                              config=config, stream=stream, math=math)
+        c = _torch_2d(torch, a, b, out, alpha, beta, kernel, config, stream, math)
         if c is not None:
             return c
+    return _general(a, b, out, alpha, beta, kernel, config, stream, resolve_math(math))
+
+
+def run(a: Any, b: Any, out: Any, alpha: float, beta: float, kernel: Any, config: Optional[str], math: str):
+    """The product on the library, nothing else: no autograd, no tracing, math already resolved
+    (the custom ops' implementation)."""
+    if _arrays.is_torch_tensor(a):
+        c = _torch_2d(_arrays._torch, a, b, out, alpha, beta, kernel, config, None, math)
+        if c is not None:
+            return c
+    return _general(a, b, out, alpha, beta, kernel, config, None, math)
+
+
+def _general(a, b, out, alpha, beta, kernel, config, stream, math: str):
+    """Any arrays, 2-D or batched: described, checked and planned in full."""
     user_stream = _arrays.stream_handle(stream) if stream is not None else None
     A = describe("a", a, user_stream or 0)
     B = describe("b", b, user_stream or 0)
@@ -196,9 +283,13 @@ def matmul(a: Any, b: Any, *, out: Any = None, alpha: float = 1.0, beta: float =
 
 
 def explain_choice(a: Any, b: Any, *, out: Any = None, alpha: float = 1.0, beta: float = 0.0,
-                   kernel: Any = "auto", config: Optional[str] = None, math: str = "fp32") -> dict:
+                   kernel: Any = "auto", config: Optional[str] = None, math: Optional[str] = None) -> dict:
     """What matmul would run for these arrays and why: {config, kind, predicted_us, reason,
-    runners_up} (tilegemm::explain_choice). Launches nothing."""
+    runners_up} (tilegemm::explain_choice). Launches nothing. math as matmul's: None follows
+    torch.get_float32_matmul_precision() for torch tensors ("highest" -> "ffma"), else "fp32"."""
+    if math is None and _arrays.is_torch_tensor(a):
+        math = torch_math(_arrays._torch)
+    math = resolve_math(math)
     A = describe("a", a)
     B = describe("b", b)
     ops = operands(A, B)

@@ -1,0 +1,334 @@
+"""Autograd through tilegemm.matmul (its backward runs on tilegemm) against torch's own gradients in
+float64, finite differences, torch.compile, out= refused; the precision mapping
+(torch.get_float32_matmul_precision -> math) on every path; special values through the door."""
+import math
+
+import pytest
+
+import tilegemm
+from conftest import torch_cuda
+
+torch = None
+
+
+@pytest.fixture(autouse=True)
+def _torch():
+    # Each test starts at torch's default precision ("highest") and gives the caller's back.
+    global torch
+    torch = torch_cuda()
+    before = torch.get_float32_matmul_precision()
+    torch.set_float32_matmul_precision("highest")
+    yield
+    torch.set_float32_matmul_precision(before)
+
+
+def assert_close(got, want, k):
+    # FP32 accumulation over k terms, as test_torch_gpu.py.
+    bound = 4 * 1.2e-7 * (k + 2)
+    scale = want.abs().max().item() if want.numel() else 0.0
+    err = (got.double() - want).abs().max().item() if want.numel() else 0.0
+    assert err <= bound * max(scale, 1.0) * 4, f"max error {err}, bound {bound * max(scale, 1.0) * 4}"
+
+
+def uniform(*shape, gen=None):
+    return torch.rand(*shape, device="cuda", generator=gen) * 2 - 1
+
+
+def leaf(shape, how="c", gen=None):
+    """A float32 CUDA tensor in [-1, 1] requiring grad: 'c' contiguous, 't' each matrix a
+    transposed view (Op.T in the library)."""
+    if how == "t":
+        x = uniform(*shape[:-2], shape[-1], shape[-2], gen=gen).transpose(-1, -2)
+    else:
+        x = uniform(*shape, gen=gen)
+    return x.requires_grad_()
+
+
+def reference_grads(a, b, alpha, grad):
+    """torch's gradients of alpha * a @ b in float64 (None where no grad is required)."""
+    ad = a.detach().double().requires_grad_(a.requires_grad)
+    bd = b.detach().double().requires_grad_(b.requires_grad)
+    (alpha * torch.matmul(ad, bd)).backward(grad.double())
+    return ad.grad, bd.grad
+
+
+def check_grads(a, b, y, grad, alpha):
+    """a.grad and b.grad against float64 references; a broadcast operand's gradient sums over the
+    batch, so K counts the batch."""
+    batch = y.shape[0] if y.dim() == 3 else 1
+    want_a, want_b = reference_grads(a, b, alpha, grad)
+    for got, want, k in ((a.grad, want_a, b.shape[-1] * batch), (b.grad, want_b, a.shape[-2] * batch)):
+        if want is None:
+            assert got is None
+            continue
+        assert got is not None and got.shape == want.shape and got.dtype == torch.float32
+        assert_close(got, want, k)
+
+
+@pytest.mark.parametrize("m, n, k", [(1, 1, 1), (7, 13, 17), (300, 257, 64)])
+@pytest.mark.parametrize("la", ["c", "t"])
+@pytest.mark.parametrize("lb", ["c", "t"])
+@pytest.mark.parametrize("alpha", [1.0, -0.75])
+def test_grad_2d(m, n, k, la, lb, alpha):
+    gen = torch.Generator(device="cuda").manual_seed(m * 7 + n + k)
+    a, b = leaf((m, k), la, gen), leaf((k, n), lb, gen)
+    y = tilegemm.matmul(a, b, alpha=alpha)
+    assert y.grad_fn is not None and y.requires_grad
+    grad = uniform(m, n, gen=gen)
+    y.backward(grad)
+    check_grads(a, b, y, grad, alpha)
+
+
+BATCHES = {  # name: (a's shape, a's layout, b's shape, b's layout); m, k, n = 37, 41, 29
+    "3d": ((5, 37, 41), "c", (5, 41, 29), "c"),
+    "3d views": ((5, 37, 41), "t", (5, 41, 29), "t"),
+    "b 2-d": ((5, 37, 41), "c", (41, 29), "c"),  # b's gradient: one product, the batch folded into K
+    "b 2-d, a views": ((5, 37, 41), "t", (41, 29), "t"),  # no fold: the batch's products summed
+    "a 2-d": ((37, 41), "c", (5, 41, 29), "c"),
+    "a batch of 1": ((1, 37, 41), "c", (5, 41, 29), "t"),
+    "b batch of 1": ((5, 37, 41), "c", (1, 41, 29), "c"),
+    "empty batch": ((0, 37, 41), "c", (41, 29), "c"),
+}
+
+
+@pytest.mark.parametrize("case", list(BATCHES))
+@pytest.mark.parametrize("loss", ["grad", "sum"])  # "sum": an expanded (stride-0) incoming gradient
+def test_grad_batched_and_broadcast(case, loss):
+    sa, la, sb, lb = BATCHES[case]
+    gen = torch.Generator(device="cuda").manual_seed(len(case))
+    a, b = leaf(sa, la, gen), leaf(sb, lb, gen)
+    y = tilegemm.matmul(a, b, alpha=0.5)
+    assert y.shape == torch.matmul(a.detach(), b.detach()).shape and y.grad_fn is not None
+    if loss == "sum":
+        y.sum().backward()
+        grad = torch.ones_like(y)
+    else:
+        grad = uniform(*y.shape, gen=gen)
+        y.backward(grad)
+    check_grads(a, b, y, grad, 0.5)
+
+
+def test_only_the_needed_gradients():
+    x = uniform(64, 32)
+    w = leaf((32, 16))
+    y = tilegemm.matmul(x, w)
+    y.sum().backward()
+    assert x.grad is None
+    check_grads(x, w, y, torch.ones_like(y), 1.0)
+    x.requires_grad_()
+    w.requires_grad_(False)
+    w.grad = None
+    y = tilegemm.matmul(x, w)
+    y.sum().backward()
+    assert w.grad is None
+    check_grads(x, w, y, torch.ones_like(y), 1.0)
+    with torch.no_grad():  # the direct path: no graph
+        assert tilegemm.matmul(x, w).grad_fn is None
+
+
+def test_finite_differences():
+    # gradcheck is for float64; tilegemm is FP32: central differences in float32 on a small product
+    # of a bilinear function (exact up to rounding), against tilegemm's own gradient.
+    gen = torch.Generator(device="cuda").manual_seed(5)
+    a, b = leaf((4, 5), gen=gen), leaf((5, 3), "t", gen=gen)
+    weights = uniform(4, 3, gen=gen)
+
+    def loss(x, y):
+        return (tilegemm.matmul(x, y, alpha=1.5) * weights).sum()
+
+    loss(a, b).backward()
+    eps = 1e-2
+    for x, analytic in ((a, a.grad), (b, b.grad)):
+        numeric = torch.empty_like(analytic)
+        with torch.no_grad():
+            for i in range(x.shape[0]):
+                for j in range(x.shape[1]):
+                    keep = x[i, j].item()
+                    x[i, j] = keep + eps
+                    up = loss(a, b).item()
+                    x[i, j] = keep - eps
+                    down = loss(a, b).item()
+                    x[i, j] = keep
+                    numeric[i, j] = (up - down) / (2 * eps)
+        torch.testing.assert_close(analytic, numeric, rtol=1e-2, atol=1e-2 * analytic.abs().max().item())
+
+
+@pytest.mark.parametrize("case", ["2d", "linear"])
+def test_backward_under_torch_compile(case):
+    gen = torch.Generator(device="cuda").manual_seed(9)
+    if case == "2d":
+        a, b = leaf((96, 80), gen=gen), leaf((80, 72), "t", gen=gen)
+        k = 96  # the longer of the two gradients' sums (72 and 96 terms)
+
+        def f(x, y):
+            return tilegemm.matmul(x, y, alpha=0.5)
+    else:  # a linear layer: x[B, T, k] @ w[n, k]^T, w.t() broadcast over the batch
+        a, b = leaf((4, 33, 80), gen=gen), leaf((48, 80), gen=gen)
+        k = 4 * 33  # w's gradient sums over the batch's 4 * 33 rows
+
+        def f(x, w):
+            return tilegemm.matmul(x, w.t(), alpha=0.5)
+
+    grad = uniform(*f(a.detach(), b.detach()).shape, gen=gen)
+    f(a, b).backward(grad)
+    eager = [a.grad, b.grad]
+    want = [t.double() for t in eager]
+    a.grad = b.grad = None
+    torch._dynamo.reset()
+    y = torch.compile(f)(a, b)
+    assert y.grad_fn is not None
+    y.backward(grad)
+    for got, ref in zip((a.grad, b.grad), want):
+        assert got.shape == ref.shape
+        assert_close(got, ref, k)
+    # and both against torch in float64
+    ad, bd = a.detach().double().requires_grad_(), b.detach().double().requires_grad_()
+    (0.5 * torch.matmul(ad, bd if case == "2d" else bd.t())).backward(grad.double())
+    assert_close(eager[0], ad.grad, k)
+    assert_close(eager[1], bd.grad, k)
+
+
+def test_out_with_requires_grad_raises():
+    x = leaf((16, 8))
+    w = uniform(8, 4)
+    out = torch.empty(16, 4, device="cuda")
+    with pytest.raises(RuntimeError, match=r"^out: products with out= don't support automatic differentiation, "
+                                           r"but a requires grad"):
+        tilegemm.matmul(x, w, out=out)
+    compiled = torch.compile(lambda p, q, o: tilegemm.matmul(p, q, out=o))
+    with pytest.raises(RuntimeError, match=r"^out: .*a requires grad"):
+        compiled(x, w, out)
+    with pytest.raises(RuntimeError, match=r"^out: .*out requires grad"):
+        tilegemm.matmul(x.detach(), w, out=torch.empty(16, 4, device="cuda", requires_grad=True))
+    with torch.no_grad():  # what torch allows too: no graph to record
+        assert tilegemm.matmul(x, w, out=out, beta=0.0) is out
+    assert_close(out, x.detach().double() @ w.double(), 8)
+
+
+def test_backward_keeps_kernel_and_math_but_not_config(monkeypatch):
+    from tilegemm import _torch_ops as ops  # matmul_autograd and backward call its mm
+
+    calls = []
+    real = ops.mm
+
+    def spy(a, b, alpha, kernel_name, config, math):
+        calls.append((tuple(a.shape), tuple(b.shape), kernel_name, config, math))
+        return real(a, b, alpha, kernel_name, config, math)
+
+    monkeypatch.setattr(ops, "mm", spy)
+    torch.set_float32_matmul_precision("high")
+    x, w = leaf((300, 100)), leaf((100, 200))
+    config = tilegemm.explain_choice(x, w)["config"]
+    y = tilegemm.matmul(x, w, config=config)
+    y.sum().backward()
+    assert calls[0] == ((300, 100), (100, 200), "auto", config, "fp32")
+    assert sorted(calls[1:]) == [((100, 300), (300, 200), "auto", "", "fp32"),
+                                 ((300, 200), (200, 100), "auto", "", "fp32")]
+    check_grads(x, w, y, torch.ones_like(y), 1.0)
+    calls.clear()
+    x.grad = w.grad = None
+    y = tilegemm.matmul(x, w, kernel=6, math="ffma")  # a ladder level and an explicit math carry on
+    y.sum().backward()
+    assert {c[2:] for c in calls} == {("6", "", "ffma")} and len(calls) == 3
+    check_grads(x, w, y, torch.ones_like(y), 1.0)
+
+
+def test_autograd_on_a_given_stream():
+    x, w = leaf((128, 64)), leaf((64, 32))
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    y = tilegemm.matmul(x, w, stream=s)
+    torch.cuda.current_stream().wait_stream(s)
+    y.sum().backward()
+    torch.cuda.synchronize()
+    assert_close(y.detach(), x.detach().double() @ w.detach().double(), 64)
+    check_grads(x, w, y, torch.ones_like(y), 1.0)
+
+
+# --- the precision mapping -------------------------------------------------------------------
+
+MATH = {"highest": "ffma", "high": "fp32", "medium": "fp32"}
+
+
+@pytest.mark.parametrize("precision", ["highest", "high", "medium"])
+def test_precision_picks_the_math(precision):
+    # 4096^3 runs on level 7's tensor cores (a config with "tf32x3" in it) when the math allows it
+    # (docs/shapes.md), on FFMA tiles ("tiled:...:tTMxTN:...") under "ffma".
+    a = torch.empty(4096, 4096, device="cuda")
+    b = torch.empty(4096, 4096, device="cuda")
+    torch.set_float32_matmul_precision(precision)
+    config = tilegemm.explain_choice(a, b)["config"]
+    if precision == "highest":
+        assert config.startswith("tiled:") and "tf32x3" not in config, config
+    else:
+        assert "tf32x3" in config, config
+    # an explicit math wins over the precision
+    assert "tf32x3" in tilegemm.explain_choice(a, b, math="fp32")["config"]
+    ffma = tilegemm.explain_choice(a, b, math="ffma")["config"]
+    assert ffma.startswith("tiled:") and "tf32x3" not in ffma
+
+
+@pytest.mark.parametrize("precision", ["highest", "high"])
+def test_precision_reaches_every_path(precision):
+    # FFMA and 3xTF32 round differently: a result equal to the one of the mapped math, bit for bit,
+    # shows which ran (1000^3: 3xTF32 under "fp32", test_torch_gpu.py). Eager, autograd, compiled.
+    gen = torch.Generator(device="cuda").manual_seed(17)
+    a, b = uniform(1000, 1000, gen=gen), uniform(1000, 1000, gen=gen)
+    want = tilegemm.matmul(a, b, math=MATH[precision])
+    other = tilegemm.matmul(a, b, math="fp32" if MATH[precision] == "ffma" else "ffma")
+    assert not torch.equal(want, other)
+    torch.set_float32_matmul_precision(precision)
+    assert torch.equal(tilegemm.matmul(a, b), want)
+    assert torch.equal(tilegemm.matmul(a.clone().requires_grad_(), b).detach(), want)
+    torch._dynamo.reset()
+    assert torch.equal(torch.compile(lambda x, y: tilegemm.matmul(x, y))(a, b), want)
+
+
+def test_compiled_graph_carries_the_math():
+    # The traced call holds the resolved math as a constant; moving between "highest" and "high"
+    # recompiles (dynamo guards on the TF32 switch); an explicit math stays what it says.
+    ran = []
+
+    def backend(gm, example_inputs):
+        maths = [node.kwargs.get("math", node.args[5] if len(node.args) > 5 else "fp32")
+                 for node in gm.graph.nodes
+                 if node.op == "call_function" and "tilegemm.mm" in str(node.target)]
+
+        def run(*args):
+            ran.append(maths)  # what the graph that runs says
+            return gm.forward(*args)
+
+        return run
+
+    torch._dynamo.reset()
+    f = torch.compile(lambda x, y: tilegemm.matmul(x, y), backend=backend, fullgraph=True)
+    g = torch.compile(lambda x, y: tilegemm.matmul(x, y, math="fp32"), backend=backend, fullgraph=True)
+    a, b = uniform(64, 32), uniform(32, 16)
+    for precision in ["highest", "high", "medium", "highest"]:
+        torch.set_float32_matmul_precision(precision)
+        f(a, b)
+        assert ran[-1] == [MATH[precision]]
+        g(a, b)
+        assert ran[-1] == ["fp32"]
+
+
+# --- special values through the door ---------------------------------------------------------
+
+@pytest.mark.parametrize("precision, kernel", [("highest", "auto"), ("high", "auto"),
+                                               ("high", 7)])  # 7: 3xTF32 named, whatever Auto picks
+def test_special_values_through_the_door(precision, kernel):
+    # IEEE classes where FP32 arithmetic gives them (docs/python.md, "FP32 means FP32"): an inf in
+    # a[0, 0] makes row 0 of the product +-inf and leaves every other row finite.
+    torch.set_float32_matmul_precision(precision)
+    gen = torch.Generator(device="cuda").manual_seed(23)
+    a = torch.randn(256, 256, device="cuda", generator=gen)
+    b = torch.randn(256, 256, device="cuda", generator=gen)
+    a[0, 0] = math.inf
+    got = tilegemm.matmul(a, b, kernel=kernel)
+    want = torch.matmul(a.double(), b.double())
+    assert torch.isinf(want[0]).all()
+    assert torch.equal(torch.isnan(got), torch.isnan(want))
+    assert torch.equal(torch.isinf(got), torch.isinf(want))
+    inf = torch.isinf(want)
+    assert torch.equal(torch.signbit(got[inf]), torch.signbit(want[inf]))
+    assert torch.isfinite(got[1:]).all()

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The main job: builds tilegemm and runs the FP32 sweep (the textbook preset, 256..16384 squares) against
-# cuBLAS, writing bench-textbook.csv, .json and .png (the plot needs matplotlib: pip install matplotlib).
+# The main job: builds tilegemm and runs the FP32 sweep (the textbook preset, 256..16384 squares) of Auto
+# (the kernel the library picks) and the ladder levels against cuBLAS, writing bench-textbook.csv, .json
+# and .png (the plot needs matplotlib: pip install matplotlib).
 # Without a GPU it says so and exits non-zero.
 set -euo pipefail
 cd "$(dirname "$0")/.."

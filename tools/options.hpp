@@ -59,7 +59,8 @@ std::string plot_csv_path(const std::string& plot_path);
 
 struct BenchArgs {  // as typed
   std::vector<std::string> shapes;
-  std::string sizes, preset, dtype = "fp32", kernels = "all", layout = "row", trans = "NN";
+  // kernels: Auto (the product the library runs) first, then the ladder.
+  std::string sizes, preset, dtype = "fp32", kernels = "auto,all", layout = "row", trans = "NN";
   std::string ld = "+0", offset = "0";
   std::vector<std::string> configs;  // --config
   std::vector<std::string> rasters;

@@ -504,7 +504,10 @@ TEST(CliPlanBench, Defaults) {
   EXPECT_EQ(dims, (std::vector<std::string>{"4096x4096x4096 row NN", "8192x8192x8192 row NN",
                                             "4095x4097x4093 row NN"}));
   EXPECT_EQ(plan.dtype.name, "fp32");
-  EXPECT_EQ(plan.kernels.size(), 7u);
+  // Auto (the product the library runs) first, then the seven ladder levels.
+  ASSERT_EQ(plan.kernels.size(), 8u);
+  EXPECT_EQ(plan.kernels.front(), Kernel::Auto);
+  EXPECT_EQ(plan.kernels.back(), Kernel::MmaTf32x3);
   EXPECT_FALSE(plan.warm);  // cold is the default
   EXPECT_DOUBLE_EQ(plan.min_time, 0.5);
   EXPECT_EQ(plan.graph_batch, 0);  // events around each launch is the default

@@ -19,7 +19,7 @@ elif [ "${1:-}" = python ]; then
   cp -r build-py312/python/tilegemm dist/python/
   cp build/tilegemm dist/
 else
-  cp build/tilegemm build/tests/tilegemm_gpu_tests dist/
+  cp build/tilegemm build/tests/tilegemm_gpu_tests build/tilegemm_first_call dist/
 fi
 strip dist/* dist/python/tilegemm/*.so 2>/dev/null || true
 tar cJf dist.tar.xz dist

@@ -31,7 +31,9 @@ inline constexpr int kNumLadderLevels = 7;
 enum class Math : int {
   // CUDA-core FFMA or tensor-core 3xTF32 (level 7), whichever the chooser predicts faster. Both are
   // FP32-class: 3xTF32 leaves ~2^-22 relative per product against FFMA's 2^-24, and its error over K
-  // measured within 2x of level 6's (docs/ladder.md).
+  // measured within 2x of level 6's (docs/ladder.md); where an operand is Inf, NaN or nonzero below
+  // 2^-112, or a sum is not finite, the tensor-core kernels recompute those outputs with FFMA, so
+  // results keep FP32's classes and accuracy over the whole exponent range (docs/api.md).
   Fp32 = 0,
   // CUDA-core FFMA only (IEEE FP32 fused multiply-adds, the math of cuBLAS's default mode).
   FfmaOnly = 1,

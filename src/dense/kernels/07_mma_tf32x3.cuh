@@ -180,21 +180,71 @@ struct MmaTf32x3Block {
     for (int nt = 0; nt < kNT; ++nt) mma_tf32(sums[nt], a_big, b_big[nt]);
   }
 
-  // acc += the product over K-tiles [kt_begin, kt_end) of the tile at (m0, n0).
+  // acc = the product over K-tiles [kt_begin, kt_end) of the tile at (m0, n0) (acc zero on entry).
+  // A warp whose operands the split cannot carry at FP32 accuracy (core/mma_tf32x3.cuh, split_exact)
+  // recomputes its outputs with FFMA.
   __device__ __forceinline__ static void mainloop(const GemmParams& p, float* smem, int m0, int n0,
                                                   int kt_begin, int kt_end, Acc& acc) {
     const Modes md = modes(p, m0, n0);
+    unsigned min_key = ~0u;  // the guard's running minimum over this thread's splits
     if (md.alt_a) {
-      if (md.alt_b) mainloop_in<kMayAltA, kMayAltB>(p, smem, m0, n0, kt_begin, kt_end, acc);
-      else mainloop_in<kMayAltA, false>(p, smem, m0, n0, kt_begin, kt_end, acc);
+      if (md.alt_b) mainloop_in<kMayAltA, kMayAltB>(p, smem, m0, n0, kt_begin, kt_end, acc, min_key);
+      else mainloop_in<kMayAltA, false>(p, smem, m0, n0, kt_begin, kt_end, acc, min_key);
     } else {
-      if (md.alt_b) mainloop_in<false, kMayAltB>(p, smem, m0, n0, kt_begin, kt_end, acc);
-      else mainloop_in<false, false>(p, smem, m0, n0, kt_begin, kt_end, acc);
+      if (md.alt_b) mainloop_in<false, kMayAltB>(p, smem, m0, n0, kt_begin, kt_end, acc, min_key);
+      else mainloop_in<false, false>(p, smem, m0, n0, kt_begin, kt_end, acc, min_key);
+    }
+    if (split_exact(min_key, reinterpret_cast<const float(&)[kAccCount]>(acc))) return;
+    const int k_begin = kt_begin * BK, k_end = static_cast<long long>(kt_end) * BK < p.k ? kt_end * BK : p.k;
+    const bool spread_a = kMaySpreadA && md.alt_a, spread_b = kMaySpreadB && md.alt_b;
+    if (spread_a) {
+      if (spread_b) ffma_outputs<kMaySpreadA, kMaySpreadB>(p, m0, n0, k_begin, k_end, acc);
+      else ffma_outputs<kMaySpreadA, false>(p, m0, n0, k_begin, k_end, acc);
+    } else {
+      if (spread_b) ffma_outputs<false, kMaySpreadB>(p, m0, n0, k_begin, k_end, acc);
+      else ffma_outputs<false, false>(p, m0, n0, k_begin, k_end, acc);
     }
   }
+
+  // acc = this thread's outputs over k in [k_begin, k_end) by FFMA in k order, straight from global
+  // memory (the accumulator layout store() expects, spread tiles included): the guard's path,
+  // taken only for operands outside the split's range, so it is kept simple rather than fast.
+  template <bool kSpreadA, bool kSpreadB>
+  __device__ __forceinline__ static void ffma_outputs(const GemmParams& p, int m0, int n0, int k_begin, int k_end,
+                                                      Acc& acc) {
+    const LanePlace lp = lane_place();
+    int rows[kMT][2], cols[kNT][2];
+#pragma unroll
+    for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) rows[mt][h] = m0 + lp.wm0 + tile_line<kSpreadA>(2 * mt + h, lp.g);
+#pragma unroll
+    for (int nt = 0; nt < kNT; ++nt)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) cols[nt][e] = n0 + lp.wn0 + tile_line<kSpreadB>(nt, 2 * lp.t + e);
+    set_zero(acc);
+    for (int k = k_begin; k < k_end; ++k) {
+      float av[kMT][2], bv[kNT][2];
+#pragma unroll
+      for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) av[mt][h] = rows[mt][h] < p.m ? load_a<kTransA>(p, rows[mt][h], k) : 0.0f;
+#pragma unroll
+      for (int nt = 0; nt < kNT; ++nt)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) bv[nt][e] = cols[nt][e] < p.n ? load_b<kTransB>(p, k, cols[nt][e]) : 0.0f;
+#pragma unroll
+      for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+        for (int nt = 0; nt < kNT; ++nt)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) acc[mt][nt][e] = fmaf(av[mt][e / 2], bv[nt][e % 2], acc[mt][nt][e]);
+    }
+  }
+
   template <bool kAltA, bool kAltB>
   __device__ __forceinline__ static void mainloop_in(const GemmParams& p, float* smem, int m0, int n0,
-                                                     int kt_begin, int kt_end, Acc& acc) {
+                                                     int kt_begin, int kt_end, Acc& acc, unsigned& min_key) {
     constexpr bool kSpreadA = kMaySpreadA && kAltA, kSpreadB = kMaySpreadB && kAltB;
     constexpr bool kShiftedA = !kVecA && !(kAltA && kAContigK), kShiftedB = !kVecB && !(kAltB && kBContigK);
     float* a_smem = smem;                      // STAGES x kTileA
@@ -247,13 +297,13 @@ struct MmaTf32x3Block {
           for (int r = 0; r < 4; ++r)  // a_r = A(g + 8 (r % 2), t + 4 (r / 2))
             split_tf32(a_at(a_tile + a_shift[kAContigK ? 0 : r / 2], wm0 + tile_line<kSpreadA>(2 * mt + r % 2, g),
                             kk + t + 4 * (r / 2)),
-                       a_big[mt][r], a_small[mt][r]);
+                       a_big[mt][r], a_small[mt][r], min_key);
 #pragma unroll
         for (int nt = 0; nt < kNT; ++nt)
 #pragma unroll
           for (int r = 0; r < 2; ++r)  // b_r = B(t + 4 r, g)
             split_tf32(b_at(b_tile + b_shift[kBContigK ? 0 : r], kk + t + 4 * r, wn0 + tile_line<kSpreadB>(nt, g)),
-                       b_big[nt][r], b_small[nt][r]);
+                       b_big[nt][r], b_small[nt][r], min_key);
 #pragma unroll
         for (int mt = 0; mt < kMT; ++mt) {
           if constexpr (S::kSumSteps == 1) {

@@ -76,6 +76,7 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks) bsr_tiled_tf32x3(B
 
   float acc[kMT][kNT][4];
   set_zero(acc);
+  unsigned min_key = ~0u;  // the FP32 guard (core/mma_tf32x3.cuh): this thread's splits
 
   walk_chunks<S, kXwt, kVec>(p, tile, w_stages, d_stages, [&](const float* ws, const float* ds) {
     const float* a_tile = kXwt ? ds : ws;  // [m][kRowStride]
@@ -93,7 +94,7 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks) bsr_tiled_tf32x3(B
 #pragma unroll
         for (int r = 0; r < 4; ++r) {  // a_r = A(g + 8 (r % 2), t + 4 (r / 2))
           const int m = m_base + mt * 16 + g + 8 * (r % 2), k = kk + t + 4 * (r / 2);
-          split_tf32(a_tile[m * S::kRowStride + k], a_big[mt][r], a_small[mt][r]);
+          split_tf32(a_tile[m * S::kRowStride + k], a_big[mt][r], a_small[mt][r], min_key);
         }
 #pragma unroll
       for (int nt = 0; nt < kNT; ++nt)
@@ -101,7 +102,7 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks) bsr_tiled_tf32x3(B
         for (int r = 0; r < 2; ++r) {  // b_r = B(t + 4 r, g)
           const int n = n_base + nt * 8 + g, k = kk + t + 4 * r;
           split_tf32(kXwt ? b_tile[n * S::kRowStride + k] : b_tile[k * S::kDLd + n], b_big[nt][r],
-                     b_small[nt][r]);
+                     b_small[nt][r], min_key);
         }
 #pragma unroll
       for (int mt = 0; mt < kMT; ++mt)
@@ -117,6 +118,40 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks) bsr_tiled_tf32x3(B
 #pragma unroll
         for (int e = 0; e < 4; ++e) acc[mt][nt][e] += part[mt][nt][e];
   });
+
+  // The FP32 guard: where some warp's operands fall outside the split's range (an Inf, a NaN, a
+  // magnitude below 2^-112) or its sums overflowed, the block walks the tile's chunks again and
+  // that warp recomputes its outputs by FFMA from the staged chunks (the pipeline needs every thread,
+  // so the walk is block-wide; the other warps only copy).
+  const bool exact = split_exact(min_key, reinterpret_cast<const float(&)[kMT * kNT * 4]>(acc));
+  if (__syncthreads_or(!exact)) {
+    if (!exact) set_zero(acc);
+    walk_chunks<S, kXwt, kVec>(p, tile, w_stages, d_stages, [&](const float* ws, const float* ds) {
+      if (exact) return;
+      const float* a_tile = kXwt ? ds : ws;
+      const float* b_tile = kXwt ? ws : ds;
+      for (int k = 0; k < S::kKC; ++k) {
+        float av[kMT][2], bv[kNT][2];
+#pragma unroll
+        for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) av[mt][h] = a_tile[(m_base + mt * 16 + g + 8 * h) * S::kRowStride + k];
+#pragma unroll
+        for (int nt = 0; nt < kNT; ++nt)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const int n = n_base + nt * 8 + 2 * t + e;
+            bv[nt][e] = kXwt ? b_tile[n * S::kRowStride + k] : b_tile[k * S::kDLd + n];
+          }
+#pragma unroll
+        for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+          for (int nt = 0; nt < kNT; ++nt)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) acc[mt][nt][e] = fmaf(av[mt][e / 2], bv[nt][e % 2], acc[mt][nt][e]);
+      }
+    });
+  }
 
   if (tile.piece >= 0 &&
       !sum_split_pieces<kMT * kNT * 4, S::kThreads>(p, tile, reinterpret_cast<float(&)[kMT * kNT * 4]>(acc)))

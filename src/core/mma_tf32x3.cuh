@@ -82,6 +82,19 @@ __device__ __forceinline__ void mma_tf32x3(float (&d)[4], const unsigned (&a_big
   mma_tf32(d, a_big, b_big);
 }
 
+// acc[mt][nt][e] += a[mt][e / 2] * b[nt][e % 2] by FFMA, in the MMA accumulator layout (a lane's
+// rows g, g + 8 of tile row mt and columns 2t, 2t + 1 of tile column nt): one k step of the guard's
+// FFMA recomputation, shared by the dense and BSR kernels.
+template <int kMT, int kNT>
+__device__ __forceinline__ void ffma_outer(float (&acc)[kMT][kNT][4], const float (&a)[kMT][2], const float (&b)[kNT][2]) {
+#pragma unroll
+  for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+    for (int nt = 0; nt < kNT; ++nt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[mt][nt][e] = fmaf(a[mt][e / 2], b[nt][e % 2], acc[mt][nt][e]);
+}
+
 template <int kMT, int kNT>
 __device__ __forceinline__ void set_zero(float (&t)[kMT][kNT][4]) {
 #pragma unroll

@@ -233,12 +233,7 @@ struct MmaTf32x3Block {
       for (int nt = 0; nt < kNT; ++nt)
 #pragma unroll
         for (int e = 0; e < 2; ++e) bv[nt][e] = cols[nt][e] < p.n ? load_b<kTransB>(p, k, cols[nt][e]) : 0.0f;
-#pragma unroll
-      for (int mt = 0; mt < kMT; ++mt)
-#pragma unroll
-        for (int nt = 0; nt < kNT; ++nt)
-#pragma unroll
-          for (int e = 0; e < 4; ++e) acc[mt][nt][e] = fmaf(av[mt][e / 2], bv[nt][e % 2], acc[mt][nt][e]);
+      ffma_outer(acc, av, bv);
     }
   }
 

@@ -143,12 +143,7 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks) bsr_tiled_tf32x3(B
             const int n = n_base + nt * 8 + 2 * t + e;
             bv[nt][e] = kXwt ? b_tile[n * S::kRowStride + k] : b_tile[k * S::kDLd + n];
           }
-#pragma unroll
-        for (int mt = 0; mt < kMT; ++mt)
-#pragma unroll
-          for (int nt = 0; nt < kNT; ++nt)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) acc[mt][nt][e] = fmaf(av[mt][e / 2], bv[nt][e % 2], acc[mt][nt][e]);
+        ffma_outer(acc, av, bv);
       }
     });
   }

@@ -1,5 +1,6 @@
 """Shared pieces of the Python tests: a stand-in CUDA array for the argument checks that need no
 GPU, and the skip rules for the GPU tests (skipped, never passed, without a GPU or framework)."""
+import contextlib
 import os
 
 import pytest
@@ -29,3 +30,16 @@ def torch_cuda():
     if not torch.cuda.is_available():
         pytest.skip("torch sees no CUDA device")
     return torch
+
+
+@contextlib.contextmanager
+def torch_at_highest_precision():
+    """torch with a usable CUDA device (or skip) at torch's default float32 matmul precision,
+    "highest" (tilegemm's default math follows it: FFMA); the caller's setting comes back after."""
+    torch = torch_cuda()
+    before = torch.get_float32_matmul_precision()
+    torch.set_float32_matmul_precision("highest")
+    try:
+        yield torch
+    finally:
+        torch.set_float32_matmul_precision(before)

@@ -6,20 +6,16 @@ import math
 import pytest
 
 import tilegemm
-from conftest import torch_cuda
+from conftest import torch_at_highest_precision
 
 torch = None
 
 
 @pytest.fixture(autouse=True)
 def _torch():
-    # Each test starts at torch's default precision ("highest") and gives the caller's back.
     global torch
-    torch = torch_cuda()
-    before = torch.get_float32_matmul_precision()
-    torch.set_float32_matmul_precision("highest")
-    yield
-    torch.set_float32_matmul_precision(before)
+    with torch_at_highest_precision() as torch:
+        yield
 
 
 def assert_close(got, want, k):

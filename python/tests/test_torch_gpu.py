@@ -6,7 +6,7 @@ import random
 import pytest
 
 import tilegemm
-from conftest import torch_cuda
+from conftest import torch_at_highest_precision
 
 torch = None
 
@@ -14,13 +14,10 @@ torch = None
 @pytest.fixture(autouse=True)
 def _torch():
     # matmul's default math follows torch's float32 matmul precision: "highest" (torch's default:
-    # FFMA) unless a test sets another; the caller's setting comes back after each test.
+    # FFMA) unless a test sets another.
     global torch
-    torch = torch_cuda()
-    before = torch.get_float32_matmul_precision()
-    torch.set_float32_matmul_precision("highest")
-    yield
-    torch.set_float32_matmul_precision(before)
+    with torch_at_highest_precision() as torch:
+        yield
 
 
 def reference(a, b, alpha=1.0, beta=0.0, c=None):

@@ -91,7 +91,7 @@ void run_bench(const BenchArgs& args, const std::vector<std::string>& argv) {
     TILEGEMM_CUDA_CHECK(cudaDeviceSynchronize());
     if (log_choice) log_choice_for(p, a.get() + p.offset, b.get() + p.offset, c.get() + p.offset);
     const std::vector<Contender> contenders =
-        make_contenders(p, plan.kernels, plan.configs, plan.rasters, plan.schedules, plan.ffma_auto, cublas);
+        make_contenders(p, plan.kernels, plan.families, plan.configs, plan.rasters, plan.schedules, plan.ffma_auto, cublas);
     std::vector<Row> rows;
     for (size_t ci = 0; ci < contenders.size() && !g_interrupted; ++ci) {
       const Contender& ct = contenders[ci];

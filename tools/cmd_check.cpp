@@ -70,7 +70,7 @@ void run_check(const CheckArgs& args) {
     TILEGEMM_CUDA_CHECK(cudaDeviceSynchronize());
     if (log_choice) log_choice_for(p, a.get() + off, b.get() + off, c.get() + off);
     const double tol = (cpu ? 1.0 : 2.0) * ref::fp32_gemm_error_bound(p.k);
-    for (const Contender& ct : make_contenders(p, plan.kernels, plan.configs, {}, false, false, cublas)) {
+    for (const Contender& ct : make_contenders(p, plan.kernels, plan.families, plan.configs, {}, false, false, cublas)) {
       if (ct.is_baseline) continue;
       const std::string why = ct.unsupported(p, a.get() + off, b.get() + off, c.get() + off);
       if (!why.empty()) {

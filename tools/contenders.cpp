@@ -2,11 +2,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 
-#include "dense/choose.hpp"
-#include "dense/config.hpp"
-#include "dense/gemm_ops.hpp"
-#include "dense/launch.hpp"
+#include "core/device_facts.hpp"
+#include "ops/choose.hpp"
+#include "ops/gemm_call.hpp"
+#include "ops/registry.hpp"
 #include "tilegemm/gemm.hpp"
 
 namespace tilegemm {
@@ -45,9 +46,19 @@ Contender library_contender(Kernel kernel, const Raster* raster, Math math = Mat
 
 // The problem laid out at a, b, c in the library's canonical form (what can_implement and the chooser
 // judge: sizes, transposes, alignment).
-detail::GemmProblem canonical_problem(const Problem& p, const float* a, const float* b, const float* c) {
-  return detail::describe(detail::canonicalize(p.layout, p.op_a, p.op_b, p.m, p.n, p.k, 1.0f, a, p.lda(), b,
-                                               p.ldb(), 0.0f, const_cast<float*>(c), p.ldc(), Raster::Hilbert));
+ops::Problem canonical_problem(const Problem& p, const float* a, const float* b, const float* c) {
+  GemmArgs args;
+  args.layout = p.layout;
+  args.op_a = p.op_a;
+  args.op_b = p.op_b;
+  args.m = p.m;
+  args.n = p.n;
+  args.k = p.k;
+  args.a = MatrixArg{DType::F32, a, p.lda(), 0};
+  args.b = MatrixArg{DType::F32, b, p.ldb(), 0};
+  args.c = OutputArg{DType::F32, const_cast<float*>(c), p.ldc(), 0};
+  args.epilogue = Epilogue{1.0f, 0.0f};
+  return ops::gemm_call(args, GemmOptions{}).problem;
 }
 
 // An explicit config (GemmOptions::config; `text` was checked by parse_config_list), skipped with
@@ -55,14 +66,59 @@ detail::GemmProblem canonical_problem(const Problem& p, const float* a, const fl
 Contender config_contender(const std::string& text, const std::string& label) {
   GemmOptions opt;
   opt.config = text;
-  const detail::GemmConfig config = detail::parse_gemm_config(text, "--config");
+  const ops::Config config = ops::registry().parse(text, "--config", ops::OpKind::Gemm);
   Contender c;
   c.label = label;
   c.run = [opt](const Problem& p, const float* a, const float* b, float* cc) { run_sgemm(p, a, b, cc, opt); };
   c.config = [text](const Problem&, const float*, const float*, const float*) { return text; };
   c.unsupported = [config](const Problem& p, const float* a, const float* b, const float* cc) -> std::string {
     if (p.k == 0) return "K = 0 runs no config";
-    return detail::can_implement(canonical_problem(p, a, b, cc), config);
+    return config.family()->can_implement(canonical_problem(p, a, b, cc), config);
+  };
+  return c;
+}
+
+// A kernel family named in --kernels: its best config on each problem (the lowest estimate among its
+// legal candidates, else its first measure-only one), labelled with the family's name.
+Contender family_contender(const std::string& name) {
+  const ops::Family* family = ops::registry().find(name);
+  // Chosen once per problem and layout in memory (the timed runs reuse it): the config's text.
+  struct Memo {
+    const void* at[3] = {nullptr, nullptr, nullptr};
+    int64_t m = -1, n = -1, k = -1;
+    std::string text;
+  };
+  auto memo = std::make_shared<Memo>();
+  auto best = [family, memo](const Problem& p, const float* a, const float* b, const float* cc) -> std::string {
+    if (p.k == 0 || p.m == 0 || p.n == 0) return "";
+    if (memo->at[0] == a && memo->at[1] == b && memo->at[2] == cc && memo->m == p.m && memo->n == p.n && memo->k == p.k)
+      return memo->text;
+    const ops::Problem problem = canonical_problem(p, a, b, cc);
+    const detail::DeviceFacts d = detail::current_device_facts();
+    ops::Config first_measure_only, chosen;
+    double best_us = 0;
+    for (const ops::Config& c : family->candidates(problem, d)) {
+      if (!family->can_implement(problem, c).empty()) continue;
+      if (const std::optional<ops::Estimate> e = family->estimate(problem, c, d)) {
+        if (chosen.empty() || e->rank_us < best_us) chosen = c, best_us = e->rank_us;
+      } else if (first_measure_only.empty()) {
+        first_measure_only = c;
+      }
+    }
+    *memo = Memo{{a, b, cc}, p.m, p.n, p.k, (chosen.empty() ? first_measure_only : chosen).text()};
+    return memo->text;
+  };
+  Contender c;
+  c.label = name;
+  c.run = [best](const Problem& p, const float* a, const float* b, float* cc) {
+    GemmOptions opt;
+    opt.config = best(p, a, b, cc);
+    run_sgemm(p, a, b, cc, opt);
+  };
+  c.config = best;
+  c.unsupported = [best, name](const Problem& p, const float* a, const float* b, const float* cc) -> std::string {
+    if (p.k == 0) return "K = 0 runs no config";
+    return best(p, a, b, cc).empty() ? "no " + name + " config can run this product" : "";
   };
   return c;
 }
@@ -70,6 +126,7 @@ Contender config_contender(const std::string& text, const std::string& label) {
 }  // namespace
 
 std::vector<Contender> make_contenders(const Problem& p, const std::vector<Kernel>& kernels,
+                                       const std::vector<std::string>& families,
                                        const std::vector<std::string>& configs, const std::vector<Raster>& rasters,
                                        bool schedules, bool ffma_auto, Cublas& cublas) {
   std::vector<Contender> out;
@@ -91,6 +148,7 @@ std::vector<Contender> make_contenders(const Problem& p, const std::vector<Kerne
       for (const Raster& r : rasters) out.push_back(library_contender(k, &r));
     }
   }
+  for (const std::string& name : families) out.push_back(family_contender(name));
   for (const std::string& text : configs) out.push_back(config_contender(text, text));
   if (schedules && p.k > 0 && p.m > 0 && p.n > 0) {
     // The model's favourite split for each compiled schedule (and the GEMV kernel), on the problem's
@@ -99,15 +157,13 @@ std::vector<Contender> make_contenders(const Problem& p, const std::vector<Kerne
     const auto at = [&p](int which) {
       return reinterpret_cast<const float*>((uintptr_t(which + 1) << 40) + 4 * uintptr_t(p.offset));
     };
-    const detail::ConfigChoice choice =
-        detail::choose_config(canonical_problem(p, at(0), at(1), at(2)), detail::current_device_facts());
-    std::vector<int> seen;  // compiled schedule index, or -1 for the GEMV kernel
-    for (const detail::ScoredConfig& sc : choice.ranked) {
-      const bool tiled = sc.config.family == detail::GemmFamily::Tiled;
-      const int key = tiled ? detail::tiled_schedule_index(sc.config.tile) : -1;
-      if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
-      seen.push_back(key);
-      const std::string text = detail::to_string(sc.config);
+    const ops::Ranking ranking = ops::rank(canonical_problem(p, at(0), at(1), at(2)), detail::current_device_facts());
+    std::vector<std::string> seen;  // error groups (a tile shape, the GEMV kernel) taken
+    for (const ops::Ranked& r : ranking.estimated) {
+      const std::string group = std::string(r.config.family()->name()) + " " + r.config.family()->error_group(r.config);
+      if (std::find(seen.begin(), seen.end(), group) != seen.end()) continue;
+      seen.push_back(group);
+      const std::string text = r.config.text();
       out.push_back(config_contender(text, text));
     }
   }

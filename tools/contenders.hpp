@@ -29,8 +29,10 @@ struct Contender {
 
 // cuBLAS first (the baseline), then each kernel (levels 4-6 once per raster order; empty: the
 // library's default order; with `ffma_auto` Auto again under Math::FfmaOnly, as "auto-ffma"), each
-// --config, then with `schedules` the compiled schedules.
+// kernel family named in --kernels (its best config per problem), each --config, then with `schedules`
+// the ranking's best config of each error group (a tile shape, a GEMV kernel) over every family.
 std::vector<Contender> make_contenders(const Problem& p, const std::vector<Kernel>& kernels,
+                                       const std::vector<std::string>& families,
                                        const std::vector<std::string>& configs, const std::vector<Raster>& rasters,
                                        bool schedules, bool ffma_auto, Cublas& cublas);
 

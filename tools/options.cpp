@@ -10,8 +10,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "dense/config.hpp"
 #include "dense/matrix_extent.hpp"
+#include "ops/registry.hpp"
 #include "shapes.hpp"
 #include "tilegemm/error.hpp"
 
@@ -83,28 +83,47 @@ DTypeChoice parse_dtype(const std::string& s, const char* what) {
   invalid(std::string(what) + ": unsupported value '" + s + "' (accepted: " + join_alternatives(names) + ")");
 }
 
-std::vector<Kernel> parse_kernel_list(const std::string& s, const char* what) {
+std::vector<Kernel> parse_kernel_list(const std::string& s, const char* what, std::vector<std::string>* families) {
   std::vector<Kernel> out;
   auto add = [&](Kernel k) {
     if (std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
   };
+  auto add_family = [&](const std::string& name) {
+    if (std::find(families->begin(), families->end(), name) == families->end()) families->push_back(name);
+  };
+  const std::vector<const ops::Family*> known = ops::registry().families(ops::OpKind::Gemm);
   std::stringstream ss(s);
   std::string item;
   while (std::getline(ss, item, ',')) {
-    if (lower(item) == "all") {
+    const std::string name = lower(item);
+    if (name == "all") {
       for (int level = 1; level <= kNumLadderLevels; ++level) add(static_cast<Kernel>(level));
+    } else if (families && name == "families") {
+      for (const ops::Family* f : known) add_family(std::string(f->name()));
+    } else if (families && ops::registry().find(name) && ops::registry().find(name)->kind() == ops::OpKind::Gemm) {
+      add_family(name);
     } else if (!item.empty()) {
-      add(parse_kernel(item, what));
+      try {
+        add(parse_kernel(item, what));
+      } catch (const Error&) {
+        if (!families) throw;
+        std::string names;
+        for (const ops::Family* f : known) names += ", " + std::string(f->name());
+        invalid(std::string(what) + ": unknown value '" + item +
+                "' (expected auto, all, a level 1-7 or a name such as 06-warp-tiled, families, or a kernel family" +
+                names + ")");
+      }
     }
   }
-  if (out.empty()) invalid(std::string(what) + ": empty list '" + s + "' (expected all, auto or levels such as 1,5,6)");
+  if (out.empty() && (!families || families->empty()))
+    invalid(std::string(what) + ": empty list '" + s + "' (expected all, auto or levels such as 1,5,6)");
   return out;
 }
 
 std::vector<std::string> parse_config_list(const std::vector<std::string>& texts, const char* what) {
   std::vector<std::string> out;
   for (const std::string& t : texts) {
-    const std::string canonical = detail::to_string(detail::parse_gemm_config(t, what));
+    const std::string canonical = ops::registry().parse(t, what, ops::OpKind::Gemm).text();
     if (std::find(out.begin(), out.end(), canonical) == out.end()) out.push_back(canonical);
   }
   return out;
@@ -201,7 +220,7 @@ BenchPlan plan_bench(const BenchArgs& args) {
   if (plan.problems.empty()) plan.problems = preset_shapes("ladder");
   apply_layout(plan.problems, args.layout, args.trans, args.ld, args.offset);
   plan.dtype = parse_dtype(args.dtype, "--dtype");
-  plan.kernels = parse_kernel_list(args.kernels, "--kernels");
+  plan.kernels = parse_kernel_list(args.kernels, "--kernels", &plan.families);
   plan.configs = parse_config_list(args.configs, "--config");
   plan.rasters = parse_raster_list(args.rasters, "--rasters");
   plan.schedules = args.schedules;
@@ -237,7 +256,7 @@ CheckPlan plan_check(const CheckArgs& args) {
   if (plan.problems.empty()) invalid("--preset: no shapes to check (give a preset or --shape)");
   apply_layout(plan.problems, args.layout, args.trans, args.ld, args.offset);
   plan.dtype = parse_dtype(args.dtype, "--dtype");
-  plan.kernels = parse_kernel_list(args.kernels, "--kernels");
+  plan.kernels = parse_kernel_list(args.kernels, "--kernels", &plan.families);
   plan.configs = parse_config_list(args.configs, "--config");
   return plan;
 }

@@ -22,10 +22,14 @@ const std::vector<DTypeChoice>& supported_dtypes();
 DTypeChoice parse_dtype(const std::string& s, const char* what = "--dtype");
 
 // "all" | "auto" | levels 1-7 or names (tilegemm::parse_kernel), comma separated; duplicates dropped.
-std::vector<Kernel> parse_kernel_list(const std::string& s, const char* what = "--kernels");
+// With `families`, an item may also name a registered GEMM kernel family ("simt-tiled", "gemv"; the
+// item "families" names every one), collected there in registry order: the bench runs that family's
+// best estimated config on each problem.
+std::vector<Kernel> parse_kernel_list(const std::string& s, const char* what = "--kernels",
+                                      std::vector<std::string>* families = nullptr);
 std::vector<Raster> parse_raster_list(const std::vector<std::string>& names, const char* what = "--rasters");
 
-// "--config TEXT" (repeatable): GEMM configs in their text form (src/dense/config.hpp), each checked
+// "--config TEXT" (repeatable): GEMM configs in their text form (any registered family's), each checked
 // and put in its canonical form; duplicates dropped.
 std::vector<std::string> parse_config_list(const std::vector<std::string>& texts, const char* what = "--config");
 
@@ -75,6 +79,7 @@ struct BenchPlan {  // validated
   std::vector<Problem> problems;  // presets, then --shape, then --sizes; the ladder preset if none
   DTypeChoice dtype;
   std::vector<Kernel> kernels;
+  std::vector<std::string> families;  // kernel families named in --kernels (their best config per problem)
   std::vector<std::string> configs;  // canonical text forms (--config)
   std::vector<Raster> rasters;  // empty: the library's default order
   bool schedules = false;  // --schedules: each compiled tiled schedule at its best split, and the GEMV kernel
@@ -99,6 +104,7 @@ struct CheckPlan {
   std::vector<Problem> problems;
   DTypeChoice dtype;
   std::vector<Kernel> kernels;
+  std::vector<std::string> families;
   std::vector<std::string> configs;
 };
 CheckPlan plan_check(const CheckArgs& args);

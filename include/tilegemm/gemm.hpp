@@ -29,7 +29,49 @@ struct GemmOptions {
   Math math = Math::Fp32;
 };
 
-// Single-precision GEMM on device pointers, enqueued on `stream`.
+// One matrix operand of a typed product: its element type, device pointer, leading dimension (in
+// elements) and, for batched products, the distance from one batch's matrix to the next (elements;
+// 0 for A or B: every batch reads the same matrix).
+struct MatrixArg {
+  DType type = DType::F32;
+  const void* data = nullptr;
+  int64_t ld = 0;
+  int64_t batch_stride = 0;
+};
+struct OutputArg {
+  DType type = DType::F32;
+  void* data = nullptr;
+  int64_t ld = 0;
+  int64_t batch_stride = 0;
+};
+// What is done with the product before it is stored: D = alpha * op(A) op(B) + beta * C, written over C
+// (C is D; bias, activation and an output type of its own are to come).
+struct Epilogue {
+  float alpha = 1.0f;
+  float beta = 0.0f;
+};
+// A typed, optionally batched product: for each b < batch,
+//   C_b = alpha * op(A_b) * op(B_b) + beta * C_b,  X_b = X.data + b * X.batch_stride elements.
+// The BLAS rules of sgemm below hold per batch. batch == 0 is a no-op; batch > 1 needs c.batch_stride
+// >= C's stored extent (batches must not overlap). Only F32 A, B and C are implemented: another dtype
+// is refused with Error(InvalidArgument) saying which family could not run it and why.
+struct GemmArgs {
+  Layout layout = Layout::RowMajor;
+  Op op_a = Op::N, op_b = Op::N;
+  int64_t m = 0, n = 0, k = 0;
+  int64_t batch = 1;
+  MatrixArg a, b;
+  OutputArg c;
+  Epilogue epilogue;
+};
+
+// The typed entry: checks every field (errors name it, e.g. "args.a.ld = 3 is too small ..."), then
+// runs Auto's choice, options.config or options.kernel, as sgemm does. Batches run one product each,
+// in order, on `stream` (a batched launch is to come).
+void gemm(const GemmArgs& args, Stream stream = nullptr, const GemmOptions& options = {});
+
+// Single-precision GEMM on device pointers, enqueued on `stream`; the same product as gemm() with F32
+// operands and batch 1 (argument names in errors are sgemm's: "lda", not "args.a.ld").
 //   layout: storage order of A, B and C (one for all three, as in cblas_sgemm).
 //   op(A) is m x k, op(B) is k x n, C is m x n. m, n, k >= 0.
 //   k == 0 or alpha == 0 gives C = beta * C without reading A or B (they may then be null);
@@ -53,6 +95,7 @@ void check_gemm_args(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int6
 // when TILEGEMM_LOG_CHOICE=1). The pointers are only looked at for their alignment.
 struct GemmChoice {
   std::string config;  // the config's text form (GemmOptions::config), or the ladder level / "scale C"
+  std::string family;  // the kernel family that runs it ("simt-tiled", "tf32x3-tiled", "gemv", "ladder"; empty for scale/empty)
   // "gemv", "split-k", "stream-k", "small-tile", "big-tile"; "ladder" for an explicit level;
   // "scale" for the quick return C = beta * C (k == 0 or alpha == 0); "empty" for m or n == 0.
   std::string kind;
@@ -64,5 +107,6 @@ struct GemmChoice {
 GemmChoice explain_choice(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, float alpha,
                           const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
                           const float* c, int64_t ldc, const GemmOptions& options = {});
+GemmChoice explain_choice(const GemmArgs& args, const GemmOptions& options = {});
 
 }  // namespace tilegemm

@@ -11,8 +11,13 @@ enum class Layout { RowMajor, ColMajor };
 // op(X) = X (N) or X transposed (T).
 enum class Op { N, T };
 
-// Element type. Only F32 exists today; the API is shaped so TF32/F16/BF16 slot in.
-enum class DType { F32 };
+// Element type of a matrix in memory. F32 is implemented; the others are refused by every kernel
+// family's can_implement with the reason, until the tensor-core families arrive (docs/api.md). TF32 is
+// a compute type (FP32 storage, 10-bit mantissa products), listed so that a math descriptor can name it.
+enum class DType : int { F32 = 0, TF32 = 1, F16 = 2, BF16 = 3 };
+inline constexpr int kNumDTypes = 4;
+// Bytes of one element in memory (TF32 is stored as FP32: 4).
+constexpr int dtype_bytes(DType t) { return t == DType::F16 || t == DType::BF16 ? 2 : 4; }
 
 // Dense kernels, numbered by ladder level (docs/ladder.md). Auto lets dispatch choose.
 enum class Kernel : int {
@@ -47,6 +52,7 @@ std::string to_string(Op v);
 std::string to_string(Kernel v);
 std::string to_string(Raster v);
 std::string to_string(Math v);
+std::string to_string(DType v);  // "f32", "tf32", "f16", "bf16"
 // Parsers accept the names printed by to_string (case-insensitive) and, for kernels, the level number.
 // They throw tilegemm::Error(InvalidArgument) naming `what` on an unknown value.
 Layout parse_layout(const std::string& s, const char* what = "layout");
@@ -54,5 +60,6 @@ Op parse_op(const std::string& s, const char* what = "op");
 Kernel parse_kernel(const std::string& s, const char* what = "kernel");
 Raster parse_raster(const std::string& s, const char* what = "raster");
 Math parse_math(const std::string& s, const char* what = "math");
+DType parse_dtype(const std::string& s, const char* what = "dtype");  // also "fp32", "fp16", "half", "float"
 
 }  // namespace tilegemm

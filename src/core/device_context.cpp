@@ -1,5 +1,7 @@
 #include "core/device_context.hpp"
 
+#include "core/device_facts.hpp"
+
 #include <atomic>
 #include <cstdint>
 #include <string>
@@ -7,6 +9,7 @@
 
 #include "core/cuda_check.hpp"
 #include "core/workspace.hpp"
+#include "ops/context_state.hpp"
 #include "tilegemm/device.hpp"
 #include "tilegemm/error.hpp"
 
@@ -25,6 +28,7 @@ const DeviceContext* create_context() {
   require_supported_device();  // NoDevice / UnsupportedArch, with the device's name in the message
   const DeviceInfo info = current_device_info();
   auto* ctx = new DeviceContext();
+  ctx->ops = new ops::ContextState();
   ctx->ordinal = info.ordinal;
   ctx->name = info.name;
   ctx->driver_version = info.driver_version;
@@ -63,6 +67,30 @@ const DeviceContext& current_device_context() {
   const DeviceContext* ctx = create_context();
   g_contexts[device].store(ctx, std::memory_order_release);
   return *ctx;
+}
+
+const DeviceContext* current_device_context_if_any() {
+  try {
+    return &current_device_context();
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::NoDevice || e.code() == ErrorCode::UnsupportedArch) return nullptr;
+    throw;
+  }
+}
+
+void for_each_device_context(const std::function<void(const DeviceContext&)>& fn) {
+  for (const auto& slot : g_contexts)
+    if (const DeviceContext* ctx = slot.load(std::memory_order_acquire)) fn(*ctx);
+}
+
+DeviceFacts current_device_facts() { return device_facts(current_device_context()); }
+
+DeviceFacts device_facts(const DeviceContext& ctx) {
+  DeviceFacts d;
+  d.ordinal = ctx.ordinal;
+  d.sm_count = ctx.sm_count;
+  d.mem_bandwidth_gbs = ctx.mem_bandwidth_gbs;
+  return d;
 }
 
 void ensure_smem_opt_in(const void* kernel, int bytes) {

@@ -9,9 +9,14 @@
 #include <set>
 #include <tuple>
 #include <string>
+#include <functional>
 #include <unordered_map>
 
+
 namespace tilegemm {
+namespace ops {
+struct ContextState;
+}
 namespace detail {
 
 struct DeviceContext {
@@ -31,10 +36,13 @@ struct DeviceContext {
   // Blocks of a kernel resident per SM (kernel, threads, shared bytes) -> count (resident_blocks_per_sm).
   mutable std::map<std::tuple<const void*, int, int>, int> resident_blocks;
   // The tuning database's entries for this device (problem key -> config text), read on the first
-  // Auto choice that needs them (tune/tuned_table.hpp).
+  // Auto choice that needs them (tune/tuned_table.hpp); tuned_loaded is cleared to read it again.
   mutable std::mutex tuned_mutex;
-  mutable int tuned_generation = -1;  // loaded for this generation of tuned_table.cpp; -1: not yet
+  mutable bool tuned_loaded = false;
   mutable std::unordered_map<std::string, std::string> tuned_configs;
+  // The operation model's state: Auto's choices, parsed config texts (ops/context_state.hpp). Made
+  // with the context, never freed (like it).
+  ops::ContextState* ops = nullptr;
   // Run-time compiled kernels loaded on this device (name expression -> cudaKernel_t, jit/jit.hpp).
   mutable std::mutex jit_mutex;
   mutable std::unordered_map<std::string, const void*> jit_kernels;
@@ -44,6 +52,11 @@ struct DeviceContext {
 // the process. Throws Error(NoDevice) without a device and Error(UnsupportedArch) when this build
 // has no code for it (nothing is cached then, so the next call checks again).
 const DeviceContext& current_device_context();
+// The current device's context if one can be created, else nullptr (no device, or no code for it):
+// for paths that work without a device and only use its caches when there is one.
+const DeviceContext* current_device_context_if_any();
+// Calls `fn` on every context created so far (all devices).
+void for_each_device_context(const std::function<void(const DeviceContext&)>& fn);
 
 // Raises `kernel`'s dynamic shared-memory limit to `bytes` on the current device, once per kernel and
 // device (launches above 48 KB need the opt-in; a second GPU needs its own).

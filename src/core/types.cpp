@@ -117,6 +117,25 @@ Math parse_math(const std::string& s, const char* what) {
   bad_value(what, s, "fp32 (FFMA or 3xTF32 tensor cores) or ffma (CUDA cores only)");
 }
 
+std::string to_string(DType v) {
+  switch (v) {
+    case DType::F32: return "f32";
+    case DType::TF32: return "tf32";
+    case DType::F16: return "f16";
+    case DType::BF16: return "bf16";
+  }
+  return "dtype(" + std::to_string(static_cast<int>(v)) + ")";
+}
+
+DType parse_dtype(const std::string& s, const char* what) {
+  const std::string v = lower(s);
+  if (v == "f32" || v == "fp32" || v == "float") return DType::F32;
+  if (v == "tf32") return DType::TF32;
+  if (v == "f16" || v == "fp16" || v == "half") return DType::F16;
+  if (v == "bf16") return DType::BF16;
+  bad_value(what, s, "f32, tf32, f16 or bf16");
+}
+
 std::string to_string(BsrKernel v) {
   switch (v) {
     case BsrKernel::Auto: return "auto";

@@ -3,9 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <map>
-#include <mutex>
-#include <tuple>
 
 namespace tilegemm {
 namespace detail {
@@ -320,8 +317,6 @@ ScoredConfig score_config(const GemmProblem& p, const GemmConfig& c, const Devic
   return c.family == GemmFamily::Tiled ? score_tiled(p, c, d) : score_gemv(p, c, d);
 }
 
-namespace {
-
 // The GEMV family's candidates for a problem with min(M, N) <= kGemvMaxS: its kernel (rows or
 // columns) at the compiled bound, each split count up to one chunk per slice; gemv-rows:s16 also
 // with X packed where it would be copied 4 bytes at a time.
@@ -353,8 +348,6 @@ std::vector<GemmConfig> gemv_candidates(const GemmProblem& p) {
   return out;
 }
 
-}  // namespace
-
 ScoredConfig best_gemv_config(const GemmProblem& p, const DeviceFacts& d) {
   ScoredConfig best;
   best.predicted_us = -1;
@@ -366,13 +359,8 @@ ScoredConfig best_gemv_config(const GemmProblem& p, const DeviceFacts& d) {
   return best;
 }
 
-ConfigChoice choose_config(const GemmProblem& p, const DeviceFacts& d) {
-  ConfigChoice out;
-  auto consider = [&](const GemmConfig& c) {
-    if (p.ffma_only && c.family == GemmFamily::Tiled && c.tile.mma > 0) return;
-    if (!can_implement(p, c).empty()) return;
-    out.ranked.push_back(score_config(p, c, d));
-  };
+std::vector<GemmConfig> tiled_candidates(const GemmProblem& p, const DeviceFacts& d, bool tensor_cores) {
+  std::vector<GemmConfig> out;
   // Packing is worth trying where the kernel would copy an operand slower than as-is with 16-byte
   // copies: an as-is operand (A stored transposed, B not) that is not 16-byte aligned, and a B stored
   // transposed (its transposing copies cost 5-15 % of the NN rate on the big tiles; A's cost ~nothing).
@@ -397,6 +385,7 @@ ConfigChoice choose_config(const GemmProblem& p, const DeviceFacts& d) {
     return edge >= 1 && edge <= kGemvMaxS && 4 * edge <= t.bn && p.n > t.bn;
   };
   for (const TileShape& t : kTiledSchedules) {
+    if ((t.mma > 0) != tensor_cores) continue;
     const long long k_tiles = (p.k + t.bk - 1) / t.bk;
     const long long tile_rows = (p.m + t.bm - 1) / t.bm, tiles = tile_rows * ((p.n + t.bn - 1) / t.bn);
     for (int splits : kSplitCounts) {
@@ -410,65 +399,23 @@ ConfigChoice choose_config(const GemmProblem& p, const DeviceFacts& d) {
           c.pack_a = pk.a;
           c.pack_b = pk.b;
           c.edge = edge;
-          consider(c);
+          out.push_back(c);
           // Tail-only splitting where the tiled launch (less the ragged column the edge drops) ends
           // in a partial wave after at least one whole one.
           const long long launched = tiles - (edge ? tile_rows : 0), slots = tiled_slots(t, d);
           if (splits > 1 && launched >= slots && launched % slots != 0) {
             c.tail_only = true;
-            consider(c);
+            out.push_back(c);
           }
         }
     }
   }
-  if (std::min(p.m, p.n) <= kGemvMaxS)
-    for (const GemmConfig& c : gemv_candidates(p)) consider(c);
-  // Fastest first, split configs handicapped by kSplitMargin; among equal costs, the earlier
-  // candidate (fewer splits, larger tiles).
-  auto cost = [&](const ScoredConfig& s) {
-    const bool split = s.config.family == GemmFamily::Tiled && plan_split(tiled_part(p, s.config), s.config, d).splits > 1;
-    return s.predicted_us * (split ? 1.0 + kSplitMargin : 1.0);
-  };
-  std::stable_sort(out.ranked.begin(), out.ranked.end(),
-                   [&](const ScoredConfig& a, const ScoredConfig& b) { return cost(a) < cost(b); });
-  if (!out.ranked.empty()) out.best = out.ranked.front();
   return out;
 }
 
-namespace {
-using ChoiceKey = std::tuple<int64_t, int64_t, int64_t, int, int, int>;
-std::mutex g_choice_mutex;
-// Never freed, like the CUDA state; bounded: a long-running process with ever-new shapes.
-auto* g_choices = new std::map<ChoiceKey, std::optional<GemmConfig>>();
-}  // namespace
-
-std::optional<GemmConfig> cached_choice(const GemmProblem& p, const DeviceFacts& d, const TunedLookup& tuned) {
-  const ChoiceKey key{p.m, p.n, p.k,
-                      (p.trans_a ? 1 : 0) | (p.trans_b ? 2 : 0) | (p.vec_a ? 4 : 0) | (p.vec_b ? 8 : 0) |
-                          (p.beta_zero ? 16 : 0) | (p.tiled_offsets_fit ? 32 : 0) | (p.ffma_only ? 64 : 0) |
-                          (p.shift_a ? 128 : 0) | (p.shift_b ? 256 : 0) | (p.shifts_match ? 512 : 0),
-                      d.sm_count, d.ordinal};
-  {
-    std::lock_guard<std::mutex> lock(g_choice_mutex);
-    const auto it = g_choices->find(key);
-    if (it != g_choices->end()) return it->second;
-  }
-  std::optional<GemmConfig> c;
-  if (tuned) c = tuned(p);
-  if (c && p.ffma_only && c->family == GemmFamily::Tiled && c->tile.mma > 0) c.reset();  // tuned on tensor cores
-  if (!c) {
-    const ConfigChoice choice = choose_config(p, d);
-    if (!choice.ranked.empty()) c = choice.best.config;
-  }
-  std::lock_guard<std::mutex> lock(g_choice_mutex);
-  if (g_choices->size() >= 4096) g_choices->clear();
-  g_choices->emplace(key, c);
-  return c;
-}
-
-void clear_choice_cache() {
-  std::lock_guard<std::mutex> lock(g_choice_mutex);
-  g_choices->clear();
+double rank_cost(const GemmProblem& p, const ScoredConfig& s, const DeviceFacts& d) {
+  const bool split = s.config.family == GemmFamily::Tiled && plan_split(tiled_part(p, s.config), s.config, d).splits > 1;
+  return s.predicted_us * (split ? 1.0 + kSplitMargin : 1.0);
 }
 
 std::string config_class(const GemmProblem& p, const GemmConfig& c, const DeviceFacts& d) {

@@ -1,19 +1,23 @@
-// tilegemm::sgemm: validation, reduction to the canonical row-major problem, dispatch (a ladder level,
-// an explicit config, or the analytic chooser of Kernel::Auto: dense/choose.hpp).
+// tilegemm::gemm and sgemm: validation, reduction to the canonical problem (ops/gemm_call.hpp), the
+// config to run (options.config, an explicit ladder level, or Auto's choice over the registered kernel
+// families: ops/choose.hpp), and its family's launch, once per batch.
 #include <cuda_runtime_api.h>
 
 #include <climits>
 #include <cstdint>
-#include <optional>
 #include <string>
 
 #include "core/cuda_check.hpp"
 #include "core/device_checks.hpp"
 #include "core/device_context.hpp"
-#include "dense/choose.hpp"
-#include "dense/config.hpp"
+#include "dense/check_args.hpp"
 #include "dense/gemm_ops.hpp"
 #include "dense/launch.hpp"
+#include "ops/choose.hpp"
+#include "ops/context_state.hpp"
+#include "ops/families/dense_f32/dense_f32_family.hpp"
+#include "ops/gemm_call.hpp"
+#include "ops/registry.hpp"
 #include "tilegemm/error.hpp"
 #include "tilegemm/gemm.hpp"
 #include "tune/tuned_table.hpp"
@@ -24,13 +28,27 @@ namespace {
 
 [[noreturn]] void invalid(const std::string& msg) { throw Error(ErrorCode::InvalidArgument, msg); }
 
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
-bool aligned32(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 32 == 0; }
 int clamp_ld(int64_t ld) { return ld > INT_MAX ? INT_MAX : static_cast<int>(ld); }
 
-// options.kernel and options.raster hold enum values; options.config, when given, parses (its
-// applicability needs the problem's alignment, checked later but before any launch).
-std::optional<detail::GemmConfig> check_options(const GemmOptions& options) {
+// A config text parsed by the family that claims it, through the device context's cache when there
+// is a device (an application that forces a config passes the same text on every call).
+ops::Config parse_cached(const std::string& text, const char* what, const detail::DeviceContext* ctx) {
+  if (!ctx) return ops::registry().parse(text, what, ops::OpKind::Gemm);
+  {
+    std::lock_guard<std::mutex> lock(ctx->ops->parsed_mutex);
+    const auto it = ctx->ops->parsed_configs.find(text);
+    if (it != ctx->ops->parsed_configs.end()) return it->second;
+  }
+  ops::Config c = ops::registry().parse(text, what, ops::OpKind::Gemm);  // throws: cache untouched
+  std::lock_guard<std::mutex> lock(ctx->ops->parsed_mutex);
+  if (ctx->ops->parsed_configs.size() >= 64) ctx->ops->parsed_configs.clear();
+  ctx->ops->parsed_configs.emplace(text, c);
+  return c;
+}
+
+// options.kernel, options.raster and options.math hold enum values; the config named by
+// options.config or options.kernel (empty for Auto).
+ops::Config named_config(const GemmOptions& options, const detail::DeviceContext* ctx) {
   const int level = static_cast<int>(options.kernel);
   if (level < 0 || level > kNumLadderLevels)
     invalid("options.kernel = " + std::to_string(level) + " is not a ladder level (0-" +
@@ -40,31 +58,82 @@ std::optional<detail::GemmConfig> check_options(const GemmOptions& options) {
     invalid("options.raster = " + std::to_string(raster) + " is not a Raster value");
   const int math = static_cast<int>(options.math);
   if (math < 0 || math > 1) invalid("options.math = " + std::to_string(math) + " is not a Math value");
-  if (options.config.empty()) return std::nullopt;
-  if (options.kernel != Kernel::Auto)
-    invalid("options.config = '" + options.config + "' needs options.kernel = auto (it is " +
-            to_string(options.kernel) + ")");
-  // An application that forces a config passes the same text on every call: parsing it was ~2 us of
-  // a ~7 us call (tilegemm overhead, H100 host, 2026-11-25).
-  thread_local std::string last_text;
-  thread_local detail::GemmConfig last_config;
-  if (options.config != last_text) {
-    last_config = detail::parse_gemm_config(options.config, "options.config");  // throws: cache untouched
-    last_text = options.config;
+  if (!options.config.empty()) {
+    if (options.kernel != Kernel::Auto)
+      invalid("options.config = '" + options.config + "' needs options.kernel = auto (it is " +
+              to_string(options.kernel) + ")");
+    return parse_cached(options.config, "options.config", ctx);
   }
-  return last_config;
+  if (options.kernel == Kernel::Auto) return ops::Config();
+  return parse_cached("ladder:" + std::to_string(level), "options.kernel", ctx);
 }
 
-void require_applicable(const detail::GemmProblem& problem, const detail::GemmConfig& c, const GemmOptions& options) {
-  const std::string why = detail::can_implement(problem, c);
-  if (!why.empty()) invalid("options.config = '" + options.config + "' cannot run this product: " + why);
+// Why a named config cannot run the problem, as the error names it.
+void require_applicable(const ops::Problem& p, const ops::Config& c, const GemmOptions& options) {
+  const std::string why = c.family()->can_implement(p, c);
+  if (why.empty()) return;
+  if (!options.config.empty()) invalid("options.config = '" + options.config + "' cannot run this product: " + why);
+  invalid("options.kernel = " + to_string(options.kernel) + " cannot run this product: " + why);
 }
 
-// The problem Auto chooses for: options.math may keep it to FFMA configs.
-detail::GemmProblem auto_problem(const detail::CanonicalGemm& g, const GemmOptions& options) {
-  detail::GemmProblem p = detail::describe(g);
-  p.ffma_only = options.math == Math::FfmaOnly;
-  return p;
+detail::DeviceFacts facts_of(const detail::DeviceContext* ctx) {
+  return ctx ? detail::device_facts(*ctx) : detail::DeviceFacts{};
+}
+
+// Auto's config: the context's cache, the tuning database, the ranking. Without a device (the call
+// fails with NoDevice next) the ranking alone, to say why no family can run a product.
+ops::Config auto_config(const ops::Problem& p, const detail::DeviceContext* ctx) {
+  if (!ctx) return ops::rank(p, detail::DeviceFacts{}).best();
+  return ops::choose(p, detail::device_facts(*ctx), ctx->ops->choices,
+                     [ctx](const ops::Problem& q) { return detail::tuned_config(*ctx, q); });
+}
+
+// C = beta * C for every batch (the quick return: k == 0 or alpha == 0).
+void scale_batches(const ops::GemmCall& call, int64_t batch, cudaStream_t s) {
+  for (int64_t b = 0; b < batch; ++b) {
+    const ops::Operands o = ops::batch_operands(call, b);
+    kernels::GemmParams p;
+    p.m = static_cast<int>(call.problem.m);
+    p.n = static_cast<int>(call.problem.n);
+    p.c = static_cast<float*>(o.c);
+    p.ldc = clamp_ld(o.ldc);
+    p.beta = o.beta;
+    detail::launch_scale(p, s);
+  }
+}
+
+void run_gemm(const GemmArgs& args, Stream stream, const GemmOptions& options, const detail::GemmArgNames& names) {
+  detail::check_gemm(args, names);
+  const detail::DeviceContext* ctx = detail::current_device_context_if_any();
+  const ops::Config named = named_config(options, ctx);
+  if (args.m == 0 || args.n == 0 || args.batch == 0) return;  // nothing to write
+  const bool reads_ab = args.k > 0 && args.epilogue.alpha != 0.0f;  // BLAS quick return otherwise: C = beta * C
+  const ops::GemmCall call = ops::gemm_call(args, options);
+  ops::Config config;
+  if (reads_ab) {
+    if (!named.empty()) {
+      require_applicable(call.problem, named, options);
+      config = named;
+    } else {
+      config = auto_config(call.problem, ctx);
+      if (config.empty()) invalid(ops::no_family_reason(call.problem, ops::rank(call.problem, facts_of(ctx))));
+    }
+  } else if (args.c.type != DType::F32) {
+    invalid(std::string(names.c_type) + " = " + to_string(args.c.type) + ": only F32 outputs are implemented");
+  }
+
+  if (!ctx) ctx = &detail::current_device_context();  // throws NoDevice / UnsupportedArch
+  if (reads_ab) {
+    detail::require_device_pointer(names.a, args.a.data, ctx->ordinal);
+    detail::require_device_pointer(names.b, args.b.data, ctx->ordinal);
+  }
+  detail::require_device_pointer(names.c, args.c.data, ctx->ordinal);
+
+  cudaStream_t s = reinterpret_cast<cudaStream_t>(stream);
+  if (!reads_ab) return scale_batches(call, args.batch, s);
+  const detail::DeviceFacts facts = detail::device_facts(*ctx);
+  for (int64_t b = 0; b < args.batch; ++b)
+    config.family()->run(call.problem, config, ops::batch_operands(call, b), facts, s);
 }
 
 }  // namespace
@@ -73,150 +142,90 @@ detail::CanonicalGemm detail::canonicalize(Layout layout, Op op_a, Op op_b, int6
                                            int64_t k, float alpha, const float* a, int64_t lda,
                                            const float* b, int64_t ldb, float beta, float* c,
                                            int64_t ldc, Raster raster) {
-  // Column-major C = op(A) op(B) is row-major C^T = op(B)^T op(A)^T over the same memory, with the
-  // operands swapped and each keeping its op.
-  CanonicalGemm g;
-  kernels::GemmParams& p = g.p;
-  const bool row = layout == Layout::RowMajor;
-  p.m = static_cast<int>(row ? m : n);
-  p.n = static_cast<int>(row ? n : m);
-  p.k = static_cast<int>(k);
-  p.alpha = alpha;
-  p.beta = beta;
-  p.a = row ? a : b;
-  p.lda = clamp_ld(row ? lda : ldb);  // a clamped ld only occurs with a single stored row/column
-  p.b = row ? b : a;
-  p.ldb = clamp_ld(row ? ldb : lda);
-  p.c = c;
-  p.ldc = clamp_ld(ldc);
-  p.raster = static_cast<int>(raster);
-  p.c_vec4 = aligned16(c) && p.ldc % 4 == 0;
-  p.c_vec8 = aligned32(c) && p.ldc % 8 == 0;
-  g.trans_a = (row ? op_a : op_b) == Op::T;
-  g.trans_b = (row ? op_b : op_a) == Op::T;
-  g.vec_a = aligned16(p.a) && p.lda % 4 == 0;
-  g.vec_b = aligned16(p.b) && p.ldb % 4 == 0;
-  g.shift_a = !g.vec_a && p.lda % 4 == 0;
-  g.shift_b = !g.vec_b && p.ldb % 4 == 0;
-  g.shifts_match = g.shift_a && g.shift_b &&
-                   reinterpret_cast<uintptr_t>(p.a) % 16 == reinterpret_cast<uintptr_t>(p.b) % 16;
-  // Stored rows x row length of A and B, each extent = (rows - 1) * ld + row length.
-  const int64_t rows_a = g.trans_a ? k : p.m, len_a = g.trans_a ? p.m : k;
-  const int64_t rows_b = g.trans_b ? p.n : k, len_b = g.trans_b ? k : p.n;
-  g.tiled_offsets_fit = (rows_a - 1) * static_cast<int64_t>(p.lda) + len_a <= kMaxTiledExtent &&
-                        (rows_b - 1) * static_cast<int64_t>(p.ldb) + len_b <= kMaxTiledExtent;
-  return g;
+  GemmOptions options;
+  options.raster = raster;
+  const ops::GemmCall call =
+      ops::gemm_call(detail::sgemm_args(layout, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc), options);
+  return ops::canonical_gemm(call.problem, call.operands);
+}
+
+void gemm(const GemmArgs& args, Stream stream, const GemmOptions& options) {
+  run_gemm(args, stream, options, detail::kGemmArgNames);
 }
 
 void sgemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, float alpha,
            const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
            int64_t ldc, Stream stream, const GemmOptions& options) {
-  check_gemm_args(layout, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, c, ldc);
-  const std::optional<detail::GemmConfig> forced = check_options(options);
-  if (m == 0 || n == 0) return;  // nothing to write
-  const bool reads_ab = k > 0 && alpha != 0.0f;  // BLAS quick return otherwise: C = beta * C
-  const detail::CanonicalGemm g = detail::canonicalize(layout, op_a, op_b, m, n, k, alpha, a, lda, b, ldb,
-                                                        beta, c, ldc, options.raster);
-  if (forced && reads_ab) require_applicable(detail::describe(g), *forced, options);
-  // Level 7 runs as a config: its schedule over whole tiles, unaligned operands packed first.
-  std::optional<detail::GemmConfig> level7;
-  if (options.kernel == Kernel::MmaTf32x3 && reads_ab) {
-    level7 = detail::level7_config(detail::describe(g));
-    const std::string why = detail::can_implement(detail::describe(g), *level7);
-    if (!why.empty()) invalid("options.kernel = 07-mma-tf32x3 cannot run this product: " + why);
-  }
-  const bool tiled_level = options.kernel == Kernel::WarpTiled || options.kernel == Kernel::MmaTf32x3;
-  if (tiled_level && reads_ab && !g.tiled_offsets_fit)
-    invalid("options.kernel = " + to_string(options.kernel) + " takes A and B of at most " + std::to_string(detail::kMaxTiledExtent) +
-            " elements each (32-bit offsets in its copies; C may be larger): use Kernel::Auto, which runs level 5 "
-            "or the GEMV kernels on larger operands");
-
-  const detail::DeviceContext& ctx = detail::current_device_context();  // NoDevice / UnsupportedArch
-  if (reads_ab) {
-    detail::require_device_pointer("a", a, ctx.ordinal);
-    detail::require_device_pointer("b", b, ctx.ordinal);
-  }
-  detail::require_device_pointer("c", c, ctx.ordinal);
-
-  cudaStream_t s = reinterpret_cast<cudaStream_t>(stream);
-  if (!reads_ab) {
-    detail::launch_scale(g.p, s);
-    return;
-  }
-  const detail::DeviceFacts facts = detail::device_facts(ctx);
-  if (forced) {
-    detail::run_config(g, *forced, facts, s);
-  } else if (options.kernel == Kernel::Auto) {
-    const std::optional<detail::GemmConfig> c = detail::cached_choice(
-        auto_problem(g, options), facts, [&ctx](const detail::GemmProblem& p) { return detail::tuned_gemm_config(ctx, p); });
-    if (c) detail::run_config(g, *c, facts, s);
-    else detail::launch_ladder(Kernel::Vectorized, g, s);  // A or B beyond the tiled kernels' 32-bit copies
-  } else if (options.kernel == Kernel::WarpTiled) {
-    detail::launch_warp_tiled(g, detail::plan_warp_tiled(g, ctx.sm_count), s);
-  } else if (level7) {
-    detail::run_config(g, *level7, facts, s);
-  } else {
-    detail::launch_ladder(options.kernel, g, s);
-  }
+  run_gemm(detail::sgemm_args(layout, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc), stream, options,
+           detail::kSgemmArgNames);
 }
 
-GemmChoice explain_choice(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, float alpha,
-                          const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
-                          const float* c, int64_t ldc, const GemmOptions& options) {
-  check_gemm_args(layout, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, c, ldc);
-  const std::optional<detail::GemmConfig> forced = check_options(options);
+namespace {
+
+GemmChoice explain(const GemmArgs& args, const GemmOptions& options, const detail::GemmArgNames& names) {
+  detail::check_gemm(args, names);
+  const detail::DeviceContext* ctx = detail::current_device_context_if_any();
+  const ops::Config named = named_config(options, ctx);
   GemmChoice out;
-  if (m == 0 || n == 0) {
+  if (args.m == 0 || args.n == 0 || args.batch == 0) {
     out.kind = "empty";
-    out.reason = "m or n is 0: nothing to write";
+    out.reason = "m, n or batch is 0: nothing to write";
     return out;
   }
-  if (k == 0 || alpha == 0.0f) {
+  if (args.k == 0 || args.epilogue.alpha == 0.0f) {
     out.kind = "scale";
     out.config = "scale C";
     out.reason = "k == 0 or alpha == 0: C = beta * C without reading A or B";
     return out;
   }
-  if (!forced && options.kernel != Kernel::Auto) {
-    out.kind = "ladder";
-    out.config = to_string(options.kernel);
-    out.reason = "options.kernel names a ladder level";
-    return out;
-  }
-  const detail::CanonicalGemm g = detail::canonicalize(layout, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta,
-                                                        const_cast<float*>(c), ldc, options.raster);
-  const detail::GemmProblem problem = auto_problem(g, options);
-  const detail::DeviceContext& ctx = detail::current_device_context();
-  const detail::DeviceFacts device = detail::device_facts(ctx);
-  detail::ScoredConfig best;
-  const std::optional<detail::GemmConfig> tuned =
-      forced ? std::nullopt : detail::tuned_gemm_config(ctx, problem);
-  if (forced) {
-    require_applicable(problem, *forced, options);
-    best = detail::score_config(problem, *forced, device);
-    best.why = "options.config; " + best.why;
-  } else if (tuned) {
-    best = detail::score_config(problem, *tuned, device);
-    best.why = "the tuning database's winner for this problem on this device; model: " + best.why;
-    out.tuned = true;
+  const ops::GemmCall call = ops::gemm_call(args, options);
+  const ops::Problem& p = call.problem;
+  if (!ctx) ctx = &detail::current_device_context();
+  const detail::DeviceFacts device = detail::device_facts(*ctx);
+  ops::Config chosen = named;
+  std::string source;
+  ops::Ranking ranking;
+  if (!named.empty()) {
+    require_applicable(p, named, options);
+    source = options.config.empty() ? "options.kernel names a ladder level" : "options.config";
   } else {
-    const detail::ConfigChoice choice = detail::choose_config(problem, device);
-    if (choice.ranked.empty()) {
-      out.kind = "ladder";
-      out.config = to_string(Kernel::Vectorized);
-      out.reason = "A or B spans more than " + std::to_string(detail::kMaxTiledExtent) +
-                   " elements (the tiled kernels' 32-bit copies) and no GEMV shape: level 5 (64-bit offsets)";
-      return out;
+    chosen = detail::tuned_config(*ctx, p);
+    if (!chosen.empty() && chosen.family()->can_implement(p, chosen).empty()) {
+      source = "the tuning database's winner for this problem on this device";
+      out.tuned = true;
+    } else {
+      ranking = ops::rank(p, device);
+      chosen = ranking.best();
+      if (chosen.empty()) invalid(ops::no_family_reason(p, ranking));
+      for (size_t i = 1; i < ranking.estimated.size() && out.runners_up.size() < 4; ++i)
+        out.runners_up.emplace_back(ranking.estimated[i].config.text(), ranking.estimated[i].estimate.us);
     }
-    best = choice.best;
-    for (size_t i = 1; i < choice.ranked.size() && out.runners_up.size() < 4; ++i)
-      out.runners_up.emplace_back(detail::to_string(choice.ranked[i].config), choice.ranked[i].predicted_us);
   }
-  out.config = detail::to_string(best.config);
-  out.kind = detail::config_class(problem, best.config, device);
-  out.predicted_us = best.predicted_us;
-  out.reason = best.why;
+  const ops::Family& family = *chosen.family();
+  out.config = chosen.text();
+  out.family = std::string(family.name());
+  out.kind = family.config_class(p, chosen, device);
+  if (const std::optional<ops::Estimate> e = family.estimate(p, chosen, device)) {
+    out.predicted_us = e->us;
+    out.reason = source.empty() ? e->why : source + "; model: " + e->why;
+  } else {
+    out.reason = source.empty() ? "no family's model applies; the only config that can run this product (measure only)"
+                                : source + " (no model: measured by tilegemm bench)";
+  }
   return out;
+}
+
+}  // namespace
+
+GemmChoice explain_choice(const GemmArgs& args, const GemmOptions& options) {
+  return explain(args, options, detail::kGemmArgNames);
+}
+
+GemmChoice explain_choice(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, float alpha,
+                          const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
+                          const float* c, int64_t ldc, const GemmOptions& options) {
+  return explain(detail::sgemm_args(layout, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc), options,
+                 detail::kSgemmArgNames);
 }
 
 }  // namespace tilegemm

@@ -54,15 +54,6 @@ GemmProblem describe(const CanonicalGemm& g) {
   return p;
 }
 
-DeviceFacts current_device_facts() { return device_facts(current_device_context()); }
-
-DeviceFacts device_facts(const DeviceContext& ctx) {
-  DeviceFacts d;
-  d.ordinal = ctx.ordinal;
-  d.sm_count = ctx.sm_count;
-  d.mem_bandwidth_gbs = ctx.mem_bandwidth_gbs;
-  return d;
-}
 
 GemvView gemv_view(const GemmProblem& p) {
   GemvView v;

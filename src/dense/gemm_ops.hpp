@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/device_facts.hpp"
 #include "dense/config.hpp"
 #include "dense/launch.hpp"
 
@@ -34,14 +35,6 @@ GemmProblem describe(const CanonicalGemm& g);
 // operands that are not 16-byte aligned packed first.
 GemmConfig level7_config(const GemmProblem& p);
 
-// What the plans and the cost model need to know about the device.
-struct DeviceFacts {
-  int ordinal = 0;  // which device (cached choices are per device)
-  int sm_count = 132;
-  double mem_bandwidth_gbs = 3352;
-};
-DeviceFacts current_device_facts();
-DeviceFacts device_facts(const DeviceContext& ctx);
 
 // The GEMV view of a product with one output dimension <= kGemvMaxS: the short side s (the smaller
 // of M and N; M on a tie) and the long side l; the long operand W is contiguous along k (rows

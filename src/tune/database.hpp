@@ -30,7 +30,7 @@ std::string to_string(const DeviceKey& k);  // one line, for listings and warnin
 
 struct TunedEntry {
   DeviceKey device;
-  std::string problem;      // gemm_problem_key(): "gemm f32 4096x4096x4096 NN a16 b16 beta0"
+  std::string problem;      // ops::problem_key(): "gemm f32 4096x4096x4096 NN a16 b16 beta0"
   std::string config;       // the winner's text form
   double measured_us = 0;   // its median time when tuned
   double auto_us = 0;       // the untuned Auto pick's time in the same run (0: not measured)

@@ -22,18 +22,6 @@ DeviceKey device_key(const DeviceContext& ctx) {
   return k;
 }
 
-std::string gemm_problem_key(const GemmProblem& p) {
-  // An operand's copies: 16 bytes, 4 bytes, or 4s: unaligned rows all at one offset from a 16-byte
-  // boundary (kernels shift their tiles or stages to it); "same-shift": A's and B's at the same one.
-  auto copies = [](bool vec, bool shift) { return vec ? "16" : shift ? "4s" : "4"; };
-  char buf[176];
-  std::snprintf(buf, sizeof buf, "gemm f32 %lldx%lldx%lld %c%c a%s b%s%s beta%d", static_cast<long long>(p.m),
-                static_cast<long long>(p.n), static_cast<long long>(p.k), p.trans_a ? 'T' : 'N',
-                p.trans_b ? 'T' : 'N', copies(p.vec_a, p.shift_a), copies(p.vec_b, p.shift_b),
-                p.shifts_match ? " same-shift" : "", p.beta_zero ? 0 : 1);
-  return buf;
-}
-
 std::string bsr_problem_key(const BsrProblem& prob) {
   const kernels::BsrParams& p = prob.p;
   const long long m = prob.xwt ? p.cols_j : p.rows_i, n = prob.xwt ? p.rows_i : p.cols_j;

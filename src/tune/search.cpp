@@ -12,6 +12,33 @@
 namespace tilegemm {
 namespace detail {
 
+std::vector<ops::Ranked> tuning_candidates(const ops::Problem& p, const DeviceFacts& d, bool run_time_configs,
+                                           size_t* compiled_count) {
+  const ops::Ranking ranking = ops::rank(p, d);
+  std::vector<ops::Ranked> out = ranking.estimated;
+  *compiled_count = out.size();
+  if (!run_time_configs) return out;
+  constexpr int kBases = 2;
+  std::vector<std::string> groups;
+  for (const ops::Ranked& r : ranking.estimated) {
+    const ops::Family& f = *r.config.family();
+    const std::string group = std::string(f.name()) + " " + f.error_group(r.config);
+    if (std::find(groups.begin(), groups.end(), group) != groups.end()) continue;
+    const std::vector<ops::Config> neighbours = f.neighbours(p, r.config);
+    if (neighbours.empty()) continue;  // a family without run-time variants (GEMV) takes no base's place
+    groups.push_back(group);
+    for (const ops::Config& v : neighbours) {
+      if (!f.can_implement(p, v).empty()) continue;
+      bool seen = false;
+      for (const ops::Ranked& o : out) seen = seen || o.config == v;
+      if (seen) continue;
+      if (std::optional<ops::Estimate> e = f.estimate(p, v, d)) out.push_back({v, std::move(*e)});
+    }
+    if (static_cast<int>(groups.size()) == kBases) break;
+  }
+  return out;
+}
+
 void check_tune_options(const TuneOptions& o) {
   auto invalid = [](const std::string& msg) { throw Error(ErrorCode::InvalidArgument, msg); };
   if (!(o.budget_s > 0)) invalid("options.budget_s = " + std::to_string(o.budget_s) + " must be > 0");

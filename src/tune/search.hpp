@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "jit/jit.hpp"
+#include "ops/choose.hpp"
 #include "tilegemm/tune.hpp"
 #include "tune/database.hpp"
 #include "tune/measure.hpp"
@@ -19,6 +20,14 @@ namespace detail {
 
 struct DeviceContext;
 
+// What a tuning run of `p` measures, in the estimates' order: every registered family's legal
+// candidates that have an estimate (ops::rank), then with `run_time_configs` the run-time compiled
+// neighbours (Family::neighbours) of the two leading error groups that have any (tile shapes, with
+// their packing), each at the split of
+// that group's best-ranked config. *compiled_count: how many come before the neighbours. Pure host
+// code (the CPU tests call it).
+std::vector<ops::Ranked> tuning_candidates(const ops::Problem& p, const DeviceFacts& d, bool run_time_configs,
+                                           size_t* compiled_count);
 // Throws Error(InvalidArgument) naming the option (budget_s, max_measured, min_time_s).
 void check_tune_options(const TuneOptions& o);
 

@@ -15,17 +15,15 @@
 #include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
 #include "core/device_context.hpp"
-#include "dense/choose.hpp"
-#include "dense/config.hpp"
-#include "dense/gemm_ops.hpp"
-#include "dense/launch.hpp"
 #include "dense/matrix_extent.hpp"
 #include "jit/jit.hpp"
+#include "ops/choose.hpp"
+#include "ops/gemm_call.hpp"
+#include "ops/keys.hpp"
 #include "ref/reference.hpp"
 #include "tilegemm/error.hpp"
 #include "tilegemm/gemm.hpp"
 #include "tune/database.hpp"
-#include "tune/keys.hpp"
 #include "tune/measure.hpp"
 #include "tune/search.hpp"
 #include "tune/tuned_table.hpp"
@@ -75,60 +73,6 @@ Operands check_shape(const GemmShape& s, const TuneOptions& o) {
   ops.size_b = s.offset + ops.stored.b.extent(s.layout, ops.ldb);
   ops.size_c = s.offset + ops.stored.c.extent(s.layout, ops.ldc);
   return ops;
-}
-
-// A config's place in the model's error pattern: its family and tile shape (or GEMV bound). Split
-// counts of one tile shape share the tile's rate error, so a measurement corrects its siblings.
-std::string error_group(const detail::GemmConfig& c) {
-  if (c.family == detail::GemmFamily::Tiled) {
-    detail::GemmConfig whole = c;  // the schedule without its split and raster
-    whole.splits = 1;
-    whole.tail_only = false;
-    whole.raster = Raster::Hilbert;
-    return detail::to_string(whole);
-  }
-  return std::string(detail::family_name(c.family)) + std::to_string(c.gemv_s);
-}
-
-// Run-time compiled variants of the model's two leading tile shapes, each at the split of that shape's
-// best-ranked config: one pipeline stage more or fewer, the other K-tile depth (16 <-> 32), one block
-// per SM more or fewer (its register cap). Only those that compile and differ from every compiled
-// schedule.
-std::vector<detail::GemmConfig> run_time_variants(const detail::GemmProblem& p, const detail::ConfigChoice& choice) {
-  constexpr int kBases = 2;
-  std::vector<detail::GemmConfig> bases, out;
-  for (const detail::ScoredConfig& sc : choice.ranked) {
-    if (sc.config.family != detail::GemmFamily::Tiled) continue;
-    bool seen = false;
-    for (const detail::GemmConfig& b : bases) seen = seen || b.tile == sc.config.tile;
-    if (!seen) bases.push_back(sc.config);
-    if (static_cast<int>(bases.size()) == kBases) break;
-  }
-  for (const detail::GemmConfig& base : bases) {
-    std::vector<detail::TileShape> shapes;
-    detail::TileShape t = base.tile;
-    for (int ds : {-1, 1}) {
-      t = base.tile;
-      t.stages += ds;
-      shapes.push_back(t);
-    }
-    t = base.tile;
-    t.bk = base.tile.bk == 16 ? 32 : 16;
-    shapes.push_back(t);
-    for (int db : {-1, 1}) {
-      t = base.tile;
-      t.blocks += db;
-      shapes.push_back(t);
-    }
-    for (const detail::TileShape& shape : shapes) {
-      detail::GemmConfig v = base;
-      v.tile = shape;
-      v.jit = true;
-      if (detail::tiled_schedule_index(shape) >= 0 || !detail::can_implement(p, v).empty()) continue;
-      if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
-    }
-  }
-  return out;
 }
 
 // Geometric means of measured / predicted, per error group and over all.
@@ -193,24 +137,24 @@ TuneResult tune(const GemmShape& shape, const TuneOptions& options) {
   level5.kernel = Kernel::Vectorized;
   product(ref.get(), level5);
 
-  const detail::CanonicalGemm g =
-      detail::canonicalize(shape.layout, shape.op_a, shape.op_b, shape.m, shape.n, shape.k, alpha, a.get() + off,
-                           ops.lda, b.get() + off, ops.ldb, beta, c.get() + off, ops.ldc, Raster::Hilbert);
-  const detail::GemmProblem problem = detail::describe(g);
-  const detail::ConfigChoice choice = detail::choose_config(problem, facts);
-  if (choice.ranked.empty())
-    invalid("shape: no config can run this product (A or B spans more than " +
-            std::to_string(detail::kMaxTiledExtent) + " elements and no dimension is <= 16); Auto runs level 5");
+  GemmOptions call_options;
+  call_options.raster = Raster::Hilbert;
+  const ops::Problem problem =
+      ops::gemm_call(GemmArgs{shape.layout, shape.op_a, shape.op_b, shape.m, shape.n, shape.k, 1,
+                              MatrixArg{DType::F32, a.get() + off, ops.lda, 0}, MatrixArg{DType::F32, b.get() + off, ops.ldb, 0},
+                              OutputArg{DType::F32, c.get() + off, ops.ldc, 0}, Epilogue{alpha, beta}},
+                     call_options)
+          .problem;
+  size_t compiled_count = 0;
+  const std::vector<ops::Ranked> ranked = detail::tuning_candidates(problem, facts, options.run_time_configs, &compiled_count);
+  if (ranked.empty())
+    invalid("shape: no config with a model can run this product (A or B spans more than 2147483647 elements and no "
+            "dimension is <= 16); Auto runs level 5");
 
   TuneResult result;
-  result.problem = detail::gemm_problem_key(problem);
-  std::vector<detail::ScoredConfig> ranked = choice.ranked;
-  const size_t compiled_count = ranked.size();
-  if (options.run_time_configs)
-    for (const detail::GemmConfig& v : run_time_variants(problem, choice))
-      ranked.push_back(detail::score_config(problem, v, facts));
-  for (const detail::ScoredConfig& sc : ranked)
-    result.candidates.push_back({detail::to_string(sc.config), sc.predicted_us, 0.0, "not measured"});
+  result.problem = ops::problem_key(problem);
+  for (const ops::Ranked& r : ranked)
+    result.candidates.push_back({r.config.text(), r.estimate.us, 0.0, "not measured"});
   result.auto_config = result.candidates[0].config;
 
   const double tolerance = 2.0 * ref::fp32_gemm_error_bound(shape.k);  // ours and level 5's rounding, |A|, |B| <= 1
@@ -231,19 +175,18 @@ TuneResult tune(const GemmShape& shape, const TuneOptions& options) {
   ModelCorrection correction;
   std::vector<bool> tried(result.candidates.size(), false);
   std::vector<std::string> groups;
-  for (const detail::ScoredConfig& sc : ranked) groups.push_back(error_group(sc.config));
+  for (const ops::Ranked& r : ranked) groups.push_back(r.config.family()->error_group(r.config));
 
   // The run-time compiled variants are compiled (or read from the disk cache) all at once, in
   // parallel, before anything is timed; one that fails to compile is reported and skipped.
   {
     std::vector<detail::JitRequest> requests;
     std::vector<size_t> which;
-    for (size_t i = compiled_count; i < ranked.size(); ++i) {
-      const detail::SplitPlan sp = detail::plan_split(detail::tiled_part(problem, ranked[i].config), ranked[i].config, facts);
-      requests.push_back(detail::tiled_jit_request(ranked[i].config.tile, detail::packed_flags(g, ranked[i].config),
-                                                   sp.dp_tiles != sp.units));
-      which.push_back(i);
-    }
+    for (size_t i = compiled_count; i < ranked.size(); ++i)
+      for (detail::JitRequest& r : ranked[i].config.family()->run_time_kernels(problem, ranked[i].config, facts)) {
+        requests.push_back(std::move(r));
+        which.push_back(i);
+      }
     detail::prefetch_run_time_kernels(ctx, requests, which, result, tried);
   }
   const int limit = options.max_measured > 0 ? options.max_measured : static_cast<int>(result.candidates.size());

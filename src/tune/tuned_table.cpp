@@ -2,14 +2,14 @@
 
 #include <sys/stat.h>
 
-#include <atomic>
 #include <mutex>
 #include <string>
 
 #include "core/device_context.hpp"
 #include "core/log.hpp"
-#include "dense/choose.hpp"
-#include "dense/gemm_ops.hpp"
+#include "ops/context_state.hpp"
+#include "ops/keys.hpp"
+#include "ops/registry.hpp"
 #include "tilegemm/error.hpp"
 #include "tune/keys.hpp"
 
@@ -17,9 +17,6 @@ namespace tilegemm {
 namespace detail {
 
 namespace {
-
-// Bumped by forget_tuned_tables(): a context whose table was loaded for an older generation reloads.
-std::atomic<int> g_generation{0};
 
 bool file_exists(const std::string& path) {
   struct stat st{};
@@ -46,7 +43,7 @@ void load(const DeviceContext& ctx) {
   for (const TunedEntry& e : entries) {
     try {
       if (is_bsr_key(e.problem)) (void)parse_bsr_config(e.config, "config");
-      else (void)parse_gemm_config(e.config, "config");
+      else (void)ops::registry().parse(e.config, "config", ops::OpKind::Gemm);
       ctx.tuned_configs[e.problem] = e.config;
     } catch (const std::exception& err) {
       if (bad++ == 0) first_bad = "'" + e.problem + "': " + err.what();
@@ -61,10 +58,9 @@ void load(const DeviceContext& ctx) {
 template <class KeyOf>
 std::string tuned_text(const DeviceContext& ctx, const KeyOf& problem) {
   std::lock_guard<std::mutex> lock(ctx.tuned_mutex);
-  const int generation = g_generation.load();
-  if (ctx.tuned_generation != generation) {
+  if (!ctx.tuned_loaded) {
     load(ctx);
-    ctx.tuned_generation = generation;
+    ctx.tuned_loaded = true;
   }
   if (ctx.tuned_configs.empty()) return "";  // nothing tuned: no key built on the hot path
   const auto it = ctx.tuned_configs.find(problem());
@@ -73,12 +69,10 @@ std::string tuned_text(const DeviceContext& ctx, const KeyOf& problem) {
 
 }  // namespace
 
-std::optional<GemmConfig> tuned_gemm_config(const DeviceContext& ctx, const GemmProblem& p) {
-  const std::string text = tuned_text(ctx, [&] { return gemm_problem_key(p); });
-  if (text.empty()) return std::nullopt;
-  GemmConfig c = parse_gemm_config(text, "config");  // parsed once at load: cannot throw here
-  if (!can_implement(p, c).empty()) return std::nullopt;  // an entry made with other leading dimensions or extents
-  return c;
+ops::Config tuned_config(const DeviceContext& ctx, const ops::Problem& p) {
+  const std::string text = tuned_text(ctx, [&] { return ops::problem_key(p); });
+  if (text.empty()) return ops::Config();
+  return ops::registry().parse(text, "config", p.kind);  // parsed once at load: cannot throw here
 }
 
 std::optional<BsrConfig> tuned_bsr_config(const DeviceContext& ctx, const BsrProblem& prob) {
@@ -92,14 +86,19 @@ std::optional<BsrConfig> tuned_bsr_config(const DeviceContext& ctx, const BsrPro
 void remember_tuned(const DeviceContext& ctx, const TunedEntry& e) {
   {
     std::lock_guard<std::mutex> lock(ctx.tuned_mutex);
-    if (ctx.tuned_generation == g_generation.load()) ctx.tuned_configs[e.problem] = e.config;
+    if (ctx.tuned_loaded) ctx.tuned_configs[e.problem] = e.config;
   }
-  clear_choice_cache();
+  ctx.ops->choices.clear();
 }
 
 void forget_tuned_tables() {
-  g_generation.fetch_add(1);
-  clear_choice_cache();
+  for_each_device_context([](const DeviceContext& ctx) {
+    {
+      std::lock_guard<std::mutex> lock(ctx.tuned_mutex);
+      ctx.tuned_loaded = false;
+    }
+    ctx.ops->choices.clear();
+  });
 }
 
 }  // namespace detail

@@ -5,8 +5,8 @@
 #pragma once
 #include <optional>
 
-#include "dense/config.hpp"
-#include "dense/gemm_ops.hpp"
+#include "ops/config.hpp"
+#include "ops/problem.hpp"
 #include "sparse/config.hpp"
 #include "sparse/launch.hpp"
 #include "tune/database.hpp"
@@ -16,9 +16,10 @@ namespace detail {
 
 struct DeviceContext;
 
-// The stored config for `p` on the context's device, if any and if can_implement accepts it for `p`
-// (an entry may have been measured with other leading dimensions or extents).
-std::optional<GemmConfig> tuned_gemm_config(const DeviceContext& ctx, const GemmProblem& p);
+// The stored config for `p` on the context's device (an empty config when none), parsed by the family
+// that claims its text. Whether it can run `p` is the chooser's check (an entry may have been
+// measured with other leading dimensions or extents).
+ops::Config tuned_config(const DeviceContext& ctx, const ops::Problem& p);
 // The same for a BSR product (bsr_can_implement).
 std::optional<BsrConfig> tuned_bsr_config(const DeviceContext& ctx, const BsrProblem& prob);
 // Makes a winner just stored by the tuner visible to Auto in this process.

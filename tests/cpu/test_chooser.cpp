@@ -5,9 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -16,6 +19,9 @@
 #include "dense/config.hpp"
 #include "dense/gemm_ops.hpp"
 #include "dense/launch.hpp"
+#include "ops/choose.hpp"
+#include "ops/families/dense_f32/dense_f32_family.hpp"
+#include "ops/registry.hpp"
 #include "tilegemm/error.hpp"
 
 namespace tilegemm {
@@ -37,6 +43,60 @@ GemmProblem problem(int64_t m, int64_t n, int64_t k, bool ta = false, bool tb = 
   p.trans_a = ta, p.trans_b = tb;
   p.vec_a = p.vec_b = aligned;
   return p;
+}
+
+// The operation model's problem with the dense problem's facts (ops::gemm_problem's inverse): 16-byte
+// rows, or rows at one offset from a 16-byte boundary (A's at 4 bytes; B's at 4 where they match A's,
+// else at 8), or 4-byte aligned.
+ops::Problem ops_problem(const GemmProblem& g) {
+  ops::Problem p;
+  p.m = g.m, p.n = g.n, p.k = g.k;
+  p.trans_a = g.trans_a, p.trans_b = g.trans_b;
+  auto facts = [](bool vec, bool shift, int offset, int& align, int& pitch, int& off) {
+    align = vec ? 16 : 4;
+    pitch = vec || shift ? 16 : 4;
+    off = vec ? 0 : offset;
+  };
+  facts(g.vec_a, g.shift_a, 4, p.align_a, p.pitch_align_a, p.offset_a);
+  facts(g.vec_b, g.shift_b, g.shifts_match ? 4 : 8, p.align_b, p.pitch_align_b, p.offset_b);
+  p.beta_zero = g.beta_zero;
+  p.offsets_fit_32bit = g.tiled_offsets_fit;
+  p.math = g.ffma_only ? Math::FfmaOnly : Math::Fp32;
+  return p;
+}
+
+// Auto's ranking over the registered families (ops::rank), in the dense model's terms: the estimated
+// configs of the dense FP32 families.
+struct ConfigChoice {
+  ScoredConfig best;
+  std::vector<ScoredConfig> ranked;
+};
+ConfigChoice choose_config(const GemmProblem& g, const DeviceFacts& d) {
+  ConfigChoice out;
+  for (const ops::Ranked& r : ops::rank(ops_problem(g), d).estimated)
+    out.ranked.push_back({ops::DenseF32Family::record(r.config), r.estimate.us, r.estimate.why});
+  if (!out.ranked.empty()) out.best = out.ranked.front();
+  return out;
+}
+
+// Auto's remembered choice (ops::choose) through one cache, as a device context keeps it; nullopt
+// where it is not a dense FP32 family's config.
+ops::ChoiceCache& test_cache() {
+  static ops::ChoiceCache cache;
+  return cache;
+}
+void clear_choice_cache() { test_cache().clear(); }
+std::optional<GemmConfig> cached_choice(const GemmProblem& g, const DeviceFacts& d,
+                                        const std::function<std::optional<GemmConfig>(const GemmProblem&)>& tuned = {}) {
+  ops::TunedLookup lookup;
+  if (tuned)
+    lookup = [&](const ops::Problem&) -> ops::Config {
+      const std::optional<GemmConfig> c = tuned(g);
+      return c ? ops::registry().parse(to_string(*c), "tuned", ops::OpKind::Gemm) : ops::Config();
+    };
+  const ops::Config c = ops::choose(ops_problem(g), d, test_cache(), lookup);
+  if (c.empty() || !dynamic_cast<const ops::DenseF32Family*>(c.family())) return std::nullopt;
+  return ops::DenseF32Family::record(c);
 }
 
 GemmConfig tiled(int index, int splits = 1, bool tail = false, Raster r = Raster::Hilbert) {
@@ -657,7 +717,8 @@ TEST(GemmChooser, EveryCandidateIsLegalAndTheGemvOnlyWhereItApplies) {
 }
 
 // A or B beyond the tiled kernels' 32-bit copies (kMaxTiledExtent): no tiled config applies; the
-// GEMV kernel does where the shape allows, else nothing (sgemm then runs level 5).
+// GEMV kernel does where the shape allows, else only the ladder's level 5 (64-bit offsets, measure
+// only: no family's model applies).
 TEST(GemmChooser, OperandsBeyondTheTiledKernels) {
   const DeviceFacts d = h100();
   GemmProblem p = problem(1000, 1000, 1000);
@@ -665,6 +726,9 @@ TEST(GemmChooser, OperandsBeyondTheTiledKernels) {
   EXPECT_NE(can_implement(p, tiled(0)).find("spans more than " + std::to_string(kMaxTiledExtent)), std::string::npos);
   EXPECT_TRUE(choose_config(p, d).ranked.empty());
   EXPECT_FALSE(cached_choice(p, d).has_value());
+  const ops::Ranking fallback = ops::rank(ops_problem(p), d);
+  ASSERT_EQ(fallback.measure_only.size(), 1u);
+  EXPECT_EQ(fallback.best().text(), "ladder:05-vectorized");
   GemmProblem g = problem(1, 4096, 4096);
   g.tiled_offsets_fit = false;
   const ConfigChoice c = choose_config(g, d);
@@ -749,6 +813,40 @@ TEST(ChooserReplay, PicksWithinThreePercentOfTheMeasuredBest) {
     }
   EXPECT_GE(within["models"], 18) << "of 19 (90 %: 17.1)";
   EXPECT_GE(within["heldout"], 19) << "of 23";
+}
+
+// The operation model changed where the dense chooser lives, not what it picks: Auto over the
+// registered families (ops::rank) picks the config the chooser of commit 5591be7 picked, with the
+// same predicted time, on a sweep of 1925 problems (tests/cpu/data/chooser_picks_5591be7.txt, recorded
+// with that commit's choose_config).
+TEST(ChooserGolden, PicksMatchTheChooserBeforeTheOperationModel) {
+  std::ifstream in(std::string(TILEGEMM_SOURCE_DIR) + "/tests/cpu/data/chooser_picks_5591be7.txt");
+  ASSERT_TRUE(in) << "missing tests/cpu/data/chooser_picks_5591be7.txt";
+  const DeviceFacts d = h100();
+  int checked = 0, differ = 0;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    long long m, n, k;
+    int ta, tb, va, vb, bz, ffma, sa, sb, sm;
+    char pick[160];
+    double us = 0;
+    ASSERT_EQ(std::sscanf(line.c_str(), "%lld %lld %lld %d %d %d %d %d %d %d %d %d|%159[^|]|%lf", &m, &n, &k, &ta, &tb, &va,
+                          &vb, &bz, &ffma, &sa, &sb, &sm, pick, &us),
+              14)
+        << line;
+    GemmProblem p = problem(m, n, k, ta, tb);
+    p.vec_a = va, p.vec_b = vb, p.beta_zero = bz, p.ffma_only = ffma;
+    p.shift_a = sa, p.shift_b = sb, p.shifts_match = sm;
+    const ConfigChoice choice = choose_config(p, d);
+    const std::string now = choice.ranked.empty() ? "none" : to_string(choice.best.config);
+    ++checked;
+    if (now != pick || (!choice.ranked.empty() && std::fabs(choice.best.predicted_us - us) > 1e-5 * us)) {
+      if (++differ <= 10) ADD_FAILURE() << line << ": now " << now << " " << choice.best.predicted_us << " us";
+    }
+  }
+  EXPECT_EQ(checked, 1925);
+  EXPECT_EQ(differ, 0);
 }
 
 }  // namespace

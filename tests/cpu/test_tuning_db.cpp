@@ -25,7 +25,7 @@
 #include <thread>
 #include <vector>
 
-#include "dense/gemm_ops.hpp"
+#include "ops/keys.hpp"
 #include "tilegemm/error.hpp"
 #include "tune/database.hpp"
 #include "tune/keys.hpp"
@@ -145,72 +145,94 @@ void make_foreign_sqlite(const std::string& path, const char* sql) {
 
 // --- the problem key -----------------------------------------------------------------------------
 
-GemmProblem square_problem() {
-  GemmProblem p;
+// Operand facts as the keys see them: 16-byte aligned rows, rows all at one offset from a 16-byte
+// boundary (`shifted`, at byte `offset`), or neither.
+void aligned(int& align, int& pitch_align) { align = pitch_align = 16; }
+void unaligned(int& align, int& pitch_align) { align = pitch_align = 4; }
+void shifted(int& align, int& pitch_align, int& offset_field, int offset) {
+  align = 4, pitch_align = 16, offset_field = offset;
+}
+
+ops::Problem square_problem() {
+  ops::Problem p;
   p.m = p.n = p.k = 4096;
-  p.vec_a = p.vec_b = true;
   p.beta_zero = true;
   return p;
 }
 
+// The key text of an F32 GEMM is the one databases were written with before the operation model
+// (tune/keys.cpp's gemm_problem_key until 2026-11-27): existing databases still apply.
 TEST(TuningDbKeys, ProblemKeyText) {
-  EXPECT_EQ(gemm_problem_key(square_problem()), "gemm f32 4096x4096x4096 NN a16 b16 beta0");
-  GemmProblem p;
+  EXPECT_EQ(ops::problem_key(square_problem()), "gemm f32 4096x4096x4096 NN a16 b16 beta0");
+  ops::Problem p;
   p.m = 7;
   p.n = 13;
   p.k = 17;
   p.trans_a = true;
-  p.vec_a = false;
-  p.vec_b = true;
+  unaligned(p.align_a, p.pitch_align_a);
   p.beta_zero = false;
-  EXPECT_EQ(gemm_problem_key(p), "gemm f32 7x13x17 TN a4 b16 beta1");
+  EXPECT_EQ(ops::problem_key(p), "gemm f32 7x13x17 TN a4 b16 beta1");
   // Sizes past 32 bits are written whole.
   p.m = 3000000000LL;
-  EXPECT_EQ(gemm_problem_key(p), "gemm f32 3000000000x13x17 TN a4 b16 beta1");
+  EXPECT_EQ(ops::problem_key(p), "gemm f32 3000000000x13x17 TN a4 b16 beta1");
   // Rows all at one offset from a 16-byte boundary, and A's and B's at the same one.
   p.m = 7;
-  p.vec_b = false;
-  p.shift_a = p.shift_b = true;
-  EXPECT_EQ(gemm_problem_key(p), "gemm f32 7x13x17 TN a4s b4s beta1");
-  p.shifts_match = true;
-  EXPECT_EQ(gemm_problem_key(p), "gemm f32 7x13x17 TN a4s b4s same-shift beta1");
+  shifted(p.align_a, p.pitch_align_a, p.offset_a, 4);
+  shifted(p.align_b, p.pitch_align_b, p.offset_b, 8);
+  EXPECT_EQ(ops::problem_key(p), "gemm f32 7x13x17 TN a4s b4s beta1");
+  p.offset_b = 4;
+  EXPECT_EQ(ops::problem_key(p), "gemm f32 7x13x17 TN a4s b4s same-shift beta1");
+  // An 8-byte aligned F32 operand copies 4 bytes at a time, as before: a4.
+  p.align_a = p.pitch_align_a = 8;
+  EXPECT_EQ(ops::problem_key(p), "gemm f32 7x13x17 TN a4 b4s beta1");
+  // Other dtypes name their types and alignments in bytes.
+  ops::Problem h = square_problem();
+  h.a_type = h.b_type = DType::BF16;
+  h.align_b = h.pitch_align_b = 2;
+  EXPECT_EQ(ops::problem_key(h), "gemm bf16.bf16.f32 4096x4096x4096 NN a16 b2 beta0");
 }
 
 TEST(TuningDbKeys, ProblemKeyDistinguishesEachField) {
-  const GemmProblem base = square_problem();
-  std::vector<std::pair<const char*, GemmProblem>> variants;
-  auto vary = [&](const char* what, const std::function<void(GemmProblem&)>& change) {
-    GemmProblem p = base;
+  const ops::Problem base = square_problem();
+  std::vector<std::pair<const char*, ops::Problem>> variants;
+  auto vary = [&](const char* what, const std::function<void(ops::Problem&)>& change) {
+    ops::Problem p = base;
     change(p);
     variants.emplace_back(what, p);
   };
-  vary("m", [](GemmProblem& p) { p.m = 4095; });
-  vary("n", [](GemmProblem& p) { p.n = 4095; });
-  vary("k", [](GemmProblem& p) { p.k = 4095; });
-  vary("m and n swapped", [](GemmProblem& p) { p.m = 64, p.n = 4096; });
-  vary("n and m swapped", [](GemmProblem& p) { p.m = 4096, p.n = 64; });
-  vary("trans_a", [](GemmProblem& p) { p.trans_a = true; });
-  vary("trans_b", [](GemmProblem& p) { p.trans_b = true; });
-  vary("vec_a", [](GemmProblem& p) { p.vec_a = false; });
-  vary("vec_b", [](GemmProblem& p) { p.vec_b = false; });
-  vary("beta_zero", [](GemmProblem& p) { p.beta_zero = false; });
-  vary("shift_a", [](GemmProblem& p) { p.vec_a = false, p.shift_a = true; });
-  vary("shift_b", [](GemmProblem& p) { p.vec_b = false, p.shift_b = true; });
-  vary("both shifted", [](GemmProblem& p) { p.vec_a = p.vec_b = false, p.shift_a = p.shift_b = true; });
-  vary("shifts_match", [](GemmProblem& p) {
-    p.vec_a = p.vec_b = false, p.shift_a = p.shift_b = true, p.shifts_match = true;
+  vary("m", [](ops::Problem& p) { p.m = 4095; });
+  vary("n", [](ops::Problem& p) { p.n = 4095; });
+  vary("k", [](ops::Problem& p) { p.k = 4095; });
+  vary("m and n swapped", [](ops::Problem& p) { p.m = 64, p.n = 4096; });
+  vary("n and m swapped", [](ops::Problem& p) { p.m = 4096, p.n = 64; });
+  vary("trans_a", [](ops::Problem& p) { p.trans_a = true; });
+  vary("trans_b", [](ops::Problem& p) { p.trans_b = true; });
+  vary("a unaligned", [](ops::Problem& p) { unaligned(p.align_a, p.pitch_align_a); });
+  vary("b unaligned", [](ops::Problem& p) { unaligned(p.align_b, p.pitch_align_b); });
+  vary("beta_zero", [](ops::Problem& p) { p.beta_zero = false; });
+  vary("a shifted", [](ops::Problem& p) { shifted(p.align_a, p.pitch_align_a, p.offset_a, 4); });
+  vary("b shifted", [](ops::Problem& p) { shifted(p.align_b, p.pitch_align_b, p.offset_b, 4); });
+  vary("both shifted", [](ops::Problem& p) {
+    shifted(p.align_a, p.pitch_align_a, p.offset_a, 4);
+    shifted(p.align_b, p.pitch_align_b, p.offset_b, 8);
   });
+  vary("shifts match", [](ops::Problem& p) {
+    shifted(p.align_a, p.pitch_align_a, p.offset_a, 4);
+    shifted(p.align_b, p.pitch_align_b, p.offset_b, 4);
+  });
+  vary("a_type", [](ops::Problem& p) { p.a_type = DType::F16; });
+  vary("c_type", [](ops::Problem& p) { p.c_type = DType::BF16; });
 
-  const std::string base_key = gemm_problem_key(base);
+  const std::string base_key = ops::problem_key(base);
   std::map<std::string, std::string> seen{{base_key, "base"}};
   for (const auto& [what, p] : variants) {
-    const std::string key = gemm_problem_key(p);
+    const std::string key = ops::problem_key(p);
     EXPECT_NE(key, base_key) << what;
     const auto [it, fresh] = seen.emplace(key, what);
     EXPECT_TRUE(fresh) << what << " and " << it->second << " share the key '" << key << "'";
   }
   // The same problem always gives the same key.
-  EXPECT_EQ(gemm_problem_key(square_problem()), base_key);
+  EXPECT_EQ(ops::problem_key(square_problem()), base_key);
 }
 
 // --- one process ---------------------------------------------------------------------------------

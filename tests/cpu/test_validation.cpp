@@ -191,7 +191,8 @@ TEST_F(Validation, LevelSixRefusesOperandsBeyondItsCopies) {
   opt.kernel = Kernel::WarpTiled;
   // A is 65536 x 65536: 2^32 elements.
   expect_error([&] { call(R, Op::N, Op::N, 65536, 8, 65536, far(0), 65536, far(1), 8, far(2), 8, opt); },
-               "options.kernel = 06-warp-tiled takes A and B of at most 2147483647 elements", "use Kernel::Auto");
+               "options.kernel = 06-warp-tiled cannot run this product: A and B may span at most 2147483647 elements",
+               "use Kernel::Auto");
 }
 
 TEST_F(Validation, EmptyOutputIsANoOpWithoutDevice) {

@@ -1,0 +1,20 @@
+// The tuning database's problem key of a product, in a stable text form (tune/database.hpp keys the
+// device apart). For an F32 GEMM the text is the one used since the tuner's first database, so
+// existing databases still apply: "gemm f32 4096x4096x4096 NN a16 b16 beta0".
+#pragma once
+#include <string>
+
+#include "ops/problem.hpp"
+
+namespace tilegemm {
+namespace ops {
+
+// "gemm <dtypes> MxNxK <ops> a<copies> b<copies>[ same-shift] beta<0|1>", canonical row-major sizes.
+// <copies> of an F32 operand: 16 (rows 16-byte aligned), 4s (rows all at one offset from a 16-byte
+// boundary), 4 (neither); of a narrower type, its alignment in bytes (and "s" likewise). "same-shift":
+// A's and B's rows at the same offset. The math and a batch count are not part of the key: a tuned
+// config is kept only where it can run the call (can_implement).
+std::string problem_key(const Problem& p);
+
+}  // namespace ops
+}  // namespace tilegemm

@@ -1,0 +1,68 @@
+// The operation model's description of one product (docs/architecture.md): the pointer-free facts a
+// config's legality, cost and tuning key depend on (Problem), and apart from them what a launch needs
+// (Operands). Pure host code without CUDA headers: the CPU tests build problems by hand.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "tilegemm/types.hpp"
+
+namespace tilegemm {
+namespace ops {
+
+enum class OpKind : int {
+  Gemm = 0,  // C = alpha * op(A) op(B) + beta * C
+  BsrXwt,    // Y = alpha * X W^T + beta * Y, W block-sparse (bsr.hpp)
+  BsrWx,     // Y = alpha * W X + beta * Y
+};
+const char* to_string(OpKind k);  // "gemm", "bsr-xwt", "bsr-wx"
+
+// What happens to the accumulated product before it is stored. Only the linear combination exists.
+enum class EpilogueKind : int { LinearCombination = 0 };
+
+// One product, reduced to canonical form: row-major, column-major calls swapped onto it
+// (C^T = op(B)^T op(A)^T over the same memory).
+struct Problem {
+  OpKind kind = OpKind::Gemm;
+  DType a_type = DType::F32, b_type = DType::F32, c_type = DType::F32;
+  Math math = Math::Fp32;  // the arithmetic Auto may pick (types.hpp)
+  int64_t m = 0, n = 0, k = 0;
+  int64_t batch = 1;
+  bool trans_a = false, trans_b = false;
+  // Per operand, in BYTES, each a power of two <= 16: the alignment of its address together with its
+  // row pitch (16: every row starts on a 16-byte boundary), of its row pitch alone, and its address's
+  // offset from a 16-byte boundary (rows all at one offset when the pitch is 16-byte aligned).
+  int align_a = 16, align_b = 16, align_c = 16;
+  int pitch_align_a = 16, pitch_align_b = 16;
+  int offset_a = 0, offset_b = 0;
+  bool beta_zero = true;  // C is not read
+  EpilogueKind epilogue = EpilogueKind::LinearCombination;
+  bool offsets_fit_32bit = true;  // A and B each span at most 2^31 - 1 elements
+
+  bool operator==(const Problem& o) const;
+};
+// A hash of every field (the choice cache's key).
+struct ProblemHash {
+  size_t operator()(const Problem& p) const;
+};
+
+// The operands of one launch of a canonical problem: device pointers, leading dimensions (elements),
+// the epilogue's scalars and the tile order of the tiled kernels.
+struct Operands {
+  const void* a = nullptr;
+  const void* b = nullptr;
+  void* c = nullptr;
+  int64_t lda = 0, ldb = 0, ldc = 0;
+  float alpha = 1.0f, beta = 0.0f;
+  Raster raster = Raster::Hilbert;
+};
+
+// The largest power of two <= 16 dividing `v` (16 for 0).
+int alignment_of(uint64_t v);
+
+// "f32" for an all-F32 product, else "a.b.c" types ("bf16.bf16.f32"): the dtype field of keys and logs.
+std::string dtype_text(const Problem& p);
+
+}  // namespace ops
+}  // namespace tilegemm

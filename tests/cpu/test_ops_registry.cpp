@@ -1,0 +1,209 @@
+// The operation model's extension point without a GPU: a test-only kernel family, registered the way
+// the built-in families are (Registry::add, through ScopedFamily), is parsed and printed by the
+// registry, ranked and chosen by Auto, measured by the tuner and named by `bench --kernels`, without
+// a line changed anywhere else. Also: the typed entry refuses dtypes no family implements, with each
+// family's reason.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ops/choose.hpp"
+#include "ops/registry.hpp"
+#include "options.hpp"
+#include "tilegemm/error.hpp"
+#include "tilegemm/gemm.hpp"
+#include "tune/search.hpp"
+
+namespace tilegemm {
+namespace {
+
+// Configs "toy:<n>": a family that can run products with M = 7 only, at an estimated 0.5 / n us
+// (faster than any real kernel, so Auto takes it where it applies).
+struct ToyConfig {
+  int n = 1;
+};
+
+class ToyFamily final : public ops::Family {
+ public:
+  std::string_view name() const override { return "test-toy"; }
+  ops::OpKind kind() const override { return ops::OpKind::Gemm; }
+  bool claims(std::string_view text) const override { return text.substr(0, text.find(':')) == "toy"; }
+  ops::Config parse(const std::string& text, const char* what) const override {
+    const size_t colon = text.find(':');
+    const int n = colon == std::string::npos ? 0 : std::atoi(text.c_str() + colon + 1);
+    if (n < 1) throw Error(ErrorCode::InvalidArgument, std::string(what) + ": '" + text + "' has no positive n");
+    return of(n);
+  }
+  std::string print(const ops::Config& c) const override { return "toy:" + std::to_string(n(c)); }
+  std::vector<ops::Config> candidates(const ops::Problem&, const ops::DeviceFacts&) const override {
+    return {of(1), of(2)};
+  }
+  std::vector<ops::Config> neighbours(const ops::Problem&, const ops::Config& c) const override {
+    return {of(2 * n(c))};
+  }
+  std::string can_implement(const ops::Problem& p, const ops::Config&) const override {
+    return p.m == 7 ? "" : "toy runs M = 7 only";
+  }
+  size_t workspace_bytes(const ops::Problem&, const ops::Config&, const ops::DeviceFacts&) const override { return 0; }
+  std::optional<ops::Estimate> estimate(const ops::Problem&, const ops::Config& c,
+                                        const ops::DeviceFacts&) const override {
+    const double us = 0.5 / n(c);
+    return ops::Estimate{us, us, "toy model"};
+  }
+  std::string config_class(const ops::Problem&, const ops::Config&, const ops::DeviceFacts&) const override {
+    return "toy";
+  }
+  std::vector<detail::JitRequest> run_time_kernels(const ops::Problem&, const ops::Config&,
+                                                   const ops::DeviceFacts&) const override {
+    return {};
+  }
+  void run(const ops::Problem&, const ops::Config&, const ops::Operands&, const ops::DeviceFacts&,
+           cudaStream_t) const override {}
+
+ private:
+  ops::Config of(int value) const { return ops::Config(*this, ToyConfig{value}); }
+  static int n(const ops::Config& c) { return c.fields<ToyConfig>().n; }
+};
+
+ops::Problem problem(int64_t m, int64_t n, int64_t k) {
+  ops::Problem p;
+  p.m = m, p.n = n, p.k = k;
+  return p;
+}
+
+ops::DeviceFacts h100() {
+  ops::DeviceFacts d;
+  d.sm_count = 132;
+  d.mem_bandwidth_gbs = 3352;
+  return d;
+}
+
+std::vector<std::string> texts(const std::vector<ops::Ranked>& ranked) {
+  std::vector<std::string> out;
+  for (const ops::Ranked& r : ranked) out.push_back(r.config.text());
+  return out;
+}
+
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+TEST(OpsRegistry, BuiltInFamiliesInEnumerationOrder) {
+  std::vector<std::string> names;
+  for (const ops::Family* f : ops::registry().families(ops::OpKind::Gemm)) names.emplace_back(f->name());
+  EXPECT_EQ(names, (std::vector<std::string>{"simt-tiled", "tf32x3-tiled", "gemv", "ladder"}));
+  // Every family parses what it prints, and the registry sends each text to its family.
+  for (const char* text : {"tiled:128x256x32:w64x64:t16x8:s4:b1:k1:hilbert", "tiled:64x128x32:w32x64:tf32x3c4:s3:b2:k4:hilbert",
+                           "gemv-cols:s1:l16:k2", "gemv-rows:s16:k4", "ladder:06-warp-tiled"}) {
+    const ops::Config c = ops::registry().parse(text, "test", ops::OpKind::Gemm);
+    EXPECT_EQ(c.text(), text);
+    EXPECT_EQ(ops::registry().parse(c.text(), "test", ops::OpKind::Gemm), c);
+  }
+  EXPECT_EQ(ops::registry().parse("ladder:7", "test", ops::OpKind::Gemm).text(), "ladder:07-mma-tf32x3");
+  EXPECT_EQ(ops::registry().parse("TILED:64x64x32:w32x32:tf32x3:s4:b2:k1:hilbert", "t", ops::OpKind::Gemm).family()->name(),
+            "tf32x3-tiled");
+}
+
+TEST(OpsRegistry, ATestFamilyIsParsedRankedChosenTunedAndBenched) {
+  const ops::DeviceFacts d = h100();
+  {
+    ops::ScopedFamily toy(std::make_unique<ToyFamily>());
+    // Parsed and printed by its family.
+    const ops::Config c = ops::registry().parse("TOY:3", "--config", ops::OpKind::Gemm);
+    EXPECT_EQ(c.family(), toy.get());
+    EXPECT_EQ(c.text(), "toy:3");
+
+    // Auto: ranked with the built-in families, chosen where its estimate is lowest and it applies.
+    const ops::Ranking ranking = ops::rank(problem(7, 512, 512), d);
+    ASSERT_FALSE(ranking.estimated.empty());
+    EXPECT_EQ(ranking.best().text(), "toy:2");
+    EXPECT_TRUE(contains(texts(ranking.estimated), "toy:1"));
+    ops::ChoiceCache cache;
+    EXPECT_EQ(ops::choose(problem(7, 512, 512), d, cache).text(), "toy:2");
+    const ops::Config elsewhere = ops::choose(problem(8, 512, 512), d, cache);
+    EXPECT_NE(elsewhere.family(), toy.get()) << elsewhere.text();
+    // A tuned entry of the family wins where it can run the product.
+    ops::ChoiceCache fresh;
+    EXPECT_EQ(ops::choose(problem(7, 64, 64), d, fresh, [&](const ops::Problem&) { return c; }).text(), "toy:3");
+
+    // The tuner measures its candidates and, with run-time configs, its neighbours.
+    size_t compiled = 0;
+    const std::vector<std::string> tuned = texts(detail::tuning_candidates(problem(7, 512, 512), d, true, &compiled));
+    EXPECT_TRUE(contains(tuned, "toy:1"));
+    EXPECT_TRUE(contains(tuned, "toy:2"));
+    EXPECT_TRUE(contains(tuned, "toy:4")) << "toy:2's neighbour";
+    EXPECT_EQ(tuned.front(), "toy:2");
+
+    // bench --kernels names it (alone, or among "families"), and --config takes its configs.
+    std::vector<std::string> families;
+    EXPECT_EQ(tools::parse_kernel_list("auto,test-toy", "--kernels", &families), std::vector<Kernel>{Kernel::Auto});
+    EXPECT_EQ(families, std::vector<std::string>{"test-toy"});
+    families.clear();
+    tools::parse_kernel_list("families", "--kernels", &families);
+    EXPECT_EQ(families.back(), "test-toy");
+    EXPECT_EQ(tools::parse_config_list({"Toy:5"}), std::vector<std::string>{"toy:5"});
+  }
+  // Gone with its scope.
+  try {
+    ops::registry().parse("toy:3", "--config", ops::OpKind::Gemm);
+    ADD_FAILURE() << "toy:3 parsed after its family was removed";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown family 'toy'"), std::string::npos) << e.what();
+  }
+  EXPECT_NE(ops::rank(problem(7, 512, 512), d).best().text().rfind("toy", 0), 0u);
+}
+
+// gemm() checks the typed arguments by their names, then refuses a dtype no family implements with
+// every family's reason, before it needs a device (also on a machine without one).
+TEST(TypedGemm, RefusesUnimplementedDtypesWithEachFamilysReason) {
+  std::vector<uint16_t> a(64 * 64), b(64 * 64);
+  std::vector<float> c(64 * 64);
+  GemmArgs args;
+  args.m = args.n = args.k = 64;
+  args.a = MatrixArg{DType::BF16, a.data(), 64, 0};
+  args.b = MatrixArg{DType::BF16, b.data(), 64, 0};
+  args.c = OutputArg{DType::F32, c.data(), 64, 0};
+  try {
+    gemm(args);
+    ADD_FAILURE() << "a BF16 product ran";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidArgument) << e.what();
+    const std::string what = e.what();
+    EXPECT_NE(what.find("no kernel family can run this gemm product (bf16.bf16.f32)"), std::string::npos) << what;
+    EXPECT_NE(what.find("simt-tiled: A is bf16: this family computes F32 A, B and C only"), std::string::npos) << what;
+    EXPECT_NE(what.find("tf32x3-tiled: A is bf16"), std::string::npos) << what;
+  }
+  // Argument errors name the typed fields.
+  args.a = MatrixArg{DType::F32, a.data(), 63, 0};
+  try {
+    gemm(args);
+    ADD_FAILURE() << "lda 63 accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("args.a.ld = 63 is too small"), std::string::npos) << e.what();
+  }
+  args.a.ld = 64;
+  args.b.type = DType::F32;
+  args.batch = 2;
+  args.c.batch_stride = 100;  // C spans 4096 elements
+  try {
+    gemm(args);
+    ADD_FAILURE() << "overlapping batches accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("args.c.batch_stride = 100 is smaller than C's extent (4096 elements)"),
+              std::string::npos)
+        << e.what();
+  }
+  args.a.type = static_cast<DType>(9);
+  try {
+    gemm(args);
+    ADD_FAILURE() << "DType 9 accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("args.a.type = 9 is not a DType value"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace tilegemm

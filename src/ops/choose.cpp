@@ -16,6 +16,11 @@ Config Ranking::best() const {
 Ranking rank(const Problem& p, const DeviceFacts& d) {
   Ranking out;
   for (const Family* f : registry().families(p.kind)) {
+    const std::string unsupported = f->supports(p);
+    if (!unsupported.empty()) {
+      out.refusals.push_back(std::string(f->name()) + ": " + unsupported);
+      continue;
+    }
     std::string first_refusal;
     bool any = false;
     for (Config& c : f->candidates(p, d)) {
@@ -28,7 +33,7 @@ Ranking rank(const Problem& p, const DeviceFacts& d) {
       if (std::optional<Estimate> e = f->estimate(p, c, d)) out.estimated.push_back({std::move(c), std::move(*e)});
       else out.measure_only.push_back(std::move(c));
     }
-    if (!any) out.refusals.push_back(std::string(f->name()) + ": " + (first_refusal.empty() ? "no config fits this product" : first_refusal));
+    if (!any) out.refusals.push_back(std::string(f->name()) + ": " + (first_refusal.empty() ? "no config of it fits this product" : first_refusal));
   }
   std::stable_sort(out.estimated.begin(), out.estimated.end(),
                    [](const Ranked& a, const Ranked& b) { return a.estimate.rank_us < b.estimate.rank_us; });

@@ -46,6 +46,9 @@ class Family {
   virtual Config parse(const std::string& text, const char* what) const = 0;
   virtual std::string print(const Config& c) const = 0;
 
+  // "" when the family serves `p` at all (its operation kind, dtypes, math), else why not, in words:
+  // asked before its candidates, and part of every can_implement.
+  virtual std::string supports(const Problem& p) const = 0;
   // The configs worth trying on `p` (Auto ranks those with an estimate; the tuner measures them in
   // the estimate's order). May hold configs can_implement refuses; the caller filters them.
   virtual std::vector<Config> candidates(const Problem& p, const DeviceFacts& d) const = 0;

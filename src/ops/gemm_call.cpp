@@ -22,20 +22,28 @@ GemmCall gemm_call(const GemmArgs& args, const GemmOptions& options) {
   p.batch = 1;  // one product per launch (GemmCall strides step through the batches)
   p.trans_a = (row ? args.op_a : args.op_b) == Op::T;
   p.trans_b = (row ? args.op_b : args.op_a) == Op::T;
-  auto facts = [](const void* ptr, int64_t ld, DType t, int* align, int* pitch_align, int* offset) {
+  // The facts hold for every batch: a batch stride that is not a multiple of 16 bytes moves the later
+  // batches' rows off the 16-byte boundary (and off the first batch's offset), so it counts against
+  // the pitch's alignment.
+  auto facts = [&args](const void* ptr, int64_t ld, int64_t batch_stride, DType t, int* align, int* pitch_align,
+                       int* offset) {
     const auto addr = reinterpret_cast<uintptr_t>(ptr);
     // A leading dimension beyond 2^31 - 1 (only with one stored row or column: never used) counts as
     // the kernels' clamped value.
     const int64_t used_ld = ld > 2147483647 ? 2147483647 : ld;
     *pitch_align = alignment_of(static_cast<uint64_t>(used_ld) * dtype_bytes(t));
+    if (args.batch > 1) {
+      const int stride_align = alignment_of(static_cast<uint64_t>(batch_stride) * dtype_bytes(t));
+      if (stride_align < *pitch_align) *pitch_align = stride_align;
+    }
     const int addr_align = alignment_of(addr);
     *align = addr_align < *pitch_align ? addr_align : *pitch_align;
     *offset = static_cast<int>(addr % 16);
   };
   int offset_c = 0, pitch_c = 0;
-  facts(a.data, a.ld, a.type, &p.align_a, &p.pitch_align_a, &p.offset_a);
-  facts(b.data, b.ld, b.type, &p.align_b, &p.pitch_align_b, &p.offset_b);
-  facts(args.c.data, args.c.ld, args.c.type, &p.align_c, &pitch_c, &offset_c);
+  facts(a.data, a.ld, a.batch_stride, a.type, &p.align_a, &p.pitch_align_a, &p.offset_a);
+  facts(b.data, b.ld, b.batch_stride, b.type, &p.align_b, &p.pitch_align_b, &p.offset_b);
+  facts(args.c.data, args.c.ld, args.c.batch_stride, args.c.type, &p.align_c, &pitch_c, &offset_c);
   p.beta_zero = args.epilogue.beta == 0.0f;
   // Stored rows x row length of A and B in canonical form: extent = (rows - 1) * ld + row length.
   const StoredMatrix sa = p.trans_a ? StoredMatrix{p.k, p.m} : StoredMatrix{p.m, p.k};

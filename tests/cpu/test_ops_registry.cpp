@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ops/choose.hpp"
+#include "ops/gemm_call.hpp"
 #include "ops/registry.hpp"
 #include "options.hpp"
 #include "tilegemm/error.hpp"
@@ -38,6 +39,7 @@ class ToyFamily final : public ops::Family {
     return of(n);
   }
   std::string print(const ops::Config& c) const override { return "toy:" + std::to_string(n(c)); }
+  std::string supports(const ops::Problem& p) const override { return p.m == 7 ? "" : "toy runs M = 7 only"; }
   std::vector<ops::Config> candidates(const ops::Problem&, const ops::DeviceFacts&) const override {
     return {of(1), of(2)};
   }
@@ -175,6 +177,8 @@ TEST(TypedGemm, RefusesUnimplementedDtypesWithEachFamilysReason) {
     EXPECT_NE(what.find("no kernel family can run this gemm product (bf16.bf16.f32)"), std::string::npos) << what;
     EXPECT_NE(what.find("simt-tiled: A is bf16: this family computes F32 A, B and C only"), std::string::npos) << what;
     EXPECT_NE(what.find("tf32x3-tiled: A is bf16"), std::string::npos) << what;
+    EXPECT_NE(what.find("gemv: A is bf16"), std::string::npos) << what;
+    EXPECT_NE(what.find("ladder: A is bf16"), std::string::npos) << what;
   }
   // Argument errors name the typed fields.
   args.a = MatrixArg{DType::F32, a.data(), 63, 0};
@@ -203,6 +207,42 @@ TEST(TypedGemm, RefusesUnimplementedDtypesWithEachFamilysReason) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("args.a.type = 9 is not a DType value"), std::string::npos) << e.what();
   }
+}
+
+// The canonical problem's alignment facts hold for every batch: a batch stride that is not a multiple
+// of 16 bytes takes the 16-byte copies (and the shifted ones) away; column-major swaps the operands.
+TEST(GemmCall, AlignmentInBytesCoversEveryBatch) {
+  alignas(16) static float buffer[4096];
+  GemmArgs args;
+  args.m = 32, args.n = 16, args.k = 8;
+  args.a = {DType::F32, buffer, 8};        // 32 bytes a row
+  args.b = {DType::F32, buffer + 1, 16};   // 4 bytes past a 16-byte boundary, 64-byte rows
+  args.c = {DType::F32, buffer + 2048, 16};
+  ops::Problem p = ops::gemm_call(args, GemmOptions{}).problem;
+  EXPECT_EQ(p.align_a, 16);
+  EXPECT_EQ(p.align_b, 4);
+  EXPECT_EQ(p.pitch_align_b, 16);
+  EXPECT_EQ(p.offset_b, 4);
+  args.batch = 2;
+  args.a.batch_stride = 256 + 1;  // the second A one float off the boundary
+  args.b.batch_stride = 128 + 4;  // 16-byte multiple: B keeps its facts
+  args.c.batch_stride = 512;
+  p = ops::gemm_call(args, GemmOptions{}).problem;
+  EXPECT_EQ(p.align_a, 4);
+  EXPECT_EQ(p.pitch_align_a, 4);
+  EXPECT_EQ(p.align_b, 4);
+  EXPECT_EQ(p.pitch_align_b, 16);
+  const ops::GemmCall call = ops::gemm_call(args, GemmOptions{});
+  EXPECT_EQ(ops::batch_operands(call, 1).a, static_cast<const void*>(buffer + 257));
+  EXPECT_EQ(ops::batch_operands(call, 1).c, static_cast<void*>(buffer + 2048 + 512));
+  // Column-major: C^T = B^T A^T, the canonical A is the caller's B.
+  args.layout = Layout::ColMajor;
+  args.a.ld = 32, args.b.ld = 8, args.c.ld = 32;
+  p = ops::gemm_call(args, GemmOptions{}).problem;
+  EXPECT_EQ(p.m, 16);
+  EXPECT_EQ(p.n, 32);
+  EXPECT_EQ(p.offset_a, 4);
+  EXPECT_EQ(p.align_b, 4);
 }
 
 }  // namespace

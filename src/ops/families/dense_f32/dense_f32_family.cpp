@@ -130,12 +130,15 @@ std::string DenseF32Family::error_group(const Config& c) const {
   return detail::to_string(whole);
 }
 
-std::string DenseF32Family::can_implement(const Problem& p, const Config& c) const {
+std::string DenseF32Family::supports(const Problem& p) const {
   if (p.kind != OpKind::Gemm) return "not a GEMM";
-  std::string why = f32_operands(p);
-  if (why.empty()) why = declines(p);
-  if (why.empty()) why = detail::can_implement(gemm_problem(p), record(c));
-  return why;
+  const std::string why = f32_operands(p);
+  return why.empty() ? declines(p) : why;
+}
+
+std::string DenseF32Family::can_implement(const Problem& p, const Config& c) const {
+  const std::string why = supports(p);
+  return why.empty() ? detail::can_implement(gemm_problem(p), record(c)) : why;
 }
 
 size_t DenseF32Family::workspace_bytes(const Problem& p, const Config& c, const DeviceFacts& d) const {

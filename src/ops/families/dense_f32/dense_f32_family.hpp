@@ -26,6 +26,7 @@ class DenseF32Family : public Family {
   std::string print(const Config& c) const override;
   std::vector<Config> neighbours(const Problem& p, const Config& c) const override;
   std::string error_group(const Config& c) const override;
+  std::string supports(const Problem& p) const override;
   std::string can_implement(const Problem& p, const Config& c) const override;
   size_t workspace_bytes(const Problem& p, const Config& c, const DeviceFacts& d) const override;
   std::optional<Estimate> estimate(const Problem& p, const Config& c, const DeviceFacts& d) const override;

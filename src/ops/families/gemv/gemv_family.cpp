@@ -17,14 +17,17 @@ class GemvFamily final : public DenseF32Family {
     const std::string_view prefix = text.substr(0, text.find(':'));
     return prefix == "gemv-rows" || prefix == "gemv-cols";
   }
-  std::vector<Config> candidates(const Problem& p, const DeviceFacts&) const override {
-    if (std::min(p.m, p.n) > detail::kGemvMaxS) return {};
+  std::vector<Config> candidates(const Problem& p, const DeviceFacts&) const override {  // supports() checked M, N
     return wrap(detail::gemv_candidates(gemm_problem(p)));
   }
 
  protected:
   bool owns(const detail::GemmConfig& g) const override { return g.family != detail::GemmFamily::Tiled; }
-  std::string declines(const Problem&) const override { return ""; }
+  std::string declines(const Problem& p) const override {
+    if (std::min(p.m, p.n) <= detail::kGemvMaxS) return "";
+    return "M or N must be <= " + std::to_string(detail::kGemvMaxS) + " (the product is " + std::to_string(p.m) + " x " +
+           std::to_string(p.n) + " in its row-major form)";
+  }
 };
 
 }  // namespace

@@ -36,9 +36,11 @@ class LadderFamily final : public Family {
     return {of(Kernel::Vectorized)};  // 64-bit offsets throughout
   }
   std::vector<Config> neighbours(const Problem&, const Config&) const override { return {}; }
+  std::string supports(const Problem& p) const override {
+    return p.kind != OpKind::Gemm ? "not a GEMM" : f32_operands(p);
+  }
   std::string can_implement(const Problem& p, const Config& c) const override {
-    if (p.kind != OpKind::Gemm) return "not a GEMM";
-    const std::string why = f32_operands(p);
+    const std::string why = supports(p);
     if (!why.empty()) return why;
     if (level(c) == Kernel::MmaTf32x3) {
       const detail::GemmProblem g = gemm_problem(p);

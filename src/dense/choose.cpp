@@ -10,37 +10,43 @@ namespace detail {
 namespace {
 
 // ---- Calibration (H100 80GB HBM3, 2026-11-23; docs/perf-notes.md #18-#24 has the runs) ---------
-// TFLOP/s of each compiled tiled schedule (config.hpp order) over the whole GPU in full waves on
-// 4096^3 without splits (level 6's kernel), by op combination (row-major NN, NT, TN, TT), with
-// 16-byte copies of the operands copied as-is; divided by the SM count, the per-SM rate at the
-// schedule's design occupancy.
-constexpr double kScheduleTflops[kNumTiledSchedules][4] = {
-    //  NN     NT     TN     TT
-    {48.45, 43.60, 47.70, 41.80},  // 128x256x32 b1 (level 6's Large)
-    {45.00, 42.18, 46.62, 44.85},  // 128x128x16 b2 (level 6's Small)
-    {42.78, 41.58, 46.38, 44.34},  // 128x64x16 b4
-    {45.29, 41.91, 45.73, 42.92},  // 64x128x16 b4
-    {39.87, 37.07, 42.13, 40.48},  // 64x64x16 b6
-    {28.64, 23.65, 31.66, 28.62},  // 32x32x16 b8
+// Each compiled tiled schedule's calibration, found by its tile shape (not by its place in
+// kTiledSchedules; calibrated() tells the tests every compiled schedule has one):
+// - tflops: TFLOP/s over the whole GPU in full waves on 4096^3 without splits (level 6's kernel), by
+//   op combination (row-major NN, NT, TN, TT), with 16-byte copies of the operands copied as-is;
+//   divided by the SM count, the per-SM rate at the schedule's design occupancy.
+// - unaligned: with an operand copied as-is unaligned, as a factor of the aligned NN rate. FFMA
+//   (4-byte copies; 4096^3 NN, ld + 7, offset 1). Level 7 (shifted 16-byte rows or 4-byte copies,
+//   shifted_copy.cuh; 4096^3 NN with A, B and C at ld + 7, H100 2026-11-26): 128x256 2479 / 2369 us,
+//   128x128 2362 / 2327, 64x64 2628 / 2398, 64x128 2260 / 2096 (offset 1 alone: 0.95-1.05).
+// - split: a launch with split tiles runs the split kernel for all its blocks; its rate against the
+//   whole-tile kernel's. FFMA: 1.0 (perf note #32). Level 7, H100 2026-11-25, measured / predicted
+//   without it (perf note #46): 64x128 b2 whole launches 0.985-1.01, split and tail launches
+//   1.055-1.123 on 17 problems (0.925); 128x256 k16 and tail launches 1.009-1.020 (0.985); 128x128
+//   and 64x64 not measured apart (0.95).
+constexpr double kCalibrationSms = 132;
+struct ScheduleCalibration {
+  TileShape tile;
+  double tflops[4];  // row-major NN, NT, TN, TT
+  double unaligned;  // an operand copied as-is unaligned
+  double split;      // a launch with split tiles
+};
+constexpr ScheduleCalibration kCalibration[] = {
+    //  tile (config.hpp)                       NN     NT     TN     TT    unaligned split
+    {{128, 256, 32, 64, 64, 16, 8, 4, 1},     {48.45, 43.60, 47.70, 41.80}, 0.909, 1.0},  // level 6's Large
+    {{128, 128, 16, 64, 32, 8, 8, 4, 2},      {45.00, 42.18, 46.62, 44.85}, 0.984, 1.0},  // level 6's Small
+    {{128, 64, 16, 64, 32, 8, 8, 3, 4},       {42.78, 41.58, 46.38, 44.34}, 0.984, 1.0},
+    {{64, 128, 16, 32, 64, 8, 8, 3, 4},       {45.29, 41.91, 45.73, 42.92}, 0.975, 1.0},
+    {{64, 64, 16, 32, 32, 8, 4, 3, 6},        {39.87, 37.07, 42.13, 40.48}, 0.939, 1.0},
+    {{32, 32, 16, 32, 16, 4, 4, 4, 8},        {28.64, 23.65, 31.66, 28.62}, 0.980, 1.0},
     // Level 7 (3xTF32 tensor cores), 4096^3, 2026-11-25 (after the integer TF32 rounding, perf
     // note #45); every operand is copied as-is, so the op combinations differ little.
-    {60.47, 59.28, 59.55, 60.07},  // 128x256x32 tf32x3
-    {57.94, 58.26, 59.11, 59.40},  // 128x128x32 tf32x3c4
-    {52.14, 48.37, 53.17, 49.97},  // 64x64x32 tf32x3 b2
-    {61.45, 59.24, 61.23, 58.89},  // 64x128x32 tf32x3c4 b2
+    {{128, 256, 32, 64, 64, 0, 0, 3, 1, 1},   {60.47, 59.28, 59.55, 60.07}, 0.955, 0.985},
+    {{128, 128, 32, 64, 32, 0, 0, 3, 1, 4},   {57.94, 58.26, 59.11, 59.40}, 0.985, 0.95},
+    {{64, 64, 32, 32, 32, 0, 0, 4, 2, 1},     {52.14, 48.37, 53.17, 49.97}, 0.91, 0.95},
+    {{64, 128, 32, 32, 64, 0, 0, 3, 2, 4},    {61.45, 59.24, 61.23, 58.89}, 0.925, 0.925},
 };
-constexpr double kCalibrationSms = 132;
-// With an operand copied as-is unaligned, as a factor of the aligned NN rate. FFMA (4-byte copies;
-// 4096^3 NN, ld + 7, offset 1). Level 7 (shifted 16-byte rows or 4-byte copies, shifted_copy.cuh;
-// 4096^3 NN with A, B and C at ld + 7, H100 2026-11-26): 128x256 2479 / 2369 us, 128x128 2362 /
-// 2327, 64x64 2628 / 2398, 64x128 2260 / 2096 (offset 1 alone: 0.95-1.05).
-constexpr double kUnalignedFactor[kNumTiledSchedules] = {0.909, 0.984, 0.984, 0.975, 0.939, 0.980, 0.955, 0.985, 0.91, 0.925};
-// A launch with split tiles runs the split kernel for all its blocks; its rate against the whole-tile
-// kernel's. FFMA: 1.0 (perf note #32). Level 7, H100 2026-11-25, measured / predicted without it
-// (perf note #46): 64x128 b2 whole launches 0.985-1.01, split and tail launches 1.055-1.123 on 17
-// problems (0.925); 128x256 k16 and tail launches 1.009-1.020 (0.985); 128x128 and 64x64 not measured
-// apart (0.95).
-constexpr double kSplitKernelFactor[kNumTiledSchedules] = {1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.985, 0.95, 0.95, 0.925};
+
 // An SM holding r of a schedule's `blocks` design blocks runs at (r / blocks)^kOccupancyExponent of
 // its full rate: fewer resident blocks each run faster (fit by the choices it makes on the measured
 // single-wave shapes, perf note #19; lone blocks of 4-warp tiles fit worse, ~0.47).
@@ -55,7 +61,7 @@ constexpr double kOccupancyExponent = 0.08;
 //   and 128x128 k4): H100 2026-11-26, perf note #54. Not in later waves, whose blocks start beside
 //   the previous wave's last ones (2501x3499x1777 TT, 4.2 waves of 64x128, ran 7 % slower when the
 //   allowance there moved it to 128x256 tiles).
-// - Launches with split tiles: no allowance. kSplitKernelFactor was fit on measured split launches,
+// - Launches with split tiles: no allowance. ScheduleCalibration::split was fit on measured split launches,
 //   lone blocks included (64x64x65536 in 128 slices of lone 64x64 blocks ran 10-19 % faster than in
 //   256).
 constexpr double kWarpsToHideLatency = 8.0;
@@ -144,21 +150,32 @@ constexpr double kPackLaunchUs = 1.0;
 
 int op_index(bool trans_a, bool trans_b) { return (trans_a ? 2 : 0) + (trans_b ? 1 : 0); }
 
-// The calibrated schedule whose rates stand in for `t`: itself when compiled, else the compiled one of
-// the same math and block tile, else the one of the same math nearest in tile area (a run-time compiled variant has no
-// calibration of its own; the tuner measures it).
-int model_schedule_index(const TileShape& t) {
-  const int exact = tiled_schedule_index(t);
-  if (exact >= 0) return exact;
-  int best = 0;
+// The calibration that stands in for `t`: its own, else that of the same math and block tile, else
+// that of the same math nearest in tile area (a run-time compiled variant has no calibration of its
+// own; the tuner measures it).
+}  // namespace
+
+bool calibrated(const TileShape& t) {
+  for (const ScheduleCalibration& c : kCalibration)
+    if (c.tile == t) return true;
+  return false;
+}
+
+namespace {
+
+const ScheduleCalibration& calibration_for(const TileShape& t) {
+  for (const ScheduleCalibration& c : kCalibration)
+    if (c.tile == t) return c;
+  const ScheduleCalibration* best = &kCalibration[0];
   double best_distance = 1e300;
-  for (int i = 0; i < kNumTiledSchedules; ++i) {
-    const TileShape& c = kTiledSchedules[i];
-    if ((c.mma > 0) != (t.mma > 0)) continue;  // FFMA and tensor-core rates differ
-    const double distance = (c.bm == t.bm && c.bn == t.bn) ? -1.0 : std::fabs(std::log(double(c.bm) * c.bn / (double(t.bm) * t.bn)));
-    if (distance < best_distance) best = i, best_distance = distance;
+  for (const ScheduleCalibration& c : kCalibration) {
+    if ((c.tile.mma > 0) != (t.mma > 0)) continue;  // FFMA and tensor-core rates differ
+    const double distance = (c.tile.bm == t.bm && c.tile.bn == t.bn)
+                                ? -1.0
+                                : std::fabs(std::log(double(c.tile.bm) * c.tile.bn / (double(t.bm) * t.bn)));
+    if (distance < best_distance) best = &c, best_distance = distance;
   }
-  return best;
+  return *best;
 }
 
 constexpr int kSplitCounts[] = {1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64, 96, 128, 192, 256, 384, 512};
@@ -194,15 +211,14 @@ ScoredConfig score_tiled(const GemmProblem& original, const GemmConfig& c, const
   const double edge =
       edge_columns(original, c) > 0 ? best_gemv_config(edge_part(packed_problem(original, c), c), d).predicted_us : 0.0;
   const SplitPlan s = plan_split(p, c, d);
-  const int index = model_schedule_index(t);
+  const ScheduleCalibration& cal = calibration_for(t);
   // Operands copied as-is with 4-byte copies: level 6 transposes an operand contiguous along k (its
   // copy width never matters), level 7 copies both as they are.
   const bool as_is_aligned = t.mma > 0 ? p.vec_a && p.vec_b : (!p.trans_a || p.vec_a) && (p.trans_b || p.vec_b);
   // The split kernel runs at level 6's rate on the same FFMA schedule (perf note #32), not on
-  // level 7's (kSplitKernelFactor).
-  const double rate_sm = kScheduleTflops[index][op_index(p.trans_a, p.trans_b)] * 1e12 / kCalibrationSms *
-                         (as_is_aligned ? 1.0 : kUnalignedFactor[index]) *
-                         (s.units > s.dp_tiles ? kSplitKernelFactor[index] : 1.0);
+  // level 7's (ScheduleCalibration::split).
+  const double rate_sm = cal.tflops[op_index(p.trans_a, p.trans_b)] * 1e12 / kCalibrationSms *
+                         (as_is_aligned ? 1.0 : cal.unaligned) * (s.units > s.dp_tiles ? cal.split : 1.0);
   const double slots = static_cast<double>(d.sm_count) * t.blocks;
   // `units` blocks of `k_tiles` K-tiles each: whole waves at the design occupancy, then the partial
   // last wave, whose SMs hold fewer blocks that each run faster.

@@ -38,6 +38,10 @@ std::vector<GemmConfig> gemv_candidates(const GemmProblem& p);
 // edge columns (GemmConfig::edge).
 ScoredConfig best_gemv_config(const GemmProblem& p, const DeviceFacts& d);
 
+// Whether the model holds measured rates for tile shape `t` (every compiled schedule must; a run-time
+// compiled one borrows the nearest calibrated shape's).
+bool calibrated(const TileShape& t);
+
 // A config's class, for logs and tests: "gemv", "split-k", "stream-k", "small-tile" (tiles under
 // 128 x 128) or "big-tile".
 std::string config_class(const GemmProblem& p, const GemmConfig& c, const DeviceFacts& d);

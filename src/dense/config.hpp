@@ -41,7 +41,10 @@ struct TileShape {
   }
 };
 
-// The tiled schedules compiled ahead of time (src/dense/launch_split_tiled_*.cu instantiate each by
+// Ladder level 7's schedule (gemm_ops.hpp, level7_config), compiled ahead of time below.
+inline constexpr TileShape kLevel7Tile{128, 256, 32, 64, 64, 0, 0, 3, 1, 1};
+
+// The tiled schedules compiled ahead of time (CMakeLists.txt generates a launcher file per schedule and
 // its index). Any other schedule that tile_shape_problem() accepts is compiled at run time (NVRTC,
 // src/jit/) on its first use.
 inline constexpr TileShape kTiledSchedules[] = {
@@ -54,13 +57,12 @@ inline constexpr TileShape kTiledSchedules[] = {
     {32, 32, 16, 32, 16, 4, 4, 4, 8},     // tiny tiles: K-heavy products with tiny outputs
     // Level 7 (tensor cores, 3xTF32; tm = tn = 0, mma = k8 steps per FP32 add). H100, 4096^3 NN,
     // 2026-11-25 (a631201): 60.5, 57.9, 52.1 and 61.5 TFLOP/s (cuBLAS FFMA 51.7).
-    {128, 256, 32, 64, 64, 0, 0, 3, 1, 1},  // level 7's own schedule
+    kLevel7Tile,                            // level 7's own schedule
     {128, 128, 32, 64, 32, 0, 0, 3, 1, 4},  // finer waves; K-heavy split-K
     {64, 64, 32, 32, 32, 0, 0, 4, 2, 1},    // small and split-K shapes (64x64x65536 in 128 slices)
     {64, 128, 32, 32, 64, 0, 0, 3, 2, 4},   // two blocks of 4 warps per SM: the fastest per tile
 };
 inline constexpr int kNumTiledSchedules = sizeof(kTiledSchedules) / sizeof(kTiledSchedules[0]);
-inline constexpr int kLevel7Schedule = 6;  // ladder level 7 runs kTiledSchedules[6]
 // Index of a compiled schedule, or -1.
 int tiled_schedule_index(const TileShape& t);
 // Why kernels::WarpTiledSchedule<t..., FMA order 3, transposing copies> would not compile (the host

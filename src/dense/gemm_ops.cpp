@@ -208,7 +208,7 @@ CanonicalGemm packed_flags(const CanonicalGemm& g, const GemmConfig& c) {
 
 GemmConfig level7_config(const GemmProblem& p) {
   GemmConfig c;
-  c.tile = kTiledSchedules[kLevel7Schedule];
+  c.tile = kLevel7Tile;
   c.pack_a = !p.vec_a;
   c.pack_b = !p.vec_b;
   return c;

@@ -31,7 +31,7 @@ struct GemmProblem {
 };
 GemmProblem describe(const CanonicalGemm& g);
 
-// Ladder level 7 as a config: its compiled schedule (kLevel7Schedule) over whole tiles, with the
+// Ladder level 7 as a config: its compiled schedule (kLevel7Tile) over whole tiles, with the
 // operands that are not 16-byte aligned packed first.
 GemmConfig level7_config(const GemmProblem& p);
 

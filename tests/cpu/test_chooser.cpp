@@ -849,6 +849,15 @@ TEST(ChooserGolden, PicksMatchTheChooserBeforeTheOperationModel) {
   EXPECT_EQ(differ, 0);
 }
 
+// The model's calibration is found by tile shape: every compiled schedule has one (a schedule added
+// to kTiledSchedules without measured rates fails here, not silently in the model).
+TEST(GemmChooser, EveryCompiledScheduleIsCalibrated) {
+  for (const TileShape& t : kTiledSchedules) EXPECT_TRUE(calibrated(t)) << to_string(GemmConfig{GemmFamily::Tiled, t});
+  TileShape variant = kTiledSchedules[0];
+  variant.stages += 1;
+  EXPECT_FALSE(calibrated(variant));
+}
+
 }  // namespace
 }  // namespace detail
 }  // namespace tilegemm

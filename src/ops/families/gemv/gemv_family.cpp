@@ -25,7 +25,7 @@ class GemvFamily final : public DenseF32Family {
   bool owns(const detail::GemmConfig& g) const override { return g.family != detail::GemmFamily::Tiled; }
   std::string declines(const Problem& p) const override {
     if (std::min(p.m, p.n) <= detail::kGemvMaxS) return "";
-    return "M or N must be <= " + std::to_string(detail::kGemvMaxS) + " (the product is " + std::to_string(p.m) + " x " +
+    return "a GEMV config needs M or N <= " + std::to_string(detail::kGemvMaxS) + " (the product is " + std::to_string(p.m) + " x " +
            std::to_string(p.n) + " in its row-major form)";
   }
 };

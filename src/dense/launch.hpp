@@ -73,6 +73,12 @@ void launch_split_tiled_jit(const TileShape& t, const CanonicalGemm& g, const ke
 // `units` thread blocks.
 void launch_gemv(const GemmConfig& c, const GemvForm& f, const kernels::GemvParams& p, long long units,
                  cudaStream_t stream, bool after_prologue = false);
+// The one-row columns kernel (gemv_cols_one.cuh, `lanes` lanes per W row) and the staged rows kernel
+// (gemv_rows_staged.cuh, f.staging) that launch_gemv dispatches to: each in a file of its own.
+void launch_gemv_one_row(int lanes, const GemvForm& f, const kernels::GemvParams& p, long long units,
+                         cudaStream_t stream, bool after_prologue);
+void launch_gemv_staged(const GemvForm& f, const kernels::GemvParams& p, long long units, cudaStream_t stream,
+                        bool after_prologue);
 // The same GEMV kernel compiled at run time (launch_jit.cpp): its NVRTC request and its launch.
 JitRequest gemv_jit_request(const GemmConfig& c, const GemvForm& f);
 void launch_gemv_jit(const GemmConfig& c, const GemvForm& f, const kernels::GemvParams& p, long long units,

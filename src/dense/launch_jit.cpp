@@ -43,7 +43,7 @@ void launch_split_tiled_jit(const TileShape& t, const CanonicalGemm& g, const ke
                             long long units, cudaStream_t stream, bool after_prologue) {
   const std::string why = tile_shape_problem(t);
   if (!why.empty()) throw Error(ErrorCode::Internal, "launch_split_tiled_jit: " + why);
-  const bool split = sp.dp_tiles != units;  // nothing split: level 6's kernel, as launch_split_tiled_at
+  const bool split = sp.dp_tiles != units;  // nothing split: level 6's kernel, as launch_split_tiled_ops
   const void* kernel = jit_kernel(current_device_context(), tiled_jit_request(t, g, split));
   ensure_smem_opt_in(kernel, t.smem_bytes());
   kernels::GemmParams p = g.p;

@@ -22,18 +22,23 @@ long long warp_tiled_grid(const kernels::GemmParams& p) {
 // copy widths of the operands copied as-is (A^T, B): 16-byte copies when aligned. Operands
 // contiguous along k go through the transposing 4-byte copy (the schedules' kTransposeK), whose width
 // flag is unused and fixed to false, so each schedule has 9 instantiations, not 16.
+// with_warp_tiled_copies: the copy-width part for one transpose pair (the split-K launchers
+// instantiate each pair in a file of its own: launch_split_tiled.cuh).
+template <bool kTA, bool kTB, class Launch>
+void with_warp_tiled_copies(const CanonicalGemm& g, const Launch& launch) {
+  constexpr bool kAsIsA = kTA, kAsIsB = !kTB;
+  with_bool(kAsIsA && g.vec_a, [&](auto va) {
+    with_bool(kAsIsB && g.vec_b, [&](auto vb) {
+      constexpr bool kVA = decltype(va)::value, kVB = decltype(vb)::value;
+      if constexpr ((kAsIsA || !kVA) && (kAsIsB || !kVB)) launch.template run<kTA, kTB, kVA, kVB>();
+    });
+  });
+}
 template <class Launch>
 void with_warp_tiled_variant(const CanonicalGemm& g, const Launch& launch) {
   with_bool(g.trans_a, [&](auto ta) {
     with_bool(g.trans_b, [&](auto tb) {
-      constexpr bool kTA = decltype(ta)::value, kTB = decltype(tb)::value;
-      constexpr bool kAsIsA = kTA, kAsIsB = !kTB;
-      with_bool(kAsIsA && g.vec_a, [&](auto va) {
-        with_bool(kAsIsB && g.vec_b, [&](auto vb) {
-          constexpr bool kVA = decltype(va)::value, kVB = decltype(vb)::value;
-          if constexpr ((kAsIsA || !kVA) && (kAsIsB || !kVB)) launch.template run<kTA, kTB, kVA, kVB>();
-        });
-      });
+      with_warp_tiled_copies<decltype(ta)::value, decltype(tb)::value>(g, launch);
     });
   });
 }

@@ -61,10 +61,10 @@ std::string bsr_tile_problem(BsrFamily f, const BsrTile& t, bool xwt, bool vec);
 std::string bsr_tile_problem(BsrFamily f, const BsrTile& t);
 
 // The tiled schedules compiled ahead of time. The defaults (dispatch picks them by block shape:
-// default_bsr_schedule) for every product (xwt/wx, 16-byte/4-byte copies), in
-// src/sparse/launch_tiled.cu and launch_tiled_tf32x3.cu; the extra candidates measured beside them
-// (perf notes B7, B10) for xwt with 16-byte copies only, in src/sparse/tiled_candidates.cu. Any other
-// schedule, or a candidate on another product, is compiled at run time (NVRTC, src/jit/).
+// default_bsr_schedule) for every product (xwt/wx, 16-byte/4-byte copies); the extra candidates
+// measured beside them (perf notes B7, B10) for xwt with 16-byte copies only. Each entry's kernels
+// are instantiated in a generated file of its own (src/sparse/CMakeLists.txt). Any other schedule, or
+// a candidate on another product, is compiled at run time (NVRTC, src/jit/).
 struct CompiledBsrSchedule {
   BsrFamily family;
   BsrTile tile;

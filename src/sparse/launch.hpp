@@ -53,11 +53,9 @@ struct BsrTiledKernel {
   int threads = 0, smem_bytes = 0;
   int tile_i = 0, tile_j = 0;
 };
-// The ahead-of-time kernels of kBsrSchedules, by index: fn == nullptr where the entry is not compiled
-// for the product. One function per file that instantiates a range of the table.
-BsrTiledKernel tiled_default_kernel(int index, bool xwt, bool vec);   // launch_tiled.cu (kernel 03)
-BsrTiledKernel tf32x3_default_kernel(int index, bool xwt, bool vec);  // launch_tiled_tf32x3.cu (04)
-BsrTiledKernel candidate_kernel(int index, bool xwt, bool vec);       // tiled_candidates.cu
+// The ahead-of-time kernel of kBsrSchedules[index] for the product: fn == nullptr where the entry is
+// not compiled for it (launch_tiled_table.cpp; the kernels in one generated file per entry).
+BsrTiledKernel compiled_bsr_kernel(int index, bool xwt, bool vec);
 
 // The NVRTC request of a tiled schedule's kernel (launch_config.cpp).
 JitRequest bsr_tiled_jit_request(BsrFamily f, const BsrTile& t, bool xwt, bool vec);

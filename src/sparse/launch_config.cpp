@@ -12,12 +12,6 @@ namespace detail {
 namespace {
 const char* b(bool v) { return v ? "true" : "false"; }
 
-BsrTiledKernel compiled_kernel(int index, bool xwt, bool vec) {
-  if (index < 0) return {};
-  if (index >= kFirstBsrCandidate) return candidate_kernel(index, xwt, vec);
-  const BsrTiledKernel k = tiled_default_kernel(index, xwt, vec);
-  return k.fn ? k : tf32x3_default_kernel(index, xwt, vec);
-}
 }  // namespace
 
 std::string bsr_can_implement(const BsrProblem& prob, const BsrConfig& c) {
@@ -39,7 +33,7 @@ JitRequest bsr_tiled_jit_request(BsrFamily f, const BsrTile& t, bool xwt, bool v
 
 BsrTiledKernel bsr_tiled_kernel(const BsrProblem& prob, const BsrConfig& c) {
   if (!c.jit) {
-    const BsrTiledKernel k = compiled_kernel(bsr_schedule_index(c.family, c.tile), prob.xwt, prob.vec());
+    const BsrTiledKernel k = compiled_bsr_kernel(bsr_schedule_index(c.family, c.tile), prob.xwt, prob.vec());
     if (k.fn) return k;
   }
   BsrTiledKernel k;

@@ -1,9 +1,10 @@
 // The ahead-of-time instantiations of the tiled BSR kernels: 03 (CUDA cores, BsrTiledSchedule) and
 // 04 (tensor cores, BsrMmaSchedule), one per entry of kBsrSchedules (sparse/config.hpp) and product.
-// Included by the files that instantiate a range of the table (launch_tiled.cu,
-// launch_tiled_tf32x3.cu, tiled_candidates.cu), so the ranges compile in parallel.
+// CMake generates one file per entry that instantiates kernel_at<I> (src/sparse/CMakeLists.txt), so
+// that each schedule's kernels are a module of their own: the first product of a process loads only
+// the one it runs (perf note #67); launch_tiled_table.cpp dispatches an index to them.
 #pragma once
-#include <utility>
+#include <type_traits>
 
 #include "sparse/config.hpp"
 #include "sparse/kernels/03_tiled.cuh"
@@ -52,13 +53,22 @@ BsrTiledKernel kernel_at(bool xwt, bool vec) {
   }
 }
 
-// The kernel of entry `index` among First .. First + sizeof...(I) - 1 (fn == nullptr outside).
-template <int First, int... I>
-BsrTiledKernel kernel_in(int index, bool xwt, bool vec, std::integer_sequence<int, I...>) {
-  BsrTiledKernel k;
-  ((index == First + I ? (void)(k = kernel_at<First + I>(xwt, vec)) : (void)0), ...);
-  return k;
-}
+// The table names the schedules the kernel headers document: kernel 03's defaults are entries 0 .. 4,
+// kernel 04's 5 .. 10, then the candidates.
+static_assert(std::is_same_v<CompiledSchedule<0>::type, kernels::BsrTiled64K32> &&
+              std::is_same_v<CompiledSchedule<1>::type, kernels::BsrTiled64> &&
+              std::is_same_v<CompiledSchedule<2>::type, kernels::BsrTiled32> &&
+              std::is_same_v<CompiledSchedule<3>::type, kernels::BsrTiled16> &&
+              std::is_same_v<CompiledSchedule<4>::type, kernels::BsrTiled8>,
+              "kernel 03's defaults are kBsrSchedules[0 .. 4]");
+static_assert(std::is_same_v<CompiledSchedule<5>::type, kernels::BsrMma64K32> &&
+              std::is_same_v<CompiledSchedule<6>::type, kernels::BsrMma64K32Short> &&
+              std::is_same_v<CompiledSchedule<7>::type, kernels::BsrMma64> &&
+              std::is_same_v<CompiledSchedule<8>::type, kernels::BsrMma32K32> &&
+              std::is_same_v<CompiledSchedule<9>::type, kernels::BsrMma32> &&
+              std::is_same_v<CompiledSchedule<10>::type, kernels::BsrMma16>,
+              "kernel 04's defaults are kBsrSchedules[5 .. 10]");
+static_assert(kFirstBsrCandidate == 11, "the candidates follow the defaults");
 
 }  // namespace detail
 }  // namespace tilegemm

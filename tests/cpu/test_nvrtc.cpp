@@ -228,7 +228,7 @@ std::vector<KernelCase> all_cases() {
   }
 
   // BSR kernels: both orientations (xwt, wx); kernel 02 and 03 with and without 16-byte copies,
-  // kernel 03 for each schedule dispatch uses (src/sparse/launch_tiled.cu).
+  // kernel 03 for each schedule dispatch uses (sparse/config.hpp, kBsrSchedules).
   cases.push_back({"S01_bsr_reduction", "sparse/kernels/01_reduction.cuh",
                    {"&" + ns + "bsr_reduction<true>", "&" + ns + "bsr_reduction<false>"}});
   {

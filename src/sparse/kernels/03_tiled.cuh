@@ -144,8 +144,8 @@ __global__ void __launch_bounds__(S::kThreads, 1) bsr_tiled(BsrParams p) {
   }
 }
 
-// The schedules dispatch instantiates, by block shape R x C (measured against the candidates in
-// src/sparse/tiled_candidates.cu: docs/perf-notes.md, BSR section):
+// The schedules dispatch instantiates, by block shape R x C (measured against the candidate schedules
+// of sparse/config.hpp's kBsrSchedules: docs/perf-notes.md, BSR section):
 using BsrTiled64K32 = BsrTiledSchedule<64, 128, 4, 8, 32, 3>;  // R >= 64, C % 32 == 0
 using BsrTiled64 = BsrTiledSchedule<64, 128, 4, 8, 16, 4>;     // R >= 64, other C
 using BsrTiled32 = BsrTiledSchedule<32, 128, 4, 8, 16, 4>;     // 32 <= R < 64

@@ -181,7 +181,7 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks) bsr_tiled_tf32x3(B
 }
 
 // The schedules dispatch instantiates, by block shape R x C and stored columns per block row
-// (launch_tiled_tf32x3.cu, sparse/config.hpp; chosen from the candidates in tiled_candidates.cu,
+// (sparse/config.hpp's kBsrSchedules; chosen from the candidates listed there,
 // perf note B10, and from tuning runs, perf note B11). Most warps own 16 (i) x 64 (j): 32
 // accumulators, 4 + 16 fragment loads (A and B, either orientation) per 24 MMAs; BsrMma64K32's own
 // 32 x 64 (4 warps, two blocks per SM).

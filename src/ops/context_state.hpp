@@ -9,6 +9,7 @@
 
 #include "ops/choose.hpp"
 #include "ops/config.hpp"
+#include "sparse/config.hpp"
 
 namespace tilegemm {
 namespace ops {
@@ -21,6 +22,8 @@ struct ContextState {
   // tilegemm overhead, H100 host, 2026-11-25). Bounded.
   std::mutex parsed_mutex;
   std::unordered_map<std::string, Config> parsed_configs;
+  // The same for BsrOptions::config (the BSR products are not on the operation model yet).
+  std::unordered_map<std::string, detail::BsrConfig> parsed_bsr_configs;
 };
 
 }  // namespace ops

@@ -6,6 +6,7 @@
 
 #include "core/device_checks.hpp"
 #include "core/device_context.hpp"
+#include "ops/context_state.hpp"
 #include "dense/launch.hpp"  // launch_scale: Y = beta * Y for the quick-return cases
 #include "sparse/bsr_checks.hpp"
 #include "sparse/config.hpp"
@@ -102,19 +103,26 @@ BsrProblem describe_bsr(bool xwt, int64_t rows_i, int64_t cols_j, int64_t k, flo
 
 namespace {
 
-// options.config parsed (an application that forces a config passes the same text on every call).
+// options.config parsed, through the device context's cache when there is a device (an application
+// that forces a config passes the same text on every call).
 std::optional<detail::BsrConfig> forced_config(const char* fn, const BsrOptions& options) {
   if (options.config.empty()) return std::nullopt;
   if (options.kernel != BsrKernel::Auto)
     bsr_detail::invalid(std::string(fn) + "options.config = '" + options.config +
                         "' needs options.kernel = auto (it is " + to_string(options.kernel) + ")");
-  thread_local std::string last_text;
-  thread_local detail::BsrConfig last_config;
-  if (options.config != last_text) {
-    last_config = detail::parse_bsr_config(options.config, (std::string(fn) + "options.config").c_str());
-    last_text = options.config;
+  const detail::DeviceContext* ctx = detail::current_device_context_if_any();
+  if (!ctx) return detail::parse_bsr_config(options.config, (std::string(fn) + "options.config").c_str());
+  ops::ContextState& state = *ctx->ops;
+  {
+    std::lock_guard<std::mutex> lock(state.parsed_mutex);
+    const auto it = state.parsed_bsr_configs.find(options.config);
+    if (it != state.parsed_bsr_configs.end()) return it->second;
   }
-  return last_config;
+  const detail::BsrConfig c = detail::parse_bsr_config(options.config, (std::string(fn) + "options.config").c_str());
+  std::lock_guard<std::mutex> lock(state.parsed_mutex);
+  if (state.parsed_bsr_configs.size() >= 64) state.parsed_bsr_configs.clear();
+  state.parsed_bsr_configs.emplace(options.config, c);
+  return c;
 }
 
 // Everything after the device-free checks, shared by both products. i runs over W's rows, j over

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "core/device_facts.hpp"
+#include "dense/check_args.hpp"
 #include "ops/choose.hpp"
 #include "ops/gemm_call.hpp"
 #include "ops/registry.hpp"
@@ -47,18 +48,10 @@ Contender library_contender(Kernel kernel, const Raster* raster, Math math = Mat
 // The problem laid out at a, b, c in the library's canonical form (what can_implement and the chooser
 // judge: sizes, transposes, alignment).
 ops::Problem canonical_problem(const Problem& p, const float* a, const float* b, const float* c) {
-  GemmArgs args;
-  args.layout = p.layout;
-  args.op_a = p.op_a;
-  args.op_b = p.op_b;
-  args.m = p.m;
-  args.n = p.n;
-  args.k = p.k;
-  args.a = MatrixArg{DType::F32, a, p.lda(), 0};
-  args.b = MatrixArg{DType::F32, b, p.ldb(), 0};
-  args.c = OutputArg{DType::F32, const_cast<float*>(c), p.ldc(), 0};
-  args.epilogue = Epilogue{1.0f, 0.0f};
-  return ops::gemm_call(args, GemmOptions{}).problem;
+  return ops::gemm_call(detail::sgemm_args(p.layout, p.op_a, p.op_b, p.m, p.n, p.k, 1.0f, a, p.lda(), b, p.ldb(), 0.0f,
+                                           c, p.ldc()),
+                        GemmOptions{})
+      .problem;
 }
 
 // An explicit config (GemmOptions::config; `text` was checked by parse_config_list), skipped with
@@ -78,8 +71,9 @@ Contender config_contender(const std::string& text, const std::string& label) {
   return c;
 }
 
-// A kernel family named in --kernels: its best config on each problem (the lowest estimate among its
-// legal candidates, else its first measure-only one), labelled with the family's name.
+// A kernel family named in --kernels: its best config on each problem (ops::rank over that family
+// alone: the lowest estimate among its legal candidates, else its first measure-only one), labelled
+// with the family's name.
 Contender family_contender(const std::string& name) {
   const ops::Family* family = ops::registry().find(name);
   // Chosen once per problem and layout in memory (the timed runs reuse it): the config's text.
@@ -93,19 +87,8 @@ Contender family_contender(const std::string& name) {
     if (p.k == 0 || p.m == 0 || p.n == 0) return "";
     if (memo->at[0] == a && memo->at[1] == b && memo->at[2] == cc && memo->m == p.m && memo->n == p.n && memo->k == p.k)
       return memo->text;
-    const ops::Problem problem = canonical_problem(p, a, b, cc);
-    const detail::DeviceFacts d = detail::current_device_facts();
-    ops::Config first_measure_only, chosen;
-    double best_us = 0;
-    for (const ops::Config& c : family->candidates(problem, d)) {
-      if (!family->can_implement(problem, c).empty()) continue;
-      if (const std::optional<ops::Estimate> e = family->estimate(problem, c, d)) {
-        if (chosen.empty() || e->rank_us < best_us) chosen = c, best_us = e->rank_us;
-      } else if (first_measure_only.empty()) {
-        first_measure_only = c;
-      }
-    }
-    *memo = Memo{{a, b, cc}, p.m, p.n, p.k, (chosen.empty() ? first_measure_only : chosen).text()};
+    const ops::Ranking ranking = ops::rank(canonical_problem(p, a, b, cc), detail::current_device_facts(), *family);
+    *memo = Memo{{a, b, cc}, p.m, p.n, p.k, ranking.best().text()};
     return memo->text;
   };
   Contender c;

@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/cuda_check.hpp"
 #include "core/device_checks.hpp"
@@ -33,17 +34,8 @@ int clamp_ld(int64_t ld) { return ld > INT_MAX ? INT_MAX : static_cast<int>(ld);
 // A config text parsed by the family that claims it, through the device context's cache when there
 // is a device (an application that forces a config passes the same text on every call).
 ops::Config parse_cached(const std::string& text, const char* what, const detail::DeviceContext* ctx) {
-  if (!ctx) return ops::registry().parse(text, what, ops::OpKind::Gemm);
-  {
-    std::lock_guard<std::mutex> lock(ctx->ops->parsed_mutex);
-    const auto it = ctx->ops->parsed_configs.find(text);
-    if (it != ctx->ops->parsed_configs.end()) return it->second;
-  }
-  ops::Config c = ops::registry().parse(text, what, ops::OpKind::Gemm);  // throws: cache untouched
-  std::lock_guard<std::mutex> lock(ctx->ops->parsed_mutex);
-  if (ctx->ops->parsed_configs.size() >= 64) ctx->ops->parsed_configs.clear();
-  ctx->ops->parsed_configs.emplace(text, c);
-  return c;
+  auto parse = [what](const std::string& t) { return ops::registry().parse(t, what, ops::OpKind::Gemm); };
+  return ctx ? ctx->ops->gemm_configs.get(text, parse) : parse(text);
 }
 
 // options.kernel, options.raster and options.math hold enum values; the config named by
@@ -82,10 +74,13 @@ detail::DeviceFacts facts_of(const detail::DeviceContext* ctx) {
 
 // Auto's config: the context's cache, the tuning database, the ranking. Without a device (the call
 // fails with NoDevice next) the ranking alone, to say why no family can run a product.
+ops::TunedLookup tuned_lookup(const detail::DeviceContext& ctx) {
+  return [&ctx](const ops::Problem& q) { return detail::tuned_config(ctx, q); };
+}
+
 ops::Config auto_config(const ops::Problem& p, const detail::DeviceContext* ctx) {
   if (!ctx) return ops::rank(p, detail::DeviceFacts{}).best();
-  return ops::choose(p, detail::device_facts(*ctx), ctx->ops->choices,
-                     [ctx](const ops::Problem& q) { return detail::tuned_config(*ctx, q); });
+  return ops::choose(p, detail::device_facts(*ctx), ctx->ops->choices, tuned_lookup(*ctx));
 }
 
 // C = beta * C for every batch (the quick return: k == 0 or alpha == 0).
@@ -184,21 +179,20 @@ GemmChoice explain(const GemmArgs& args, const GemmOptions& options, const detai
   const detail::DeviceFacts device = detail::device_facts(*ctx);
   ops::Config chosen = named;
   std::string source;
-  ops::Ranking ranking;
   if (!named.empty()) {
     require_applicable(p, named, options);
     source = options.config.empty() ? "options.kernel names a ladder level" : "options.config";
   } else {
-    chosen = detail::tuned_config(*ctx, p);
-    if (!chosen.empty() && chosen.family()->can_implement(p, chosen).empty()) {
+    const ops::Decision decision = ops::decide(p, device, tuned_lookup(*ctx));
+    chosen = decision.config;
+    if (decision.tuned) {
       source = "the tuning database's winner for this problem on this device";
       out.tuned = true;
     } else {
-      ranking = ops::rank(p, device);
-      chosen = ranking.best();
-      if (chosen.empty()) invalid(ops::no_family_reason(p, ranking));
-      for (size_t i = 1; i < ranking.estimated.size() && out.runners_up.size() < 4; ++i)
-        out.runners_up.emplace_back(ranking.estimated[i].config.text(), ranking.estimated[i].estimate.us);
+      if (chosen.empty()) invalid(ops::no_family_reason(p, decision.ranking));
+      const std::vector<ops::Ranked>& ranked = decision.ranking.estimated;
+      for (size_t i = 1; i < ranked.size() && out.runners_up.size() < 4; ++i)
+        out.runners_up.emplace_back(ranked[i].config.text(), ranked[i].estimate.us);
     }
   }
   const ops::Family& family = *chosen.family();

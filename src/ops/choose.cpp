@@ -13,31 +13,50 @@ Config Ranking::best() const {
   return Config();
 }
 
-Ranking rank(const Problem& p, const DeviceFacts& d) {
-  Ranking out;
-  for (const Family* f : registry().families(p.kind)) {
-    const std::string unsupported = f->supports(p);
-    if (!unsupported.empty()) {
-      out.refusals.push_back(std::string(f->name()) + ": " + unsupported);
+namespace {
+
+// Appends family f's legal candidates for `p` to `out` (unsorted), or its reason for having none.
+void add_candidates(const Family& f, const Problem& p, const DeviceFacts& d, Ranking& out) {
+  const std::string unsupported = f.supports(p);
+  if (!unsupported.empty()) {
+    out.refusals.push_back(std::string(f.name()) + ": " + unsupported);
+    return;
+  }
+  std::string first_refusal;
+  bool any = false;
+  for (Config& c : f.candidates(p, d)) {
+    const std::string why = f.can_implement(p, c);
+    if (!why.empty()) {
+      if (first_refusal.empty()) first_refusal = why;
       continue;
     }
-    std::string first_refusal;
-    bool any = false;
-    for (Config& c : f->candidates(p, d)) {
-      const std::string why = f->can_implement(p, c);
-      if (!why.empty()) {
-        if (first_refusal.empty()) first_refusal = why;
-        continue;
-      }
-      any = true;
-      if (std::optional<Estimate> e = f->estimate(p, c, d)) out.estimated.push_back({std::move(c), std::move(*e)});
-      else out.measure_only.push_back(std::move(c));
-    }
-    if (!any) out.refusals.push_back(std::string(f->name()) + ": " + (first_refusal.empty() ? "no config of it fits this product" : first_refusal));
+    any = true;
+    if (std::optional<Estimate> e = f.estimate(p, c, d)) out.estimated.push_back({std::move(c), std::move(*e)});
+    else out.measure_only.push_back(std::move(c));
   }
+  if (!any)
+    out.refusals.push_back(std::string(f.name()) + ": " +
+                           (first_refusal.empty() ? "no config of it fits this product" : first_refusal));
+}
+
+Ranking sorted(Ranking out) {
   std::stable_sort(out.estimated.begin(), out.estimated.end(),
                    [](const Ranked& a, const Ranked& b) { return a.estimate.rank_us < b.estimate.rank_us; });
   return out;
+}
+
+}  // namespace
+
+Ranking rank(const Problem& p, const DeviceFacts& d) {
+  Ranking out;
+  for (const Family* f : registry().families(p.kind)) add_candidates(*f, p, d, out);
+  return sorted(std::move(out));
+}
+
+Ranking rank(const Problem& p, const DeviceFacts& d, const Family& only) {
+  Ranking out;
+  add_candidates(only, p, d, out);
+  return sorted(std::move(out));
 }
 
 std::string no_family_reason(const Problem& p, const Ranking& r) {
@@ -65,12 +84,23 @@ void ChoiceCache::clear() {
   choices_.clear();
 }
 
+Decision decide(const Problem& p, const DeviceFacts& d, const TunedLookup& tuned) {
+  Decision out;
+  if (tuned) out.config = tuned(p);
+  // An entry that cannot run this call (other leading dimensions; tuned on tensor cores, math = ffma).
+  if (!out.config.empty() && !out.config.family()->can_implement(p, out.config).empty()) out.config = Config();
+  out.tuned = !out.config.empty();
+  if (!out.tuned) {
+    out.ranking = rank(p, d);
+    out.config = out.ranking.best();
+  }
+  return out;
+}
+
 Config choose(const Problem& p, const DeviceFacts& d, ChoiceCache& cache, const TunedLookup& tuned) {
   Config c;
   if (cache.find(p, &c)) return c;
-  if (tuned) c = tuned(p);
-  if (!c.empty() && !c.family()->can_implement(p, c).empty()) c = Config();  // e.g. tuned on tensor cores, math = ffma
-  if (c.empty()) c = rank(p, d).best();
+  c = decide(p, d, tuned).config;
   cache.insert(p, c);
   return c;
 }

@@ -33,6 +33,8 @@ struct Ranking {
 
 // Every registered family's legal candidates for `p`, ranked.
 Ranking rank(const Problem& p, const DeviceFacts& d);
+// One family's alone (`tilegemm bench --kernels <family>`).
+Ranking rank(const Problem& p, const DeviceFacts& d, const Family& only);
 
 // The reason no family can run `p`, from a ranking without candidates: every family's refusal.
 std::string no_family_reason(const Problem& p, const Ranking& r);
@@ -52,8 +54,16 @@ class ChoiceCache {
 
 // The tuning database's config for a problem, or an empty config.
 using TunedLookup = std::function<Config(const Problem&)>;
-// Auto's config for `p`: from `cache`, else the tuned entry (asked only on a miss; kept only if
-// can_implement accepts it) or the ranking's best, then remembered. Empty when nothing can run `p`.
+// Auto's decision for `p` without the cache: the tuned entry if its family can run `p`, else the
+// ranking's best (config empty when nothing can run `p`; ranking empty when the tuned entry won).
+struct Decision {
+  Config config;
+  bool tuned = false;
+  Ranking ranking;
+};
+Decision decide(const Problem& p, const DeviceFacts& d, const TunedLookup& tuned);
+// Auto's config for `p`: from `cache`, else decide()'s (the tuning database asked only on a miss),
+// then remembered.
 Config choose(const Problem& p, const DeviceFacts& d, ChoiceCache& cache, const TunedLookup& tuned = {});
 
 }  // namespace ops

@@ -14,16 +14,40 @@
 namespace tilegemm {
 namespace ops {
 
+// Config texts parsed before, to records of type T (bounded): an application that forces a config
+// passes the same text on every call (parsing it was ~2 us of a ~7 us call, tilegemm overhead, H100
+// host, 2026-11-25).
+template <class T>
+class ParsedTexts {
+ public:
+  // The record of `text`, parsed by `parse(text)` on a miss (which may throw: nothing is kept then).
+  template <class Parse>
+  T get(const std::string& text, const Parse& parse) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      const auto it = parsed_.find(text);
+      if (it != parsed_.end()) return it->second;
+    }
+    T record = parse(text);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (parsed_.size() >= kMaxEntries) parsed_.clear();
+    parsed_.emplace(text, record);
+    return record;
+  }
+
+ private:
+  static constexpr size_t kMaxEntries = 64;
+  std::mutex mutex_;
+  std::unordered_map<std::string, T> parsed_;
+};
+
 struct ContextState {
   // Auto's choices per problem, forgotten when the tuning database changes.
   ChoiceCache choices;
-  // Config texts of GemmOptions::config (and explicit levels) parsed before: an application that
-  // forces a config passes the same text on every call (parsing it was ~2 us of a ~7 us call,
-  // tilegemm overhead, H100 host, 2026-11-25). Bounded.
-  std::mutex parsed_mutex;
-  std::unordered_map<std::string, Config> parsed_configs;
-  // The same for BsrOptions::config (the BSR products are not on the operation model yet).
-  std::unordered_map<std::string, detail::BsrConfig> parsed_bsr_configs;
+  // GemmOptions::config texts (and explicit levels as ladder configs), and BsrOptions::config texts
+  // (the BSR products are not on the operation model yet).
+  ParsedTexts<Config> gemm_configs;
+  ParsedTexts<detail::BsrConfig> bsr_configs;
 };
 
 }  // namespace ops

@@ -110,19 +110,11 @@ std::optional<detail::BsrConfig> forced_config(const char* fn, const BsrOptions&
   if (options.kernel != BsrKernel::Auto)
     bsr_detail::invalid(std::string(fn) + "options.config = '" + options.config +
                         "' needs options.kernel = auto (it is " + to_string(options.kernel) + ")");
+  auto parse = [fn](const std::string& text) {
+    return detail::parse_bsr_config(text, (std::string(fn) + "options.config").c_str());
+  };
   const detail::DeviceContext* ctx = detail::current_device_context_if_any();
-  if (!ctx) return detail::parse_bsr_config(options.config, (std::string(fn) + "options.config").c_str());
-  ops::ContextState& state = *ctx->ops;
-  {
-    std::lock_guard<std::mutex> lock(state.parsed_mutex);
-    const auto it = state.parsed_bsr_configs.find(options.config);
-    if (it != state.parsed_bsr_configs.end()) return it->second;
-  }
-  const detail::BsrConfig c = detail::parse_bsr_config(options.config, (std::string(fn) + "options.config").c_str());
-  std::lock_guard<std::mutex> lock(state.parsed_mutex);
-  if (state.parsed_bsr_configs.size() >= 64) state.parsed_bsr_configs.clear();
-  state.parsed_bsr_configs.emplace(options.config, c);
-  return c;
+  return ctx ? ctx->ops->bsr_configs.get(options.config, parse) : parse(options.config);
 }
 
 // Everything after the device-free checks, shared by both products. i runs over W's rows, j over

@@ -15,6 +15,7 @@
 #include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
 #include "core/device_context.hpp"
+#include "dense/check_args.hpp"
 #include "dense/matrix_extent.hpp"
 #include "jit/jit.hpp"
 #include "ops/choose.hpp"
@@ -137,13 +138,10 @@ TuneResult tune(const GemmShape& shape, const TuneOptions& options) {
   level5.kernel = Kernel::Vectorized;
   product(ref.get(), level5);
 
-  GemmOptions call_options;
-  call_options.raster = Raster::Hilbert;
   const ops::Problem problem =
-      ops::gemm_call(GemmArgs{shape.layout, shape.op_a, shape.op_b, shape.m, shape.n, shape.k, 1,
-                              MatrixArg{DType::F32, a.get() + off, ops.lda, 0}, MatrixArg{DType::F32, b.get() + off, ops.ldb, 0},
-                              OutputArg{DType::F32, c.get() + off, ops.ldc, 0}, Epilogue{alpha, beta}},
-                     call_options)
+      ops::gemm_call(detail::sgemm_args(shape.layout, shape.op_a, shape.op_b, shape.m, shape.n, shape.k, alpha,
+                                        a.get() + off, ops.lda, b.get() + off, ops.ldb, beta, c.get() + off, ops.ldc),
+                     GemmOptions{})
           .problem;
   size_t compiled_count = 0;
   const std::vector<ops::Ranked> ranked = detail::tuning_candidates(problem, facts, options.run_time_configs, &compiled_count);

@@ -12,7 +12,7 @@
 #include "core/device_buffer.hpp"
 #include "harness.hpp"
 #include "shapes.hpp"
-#include "sparse/launch.hpp"
+#include "ops/bsr_call.hpp"
 #include "sparse_command.hpp"
 #include "sparse_harness.hpp"
 #include "report.hpp"
@@ -20,7 +20,7 @@
 #include "tilegemm/device.hpp"
 #include "tilegemm/error.hpp"
 #include "ref/reference.hpp"
-#include "tune/bsr_space.hpp"
+#include "tune/search.hpp"
 
 namespace tilegemm {
 namespace tools {
@@ -156,10 +156,13 @@ std::vector<Row> bench_problem(const SparseProblem& p, size_t index, const Spars
   // 4. Each --config, then with --schedules every compiled config of the tuner's space but Auto's pick.
   std::vector<std::string> configs = plan.configs;
   if (plan.schedules) {
-    const detail::BsrProblem prob = detail::describe_bsr(xwt, xwt ? p.n : p.m, xwt ? p.m : p.n, p.k, 1.0f, x.get(),
-                                                         xwt ? p.k : p.n, dw, 0.0f, y.get(), p.n);
-    const std::vector<detail::BsrConfig> space = detail::bsr_search_space(prob, false);
-    for (size_t i = 1; i < space.size(); ++i) configs.push_back(detail::to_string(space[i]));
+    const ops::Problem prob = ops::bsr_call(xwt ? ops::OpKind::BsrXwt : ops::OpKind::BsrWx, p.m, p.n, p.k, 1.0f,
+                                            x.get(), xwt ? p.k : p.n, dw, 0.0f, y.get(), p.n)
+                                  .problem;
+    size_t compiled_count = 0;
+    const std::vector<ops::Ranked> space =
+        detail::tuning_candidates(prob, detail::current_device_facts(), false, &compiled_count);
+    for (size_t i = 1; i < space.size(); ++i) configs.push_back(space[i].config.text());
   }
   for (size_t i = 0; i < configs.size() && !g_sparse_interrupted; ++i) {
     progress(configs[i]);

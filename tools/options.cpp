@@ -100,7 +100,7 @@ std::vector<Kernel> parse_kernel_list(const std::string& s, const char* what, st
       for (int level = 1; level <= kNumLadderLevels; ++level) add(static_cast<Kernel>(level));
     } else if (families && name == "families") {
       for (const ops::Family* f : known) add_family(std::string(f->name()));
-    } else if (families && ops::registry().find(name) && ops::registry().find(name)->kind() == ops::OpKind::Gemm) {
+    } else if (families && ops::registry().find(name) && ops::registry().find(name)->serves(ops::OpKind::Gemm)) {
       add_family(name);
     } else if (!item.empty()) {
       try {

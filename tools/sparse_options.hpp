@@ -92,7 +92,7 @@ struct SparseBenchArgs {  // as typed
   bool warm = false, cold = false;
   double min_time = 0.5;
   std::string graph_batch = "0";  // --graph-batch, as typed
-  bool schedules = false;  // also every config the tuner would measure (bsr_search_space, compiled ones)
+  bool schedules = false;  // also every config the tuner would measure (tuning_candidates, compiled ones)
   std::vector<std::string> configs;  // --config: BSR configs in text form
   std::string csv, json;
   // Dense-only bench options that were given (e.g. "--layout"); each is rejected with --sparse.
@@ -107,7 +107,7 @@ struct SparseBenchPlan {  // validated
   bool warm = false;  // false: flush L2 before every timed run (cold, the default)
   double min_time = 0.5;
   int graph_batch = 0;     // > 0: time CUDA graphs of this many launches (time_runs, harness.hpp)
-  bool schedules = false;  // also time every compiled config of the tuner's space (bsr_search_space)
+  bool schedules = false;  // also time every compiled config of the tuner's space (tuning_candidates)
   std::vector<std::string> configs;  // canonical text forms (--config)
   std::string csv, json;  // empty: none
 };

@@ -51,8 +51,8 @@ struct TuneOptions {
   double min_time_s = 0.05;   // timed runs of one config (at least 3), cold L2, median
   std::string database;       // empty: tuning_database_path()
   bool store = true;          // write the winner to the database
-  // Also measure run-time compiled variants (NVRTC) of the model's two leading tile shapes: a pipeline
-  // stage more or fewer, the other K-tile depth, a block per SM more or fewer (docs/tuning.md).
+  // Also measure run-time compiled variants (NVRTC) of the model's two leading tile shapes (each
+  // family's neighbours: a pipeline stage more or fewer, the other K-tile depth, ...; docs/tuning.md).
   bool run_time_configs = false;
   std::function<void(const TuneProgress&)> progress;  // after every measured config
   std::function<bool()> cancelled;                    // asked before every config: true stops early
@@ -60,7 +60,7 @@ struct TuneOptions {
 
 struct TuneCandidate {
   std::string config;
-  double predicted_us = 0;  // the analytic model's time
+  double predicted_us = 0;  // the model's time; 0 for a config without an estimate (measured after those with one)
   double measured_us = 0;   // median; 0 when not measured or it failed
   std::string status;       // "measured", "not measured", "wrong result: ...", "failed: ..."
 };
@@ -70,7 +70,7 @@ struct TuneResult {
                             // or "bsr xwt f32 4096x4096x4096 b32x32 nnzb1638 long13 x16 y16 beta0"
   std::string best_config;  // the fastest measured config
   double best_us = 0;
-  std::string auto_config;  // what untuned Auto picks (the analytic chooser; BSR: dispatch's rules), measured in the same run
+  std::string auto_config;  // what untuned Auto picks (the lowest estimate), measured in the same run
   double auto_us = 0;
   int measured = 0;
   bool exhaustive = false;  // every legal config was measured
@@ -78,21 +78,23 @@ struct TuneResult {
   bool stored = false;      // the database took the winner (false: not asked, or it holds a faster one)
   double seconds = 0;
   double compile_seconds = 0;  // of it, compiling (or loading from the disk cache) the run-time variants
-  std::vector<TuneCandidate> candidates;  // every legal config, in the model's order
+  std::vector<TuneCandidate> candidates;  // every legal config: those with an estimate in its order, then the rest
 };
 
+// Both operations are tuned by one search over the registered kernel families (docs/tuning.md): every
+// family's legal candidates, those with an estimate in the order of the estimates (corrected by each
+// measurement), then those without one, until max_measured, the budget or `cancelled` stops it. With
+// run_time_configs also the run-time compiled variants of the two leading tile shapes, and with
+// max_measured == 0 a local search after: every config one move away from the best so far, round
+// after round until a round finds nothing faster (at most 4 rounds).
+//
 // Tunes `shape` on the current device. Throws Error(InvalidArgument) naming the field for a bad
 // shape or option, before anything is allocated; Error(OutOfMemory/CudaError) from the device.
 TuneResult tune(const GemmShape& shape, const TuneOptions& options = {});
-// Tunes a BSR product with W = `w` on the current device. Its space: dispatch's pick first, the other
-// tiled family's default schedule, the compiled candidate schedules no taller than a block row (16
-// rows at least), kernel 02 for batches <= 64 and kernel 01 for batches <= 16; with
-// options.run_time_configs also run-time compiled variants of both tiled defaults (a stage more or
-// fewer, the other K-chunk, half or twice the tile width). There is no analytic model for BSR:
-// candidates are measured in that order until max_measured, the budget or `cancelled` stops it.
-// With run_time_configs and max_measured == 0 a local search follows: every schedule one move away
-// from the best so far (each tile side, thread tile or warp count halved or doubled, another K-chunk,
-// a stage more or fewer), round after round until a round finds nothing faster (at most 4 rounds).
+// Tunes a BSR product with W = `w` on the current device. The BSR families' candidates: each family's
+// default config for the block shape (estimated by the BSR model), the compiled extra schedules no
+// taller than a block row (16 rows at least), kernel 02 for batches <= 128 and kernel 01 for batches
+// <= 16 (measured after the estimated ones).
 TuneResult tune(const BsrShape& shape, const DeviceBsrMatrix& w, const TuneOptions& options = {});
 
 // The database Auto reads: $TILEGEMM_TUNING_DB, else tuning.sqlite3 in $TILEGEMM_CACHE_DIR, else in

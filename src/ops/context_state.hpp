@@ -9,7 +9,6 @@
 
 #include "ops/choose.hpp"
 #include "ops/config.hpp"
-#include "sparse/config.hpp"
 
 namespace tilegemm {
 namespace ops {
@@ -44,10 +43,9 @@ class ParsedTexts {
 struct ContextState {
   // Auto's choices per problem, forgotten when the tuning database changes.
   ChoiceCache choices;
-  // GemmOptions::config texts (and explicit levels as ladder configs), and BsrOptions::config texts
-  // (the BSR products are not on the operation model yet).
+  // GemmOptions::config texts (and explicit levels as ladder configs), and BsrOptions::config texts.
   ParsedTexts<Config> gemm_configs;
-  ParsedTexts<detail::BsrConfig> bsr_configs;
+  ParsedTexts<Config> bsr_configs;
 };
 
 }  // namespace ops

@@ -36,7 +36,8 @@ class Family {
   virtual ~Family() = default;
   // The family's name in logs, explain_choice and `bench --kernels` ("simt-tiled", "gemv").
   virtual std::string_view name() const = 0;
-  virtual OpKind kind() const = 0;
+  // Whether the family computes this kind of operation (the BSR families serve both orientations).
+  virtual bool serves(OpKind kind) const = 0;
 
   // Whether `text` (lowered, trimmed) is one of this family's config texts: decided by the prefix
   // before the first ':' and, where families share a prefix, the fields that tell them apart.
@@ -60,7 +61,9 @@ class Family {
   virtual std::string error_group(const Config&) const { return std::string(name()); }
   // "" when `c` can run `p`, else why not, in words, naming the field or the operand.
   virtual std::string can_implement(const Problem& p, const Config& c) const = 0;
-  virtual size_t workspace_bytes(const Problem& p, const Config& c, const DeviceFacts& d) const = 0;
+  // Device memory `c` takes from the workspace pool when it runs `o` (the BSR tiled kernels split W's
+  // longest rows, whose lengths travel with the operands).
+  virtual size_t workspace_bytes(const Problem& p, const Config& c, const Operands& o, const DeviceFacts& d) const = 0;
   // The model's time, or nullopt: measure only (Auto takes such a config only when no config of any
   // family has an estimate).
   virtual std::optional<Estimate> estimate(const Problem& p, const Config& c, const DeviceFacts& d) const = 0;

@@ -5,7 +5,25 @@
 namespace tilegemm {
 namespace ops {
 
+namespace {
+
+// The BSR products' key, the text the BSR tuner has stored since its first database.
+std::string bsr_problem_key(const Problem& p) {
+  const bool x16 = p.align_a == 16 && p.align_b == 16 && p.bsr.block_c % 4 == 0;
+  const bool y16 = p.align_c == 16 && (p.kind != OpKind::BsrXwt || p.bsr.block_r % 4 == 0);
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "bsr %s %s %lldx%lldx%lld b%dx%d nnzb%lld long%lld x%d y%d beta%d",
+                p.kind == OpKind::BsrXwt ? "xwt" : "wx", dtype_text(p).c_str(), static_cast<long long>(p.m),
+                static_cast<long long>(p.n), static_cast<long long>(p.k), p.bsr.block_r, p.bsr.block_c,
+                static_cast<long long>(p.bsr.nnzb), static_cast<long long>(p.bsr.longest_row), x16 ? 16 : 4,
+                y16 ? 16 : 4, p.beta_zero ? 0 : 1);
+  return buf;
+}
+
+}  // namespace
+
 std::string problem_key(const Problem& p) {
+  if (p.kind != OpKind::Gemm) return bsr_problem_key(p);
   auto copies = [&](DType t, int align, int pitch_align) {
     const bool shifted = align < 16 && pitch_align == 16;
     if (t == DType::F32 || t == DType::TF32) return std::string(align == 16 ? "16" : shifted ? "4s" : "4");

@@ -1,6 +1,7 @@
 // The tuning database's problem key of a product, in a stable text form (tune/database.hpp keys the
 // device apart). For an F32 GEMM the text is the one used since the tuner's first database, so
-// existing databases still apply: "gemm f32 4096x4096x4096 NN a16 b16 beta0".
+// existing databases still apply: "gemm f32 4096x4096x4096 NN a16 b16 beta0", "bsr xwt f32
+// 4096x4096x4096 b32x32 nnzb1638 long13 x16 y16 beta0".
 #pragma once
 #include <string>
 
@@ -9,6 +10,8 @@
 namespace tilegemm {
 namespace ops {
 
+// "bsr xwt|wx <dtypes> MxNxK b<R>x<C> nnzb<stored blocks> long<longest block row> x<16|4> y<16|4>
+// beta<0|1>" for a BSR product (x16: 16-byte copies of X and W rows; y16: 16-byte stores of Y).
 // "gemm <dtypes> MxNxK <ops> a<copies> b<copies>[ same-shift] beta<0|1>", canonical row-major sizes.
 // <copies> of an F32 operand: 16 (rows 16-byte aligned), 4s (rows all at one offset from a 16-byte
 // boundary), 4 (neither); of a narrower type, its alignment in bytes (and "s" likewise). "same-shift":

@@ -9,6 +9,8 @@
 #include "tilegemm/types.hpp"
 
 namespace tilegemm {
+class DeviceBsrMatrix;
+
 namespace ops {
 
 enum class OpKind : int {
@@ -21,8 +23,22 @@ const char* to_string(OpKind k);  // "gemm", "bsr-xwt", "bsr-wx"
 // What happens to the accumulated product before it is stored. Only the linear combination exists.
 enum class EpilogueKind : int { LinearCombination = 0 };
 
-// One product, reduced to canonical form: row-major, column-major calls swapped onto it
-// (C^T = op(B)^T op(A)^T over the same memory).
+// W of a block-sparse product: what its families' legality, model and key depend on (the row lengths
+// themselves, which the tiled kernels' launch plan reads, travel with the operands).
+struct BsrFacts {
+  int block_r = 0, block_c = 0;  // R x C blocks
+  int64_t block_rows = 0;        // W's block rows
+  int64_t nnzb = 0;              // stored blocks
+  int64_t longest_row = 0;       // stored blocks of the longest block row
+  bool operator==(const BsrFacts& o) const {
+    return block_r == o.block_r && block_c == o.block_c && block_rows == o.block_rows && nnzb == o.nnzb &&
+           longest_row == o.longest_row;
+  }
+};
+
+// One product, reduced to canonical form. GEMM: row-major, column-major calls swapped onto it
+// (C^T = op(B)^T op(A)^T over the same memory). BSR: m x n x k of the public product (bsr.hpp), A is
+// X, B is W (its block data), C is Y.
 struct Problem {
   OpKind kind = OpKind::Gemm;
   DType a_type = DType::F32, b_type = DType::F32, c_type = DType::F32;
@@ -39,6 +55,7 @@ struct Problem {
   bool beta_zero = true;  // C is not read
   EpilogueKind epilogue = EpilogueKind::LinearCombination;
   bool offsets_fit_32bit = true;  // A and B each span at most 2^31 - 1 elements
+  BsrFacts bsr;                   // the BSR kinds only
 
   bool operator==(const Problem& o) const;
 };
@@ -48,11 +65,12 @@ struct ProblemHash {
 };
 
 // The operands of one launch of a canonical problem: device pointers, leading dimensions (elements),
-// the epilogue's scalars and the tile order of the tiled kernels.
+// the epilogue's scalars and the tile order of the tiled kernels. BSR: a is X, c is Y, w is W (b unused).
 struct Operands {
   const void* a = nullptr;
   const void* b = nullptr;
   void* c = nullptr;
+  const DeviceBsrMatrix* w = nullptr;
   int64_t lda = 0, ldb = 0, ldc = 0;
   float alpha = 1.0f, beta = 0.0f;
   Raster raster = Raster::Hilbert;

@@ -13,7 +13,11 @@ namespace ops {
   X(simt_tiled)                       \
   X(tf32x3_tiled)                     \
   X(gemv)                             \
-  X(ladder)
+  X(ladder)                           \
+  X(bsr_small_m)                      \
+  X(bsr_tiled)                        \
+  X(bsr_tf32x3)                       \
+  X(bsr_reduction)
 
 #define TILEGEMM_DECLARE_FAMILY(name) std::unique_ptr<Family> make_##name##_family();
 TILEGEMM_BUILT_IN_FAMILIES(TILEGEMM_DECLARE_FAMILY)
@@ -56,7 +60,7 @@ std::vector<const Family*> Registry::families(OpKind kind) const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<const Family*> out;
   for (const auto& f : families_)
-    if (f->kind() == kind) out.push_back(f.get());
+    if (f->serves(kind)) out.push_back(f.get());
   return out;
 }
 

@@ -1,5 +1,6 @@
-// Launchers of the BSR kernels (one .cu per kernel file) and the problem description dispatch
-// hands them. Host code; the public entry points are in bsr_products.cpp.
+// Launchers of the BSR kernels (one .cu per kernel file) and the problem description they take
+// (built from the operation model's Problem by ops::bsr_problem). Host code; the public entry points
+// are in bsr_products.cpp, the families in src/ops/families/bsr_*.
 #pragma once
 #include <cuda_runtime_api.h>
 
@@ -23,15 +24,6 @@ struct BsrProblem {
   // 16-byte copies of both operands' rows: W rows when C % 4 == 0, X rows when x and ldx allow.
   bool vec() const { return p.w_vec4 && p.x_vec4; }
 };
-
-// The orientation-free problem of a checked product (bsr_products.cpp): i over W's rows, j over the
-// dense batch.
-BsrProblem describe_bsr(bool xwt, int64_t rows_i, int64_t cols_j, int64_t k, float alpha, const float* x, int64_t ldx,
-                        const DeviceBsrMatrix& w, float beta, float* y, int64_t ldy);
-// The family Auto picks without a tuned entry, and the config an explicit kernel (or that family)
-// runs: a tiled family's default schedule for the block shape.
-BsrFamily choose_bsr_family(const BsrProblem& prob);
-BsrConfig bsr_kernel_config(const BsrProblem& prob, BsrKernel kernel);
 
 // Why `c` cannot run `prob` ("" when it can): a tiled schedule whose copies do not split for this
 // product's orientation and copy width.

@@ -1,11 +1,17 @@
 #include "tune/search.hpp"
 
 #include <algorithm>
+#include <climits>
+#include <cmath>
+#include <limits>
+#include <map>
 #include <thread>
 
 #include "core/cuda_check.hpp"
 #include "core/device_context.hpp"
 #include "tilegemm/error.hpp"
+#include "ops/keys.hpp"
+#include "ops/registry.hpp"
 #include "tune/keys.hpp"
 #include "tune/tuned_table.hpp"
 
@@ -17,26 +23,159 @@ std::vector<ops::Ranked> tuning_candidates(const ops::Problem& p, const DeviceFa
   const ops::Ranking ranking = ops::rank(p, d);
   std::vector<ops::Ranked> out = ranking.estimated;
   *compiled_count = out.size();
-  if (!run_time_configs) return out;
-  constexpr int kBases = 2;
-  std::vector<std::string> groups;
-  for (const ops::Ranked& r : ranking.estimated) {
-    const ops::Family& f = *r.config.family();
-    const std::string group = std::string(f.name()) + " " + f.error_group(r.config);
-    if (std::find(groups.begin(), groups.end(), group) != groups.end()) continue;
-    const std::vector<ops::Config> neighbours = f.neighbours(p, r.config);
-    if (neighbours.empty()) continue;  // a family without run-time variants (GEMV) takes no base's place
-    groups.push_back(group);
-    for (const ops::Config& v : neighbours) {
-      if (!f.can_implement(p, v).empty()) continue;
-      bool seen = false;
-      for (const ops::Ranked& o : out) seen = seen || o.config == v;
-      if (seen) continue;
-      if (std::optional<ops::Estimate> e = f.estimate(p, v, d)) out.push_back({v, std::move(*e)});
+  auto seen = [&out](const ops::Config& c) {
+    for (const ops::Ranked& o : out)
+      if (o.config == c) return true;
+    return false;
+  };
+  std::vector<ops::Ranked> unestimated;  // legal configs without a model: measured after the rest
+  for (const ops::Config& c : ranking.measure_only) unestimated.push_back({c, ops::Estimate{}});
+  if (run_time_configs) {
+    constexpr int kBases = 2;
+    std::vector<std::string> groups;
+    for (const ops::Ranked& r : ranking.estimated) {
+      const ops::Family& f = *r.config.family();
+      const std::string group = std::string(f.name()) + " " + f.error_group(r.config);
+      if (std::find(groups.begin(), groups.end(), group) != groups.end()) continue;
+      const std::vector<ops::Config> neighbours = f.neighbours(p, r.config);
+      if (neighbours.empty()) continue;  // a family without run-time variants (GEMV) takes no base's place
+      groups.push_back(group);
+      for (const ops::Config& v : neighbours) {
+        if (!f.can_implement(p, v).empty() || seen(v)) continue;
+        if (std::optional<ops::Estimate> e = f.estimate(p, v, d)) out.push_back({v, std::move(*e)});
+        else if (std::none_of(unestimated.begin(), unestimated.end(), [&v](const ops::Ranked& u) { return u.config == v; }))
+          unestimated.push_back({v, ops::Estimate{}});
+      }
+      if (static_cast<int>(groups.size()) == kBases) break;
     }
-    if (static_cast<int>(groups.size()) == kBases) break;
   }
+  for (ops::Ranked& u : unestimated)
+    if (!seen(u.config)) out.push_back(std::move(u));
   return out;
+}
+
+namespace {
+
+// Candidates whose corrected prediction is this much slower than the best measured time are not
+// worth measuring (the model's errors on one shape stay within ~10 % once corrected).
+constexpr double kHopelessFactor = 1.15;
+// Measured before stopping early on that rule: the model's pick and a few more.
+constexpr int kMinMeasured = 4;
+// Rounds of the local search at most.
+constexpr int kMaxRounds = 4;
+
+// Geometric means of measured / predicted, per error group and over all.
+class ModelCorrection {
+ public:
+  void add(const std::string& group, double predicted, double measured) {
+    const double r = std::log(measured / predicted);
+    auto& g = groups_[group];
+    g.first += r;
+    g.second += 1;
+    all_.first += r;
+    all_.second += 1;
+  }
+  double corrected(const std::string& group, double predicted) const {
+    const auto it = groups_.find(group);
+    const std::pair<double, int>& g = it != groups_.end() ? it->second : all_;
+    return g.second > 0 ? predicted * std::exp(g.first / g.second) : predicted;
+  }
+
+ private:
+  std::map<std::string, std::pair<double, int>> groups_;
+  std::pair<double, int> all_{0.0, 0};
+};
+
+}  // namespace
+
+void search(const ops::Problem& p, const DeviceFacts& facts, const DeviceContext& ctx, const TuneOptions& options,
+            const Stopwatch& clock, const std::function<bool(TuneCandidate&)>& measure, TuneResult& result,
+            std::vector<bool>& tried) {
+  size_t compiled_count = 0;
+  std::vector<ops::Ranked> ranked = tuning_candidates(p, facts, options.run_time_configs, &compiled_count);
+  if (compiled_count == 0)
+    throw Error(ErrorCode::InvalidArgument, "shape: no config with a model can run this product (" +
+                                                ops::no_family_reason(p, ops::rank(p, facts)) + ")");
+  std::vector<std::string> groups;
+  // Appends candidates and compiles (or reads from the disk cache) the run-time kernels among them all
+  // at once, in parallel, before anything is timed; one that fails to compile is reported and skipped.
+  auto add = [&](std::vector<ops::Ranked> more) {
+    std::vector<JitRequest> requests;
+    std::vector<size_t> which;
+    for (ops::Ranked& r : more) {
+      const size_t index = result.candidates.size();
+      for (JitRequest& j : r.config.family()->run_time_kernels(p, r.config, facts)) {
+        requests.push_back(std::move(j));
+        which.push_back(index);
+      }
+      result.candidates.push_back({r.config.text(), r.estimate.us, 0.0, "not measured"});
+      groups.push_back(r.config.family()->error_group(r.config));
+      tried.push_back(false);
+    }
+    prefetch_run_time_kernels(ctx, requests, which, result, tried);
+  };
+  add(std::move(ranked));
+  result.auto_config = result.candidates[0].config;
+
+  ModelCorrection correction;
+  const int limit = options.max_measured > 0 ? options.max_measured : INT_MAX;
+  int attempts = 0;
+  // Measures untried candidates from `from` on until the limit, budget or cancel, or the hopeless rule.
+  auto measure_from = [&](size_t from) {
+    while (attempts < limit) {
+      // The untried estimated candidate the corrected model ranks first (the model's own pick first of
+      // all), else the first untried one without an estimate.
+      int next = -1;
+      double next_us = 0;
+      for (size_t i = from; i < result.candidates.size(); ++i) {
+        if (tried[i] || result.candidates[i].predicted_us <= 0) continue;
+        const double us = correction.corrected(groups[i], result.candidates[i].predicted_us);
+        if (next < 0 || us < next_us) next = static_cast<int>(i), next_us = us;
+      }
+      for (size_t i = from; next < 0 && i < result.candidates.size(); ++i)
+        if (!tried[i]) next = static_cast<int>(i);
+      if (next < 0) return;
+      if (attempts > 0) {
+        if (clock.seconds() > options.budget_s || (options.cancelled && options.cancelled())) {
+          result.stopped = true;
+          return;
+        }
+        if (options.max_measured > 0 && result.measured >= kMinMeasured && next_us > kHopelessFactor * result.best_us)
+          return;  // the corrected model sees nothing left that could win
+      }
+      tried[next] = true;
+      ++attempts;
+      TuneCandidate& cand = result.candidates[next];
+      if (measure(cand)) {
+        record_measurement(result, next);
+        if (cand.predicted_us > 0) correction.add(groups[next], cand.predicted_us, cand.measured_us);
+      }
+      report_progress(options, result, attempts, cand);
+    }
+  };
+  measure_from(0);
+  // The local search (the AutoTVM step: measurements choose where to look next).
+  for (int round = 0; round < kMaxRounds && options.run_time_configs && options.max_measured == 0 && !result.stopped &&
+                      !result.best_config.empty();
+       ++round) {
+    const std::string best = result.best_config;
+    const ops::Config base = ops::registry().parse(best, "config", p.kind);
+    std::vector<ops::Ranked> fresh;
+    for (const ops::Config& c : base.family()->neighbours(p, base)) {
+      if (!base.family()->can_implement(p, c).empty()) continue;
+      const std::string text = c.text();
+      if (std::any_of(result.candidates.begin(), result.candidates.end(),
+                      [&text](const TuneCandidate& t) { return t.config == text; }))
+        continue;
+      std::optional<ops::Estimate> e = base.family()->estimate(p, c, facts);
+      fresh.push_back({c, e ? *e : ops::Estimate{}});
+    }
+    if (fresh.empty()) break;
+    const size_t from = result.candidates.size();
+    add(std::move(fresh));
+    measure_from(from);
+    if (result.best_config == best) break;
+  }
 }
 
 void check_tune_options(const TuneOptions& o) {
@@ -137,6 +276,32 @@ bool verify_and_time(TuneCandidate& cand, const std::function<void()>& reset, co
     cand.status = std::string("failed: ") + e.what();
     return false;
   }
+}
+
+TuneRun::TuneRun(const TuneOptions& options)
+    : options_(options), store_(options), ctx_(current_device_context()), facts_(device_facts(ctx_)) {}
+
+void TuneRun::reset_output(float* dst, const float* start, size_t count) const {
+  if (start == nullptr)
+    fill_value(dst, count, std::numeric_limits<float>::quiet_NaN(), stream_.s);
+  else
+    TILEGEMM_CUDA_CHECK(cudaMemcpyAsync(dst, start, count * sizeof(float), cudaMemcpyDeviceToDevice, stream_.s));
+}
+
+TuneResult TuneRun::measure(const ops::Problem& p, const std::function<void()>& reset,
+                            const std::function<void(const std::string& config)>& run,
+                            const std::function<Diff()>& compare, double tolerance) {
+  TuneResult result;
+  result.problem = ops::problem_key(p);
+  const size_t flush_bytes = 2 * ctx_.l2_bytes;
+  auto measure_one = [&](TuneCandidate& cand) {
+    return verify_and_time(cand, reset, [&] { run(cand.config); }, compare, tolerance, options_.min_time_s, flush_bytes,
+                           stream_.s);
+  };
+  std::vector<bool> tried;
+  search(p, facts_, ctx_, options_, clock_, measure_one, result, tried);
+  finish_run(ctx_, tried, stream_.s, store_, clock_, result);
+  return result;
 }
 
 }  // namespace detail

@@ -1,5 +1,6 @@
-// What the dense and the BSR tuner share (tune.cpp, tune_bsr.cpp): option checks, the tuner's own
-// stream, progress reports and storing the winner.
+// The tuner's search over the operation model, for every operation (tune.cpp sets up a GEMM or a BSR
+// product and its reference, then calls search()), and what a run needs around it: option checks, the
+// tuner's own stream, progress reports and storing the winner.
 #pragma once
 #include <cuda_runtime_api.h>
 
@@ -23,11 +24,26 @@ struct DeviceContext;
 // What a tuning run of `p` measures, in the estimates' order: every registered family's legal
 // candidates that have an estimate (ops::rank), then with `run_time_configs` the run-time compiled
 // neighbours (Family::neighbours) of the two leading error groups that have any (tile shapes, with
-// their packing), each at the split of
-// that group's best-ranked config. *compiled_count: how many come before the neighbours. Pure host
-// code (the CPU tests call it).
+// their packing), each at the split of that group's best-ranked config; then the legal candidates
+// and neighbours without an estimate (estimate.us == 0), in their families' order.
+// *compiled_count: how many come before the neighbours. Pure host code (the CPU tests call it).
 std::vector<ops::Ranked> tuning_candidates(const ops::Problem& p, const DeviceFacts& d, bool run_time_configs,
                                            size_t* compiled_count);
+class Stopwatch;
+
+// One tuning run's measurements of `p`: the candidates of tuning_candidates() (their run-time kernels
+// compiled first, in parallel), each measured by `measure`, estimated ones in the order of the
+// estimates corrected by every measurement so far (per error group: the AutoTVM idea, measured times
+// re-rank the rest), then those without an estimate in order; until options.max_measured, the budget or
+// `cancelled` stops it, or (with a measuring limit) the corrected estimates see nothing left that could
+// win. With run_time_configs and max_measured == 0 a local search follows: every config one move away
+// from the best (Family::neighbours), until a round finds nothing faster. Fills result.candidates,
+// auto_config (the first candidate: Auto's untuned pick), the measurements and `tried`. Throws
+// Error(InvalidArgument) when no family estimates `p`.
+void search(const ops::Problem& p, const DeviceFacts& facts, const DeviceContext& ctx, const TuneOptions& options,
+            const Stopwatch& clock, const std::function<bool(TuneCandidate&)>& measure, TuneResult& result,
+            std::vector<bool>& tried);
+
 // Throws Error(InvalidArgument) naming the option (budget_s, max_measured, min_time_s).
 void check_tune_options(const TuneOptions& o);
 
@@ -84,6 +100,32 @@ class Stopwatch {
 // run's seconds.
 void finish_run(const DeviceContext& ctx, const std::vector<bool>& tried, cudaStream_t s, TuneStore& store,
                 const Stopwatch& clock, TuneResult& result);
+
+// One tuning run of a product (tune.cpp makes one per GEMM or BSR product): its clock starts first
+// (the budget counts everything), its database is opened before anything is allocated (a path that
+// cannot hold it fails in seconds), on the current device with a stream of its own.
+class TuneRun {
+ public:
+  explicit TuneRun(const TuneOptions& options);
+  cudaStream_t stream() const { return stream_.s; }
+  Stream user_stream() const { return reinterpret_cast<Stream>(stream_.s); }
+  // An output before a product writes it: NaN where the product does not read it (start == nullptr:
+  // every element must be written), else a copy of its starting values.
+  void reset_output(float* dst, const float* start, size_t count) const;
+  // Searches `p`'s candidates (search() above), each verified by reset(), run(config), compare()
+  // against `tolerance` and then timed; stores the winner. Returns the run's result.
+  TuneResult measure(const ops::Problem& p, const std::function<void()>& reset,
+                     const std::function<void(const std::string& config)>& run, const std::function<Diff()>& compare,
+                     double tolerance);
+
+ private:
+  const TuneOptions& options_;
+  Stopwatch clock_;
+  TuneStore store_;
+  const DeviceContext& ctx_;
+  DeviceFacts facts_;
+  OwnedStream stream_;
+};
 
 }  // namespace detail
 }  // namespace tilegemm

@@ -1,14 +1,13 @@
-// tilegemm::tune: measure the legal configs of one product in the order the analytic model ranks
-// them, correcting the model with every measurement (the AutoTVM idea: measured times re-rank the
-// rest), and store the fastest in the tuning database.
+// tilegemm::tune for a GEMM and for a BSR product: operands, a reference from a kernel family no
+// candidate shares (level 5; for BSR over W expanded to dense) and the product under test, then the one
+// search over the operation model's candidates (tune/search.hpp), and the fastest stored in the tuning
+// database.
 #include "tilegemm/tune.hpp"
 
 #include <algorithm>
 #include <climits>
 #include <cmath>
 #include <limits>
-#include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,9 +18,12 @@
 #include "dense/matrix_extent.hpp"
 #include "jit/jit.hpp"
 #include "ops/choose.hpp"
+#include "ops/bsr_call.hpp"
 #include "ops/gemm_call.hpp"
 #include "ops/keys.hpp"
 #include "ref/reference.hpp"
+#include "tilegemm/bsr.hpp"
+#include "tilegemm/bsr_gpu.hpp"
 #include "tilegemm/error.hpp"
 #include "tilegemm/gemm.hpp"
 #include "tune/database.hpp"
@@ -34,12 +36,6 @@ namespace tilegemm {
 namespace {
 
 [[noreturn]] void invalid(const std::string& msg) { throw Error(ErrorCode::InvalidArgument, msg); }
-
-// Candidates whose corrected prediction is this much slower than the best measured time are not
-// worth measuring (the model's errors on one shape stay within ~10 % once corrected).
-constexpr double kHopelessFactor = 1.15;
-// Measured before stopping early on that rule: the model's pick and a few more.
-constexpr int kMinMeasured = 4;
 
 struct Operands {
   int64_t lda = 0, ldb = 0, ldc = 0;
@@ -76,27 +72,19 @@ Operands check_shape(const GemmShape& s, const TuneOptions& o) {
   return ops;
 }
 
-// Geometric means of measured / predicted, per error group and over all.
-class ModelCorrection {
- public:
-  void add(const std::string& group, double predicted, double measured) {
-    const double r = std::log(measured / predicted);
-    auto& g = groups_[group];
-    g.first += r;
-    g.second += 1;
-    all_.first += r;
-    all_.second += 1;
-  }
-  double corrected(const std::string& group, double predicted) const {
-    const auto it = groups_.find(group);
-    const std::pair<double, int>& g = it != groups_.end() ? it->second : all_;
-    return g.second > 0 ? predicted * std::exp(g.first / g.second) : predicted;
-  }
-
- private:
-  std::map<std::string, std::pair<double, int>> groups_;
-  std::pair<double, int> all_{0.0, 0};
-};
+void check_bsr_shape(const BsrShape& s, const DeviceBsrMatrix& w) {
+  if (s.product != BsrProduct::Xwt && s.product != BsrProduct::Wx) invalid("shape.product is not a BsrProduct value");
+  const std::pair<const char*, int64_t> dims[] = {{"shape.m", s.m}, {"shape.n", s.n}, {"shape.k", s.k}};
+  for (const auto& [name, v] : dims)
+    if (v < 1 || v > INT_MAX) invalid(std::string(name) + " = " + std::to_string(v) + " is not in [1, 2^31-1]");
+  const bool xwt = s.product == BsrProduct::Xwt;
+  const int64_t rows = xwt ? s.n : s.m;
+  if (w.rows() != rows || w.cols() != s.k)
+    invalid(std::string("w: ") + std::to_string(w.rows()) + " x " + std::to_string(w.cols()) + " does not match shape (" +
+            (xwt ? "xwt needs W n x k = " : "wx needs W m x k = ") + std::to_string(rows) + " x " + std::to_string(s.k) +
+            ")");
+  if (w.nnzb() == 0) invalid("w: no stored blocks, nothing to tune (every product is Y = beta * Y)");
+}
 
 }  // namespace
 
@@ -106,14 +94,8 @@ void reload_tuning_database() { detail::forget_tuned_tables(); }
 
 TuneResult tune(const GemmShape& shape, const TuneOptions& options) {
   const Operands ops = check_shape(shape, options);
-  const detail::Stopwatch clock;
-  detail::TuneStore store(options);
-
-  const detail::DeviceContext& ctx = detail::current_device_context();
-  const detail::DeviceFacts facts = detail::device_facts(ctx);
-  detail::OwnedStream stream;
-  const cudaStream_t s = stream.s;
-  const Stream user_stream = reinterpret_cast<Stream>(s);
+  detail::TuneRun run(options);
+  const cudaStream_t s = run.stream();
 
   // Operands uniform in [-1, 1]; C0 is C's starting value when beta != 0.
   DeviceBuffer<float> a(ops.size_a), b(ops.size_b), c(ops.size_c), ref(ops.size_c), c0(shape.beta_zero ? 0 : ops.size_c);
@@ -122,18 +104,12 @@ TuneResult tune(const GemmShape& shape, const TuneOptions& options) {
   if (!shape.beta_zero) detail::fill_uniform(c0.get(), ops.size_c, 0x7A13, s);
   const float alpha = 1.0f, beta = shape.beta_zero ? 0.0f : 1.0f;
   const int64_t off = shape.offset;
-  auto reset_c = [&](float* dst) {
-    if (shape.beta_zero)
-      detail::fill_value(dst, ops.size_c, std::numeric_limits<float>::quiet_NaN(), s);  // must all be written
-    else
-      TILEGEMM_CUDA_CHECK(cudaMemcpyAsync(dst, c0.get(), ops.size_c * sizeof(float), cudaMemcpyDeviceToDevice, s));
-  };
   auto product = [&](float* dst, const GemmOptions& opt) {
     sgemm(shape.layout, shape.op_a, shape.op_b, shape.m, shape.n, shape.k, alpha, a.get() + off, ops.lda,
-          b.get() + off, ops.ldb, beta, dst + off, ops.ldc, user_stream, opt);
+          b.get() + off, ops.ldb, beta, dst + off, ops.ldc, run.user_stream(), opt);
   };
   // The reference: level 5, a kernel family none of the candidates shares, with 64-bit offsets.
-  reset_c(ref.get());
+  run.reset_output(ref.get(), shape.beta_zero ? nullptr : c0.get(), ops.size_c);
   GemmOptions level5;
   level5.kernel = Kernel::Vectorized;
   product(ref.get(), level5);
@@ -143,81 +119,65 @@ TuneResult tune(const GemmShape& shape, const TuneOptions& options) {
                                         a.get() + off, ops.lda, b.get() + off, ops.ldb, beta, c.get() + off, ops.ldc),
                      GemmOptions{})
           .problem;
-  size_t compiled_count = 0;
-  const std::vector<ops::Ranked> ranked = detail::tuning_candidates(problem, facts, options.run_time_configs, &compiled_count);
-  if (ranked.empty())
-    invalid("shape: no config with a model can run this product (A or B spans more than 2147483647 elements and no "
-            "dimension is <= 16); Auto runs level 5");
-
-  TuneResult result;
-  result.problem = ops::problem_key(problem);
-  for (const ops::Ranked& r : ranked)
-    result.candidates.push_back({r.config.text(), r.estimate.us, 0.0, "not measured"});
-  result.auto_config = result.candidates[0].config;
-
-  const double tolerance = 2.0 * ref::fp32_gemm_error_bound(shape.k);  // ours and level 5's rounding, |A|, |B| <= 1
-  const size_t flush_bytes = 2 * ctx.l2_bytes;
   const int64_t outer = ops.stored.c.rows, inner = ops.stored.c.cols;
   const int64_t c_outer = shape.layout == Layout::RowMajor ? outer : inner;
   const int64_t c_inner = shape.layout == Layout::RowMajor ? inner : outer;
+  return run.measure(
+      problem, [&] { run.reset_output(c.get(), shape.beta_zero ? nullptr : c0.get(), ops.size_c); },
+      [&](const std::string& config) {
+        GemmOptions opt;
+        opt.config = config;
+        product(c.get(), opt);
+      },
+      [&] { return detail::compare_matrix(c.get() + off, ref.get() + off, c_outer, c_inner, ops.ldc, s); },
+      2.0 * ref::fp32_gemm_error_bound(shape.k));  // ours and level 5's rounding, |A|, |B| <= 1
+}
 
-  auto measure = [&](TuneCandidate& cand) {
-    GemmOptions opt;
-    opt.config = cand.config;
-    return detail::verify_and_time(
-        cand, [&] { reset_c(c.get()); }, [&] { product(c.get(), opt); },
-        [&] { return detail::compare_matrix(c.get() + off, ref.get() + off, c_outer, c_inner, ops.ldc, s); }, tolerance,
-        options.min_time_s, flush_bytes, s);
-  };
+TuneResult tune(const BsrShape& shape, const DeviceBsrMatrix& w, const TuneOptions& options) {
+  check_bsr_shape(shape, w);
+  detail::check_tune_options(options);
+  detail::TuneRun run(options);
+  const cudaStream_t s = run.stream();
 
-  ModelCorrection correction;
-  std::vector<bool> tried(result.candidates.size(), false);
-  std::vector<std::string> groups;
-  for (const ops::Ranked& r : ranked) groups.push_back(r.config.family()->error_group(r.config));
+  const bool xwt = shape.product == BsrProduct::Xwt;
+  const int64_t m = shape.m, n = shape.n, k = shape.k;
+  const int64_t ldx = xwt ? k : n, ldy = n, size_x = xwt ? m * k : k * n, size_y = m * n;
+  const float alpha = 1.0f, beta = shape.beta_zero ? 0.0f : 1.0f;
 
-  // The run-time compiled variants are compiled (or read from the disk cache) all at once, in
-  // parallel, before anything is timed; one that fails to compile is reported and skipped.
-  {
-    std::vector<detail::JitRequest> requests;
-    std::vector<size_t> which;
-    for (size_t i = compiled_count; i < ranked.size(); ++i)
-      for (detail::JitRequest& r : ranked[i].config.family()->run_time_kernels(problem, ranked[i].config, facts)) {
-        requests.push_back(std::move(r));
-        which.push_back(i);
-      }
-    detail::prefetch_run_time_kernels(ctx, requests, which, result, tried);
-  }
-  const int limit = options.max_measured > 0 ? options.max_measured : static_cast<int>(result.candidates.size());
-  int attempts = 0;
-  while (attempts < limit) {
-    // The untried candidate the corrected model ranks first (the model's own pick first of all).
-    int next = -1;
-    double next_us = 0;
-    for (size_t i = 0; i < result.candidates.size(); ++i) {
-      if (tried[i]) continue;
-      const double us = correction.corrected(groups[i], result.candidates[i].predicted_us);
-      if (next < 0 || us < next_us) next = static_cast<int>(i), next_us = us;
-    }
-    if (next < 0) break;
-    if (attempts > 0) {
-      if (clock.seconds() > options.budget_s || (options.cancelled && options.cancelled())) {
-        result.stopped = true;
-        break;
-      }
-      if (options.max_measured > 0 && result.measured >= kMinMeasured && next_us > kHopelessFactor * result.best_us)
-        break;  // the corrected model sees nothing left that could win
-    }
-    tried[next] = true;
-    ++attempts;
-    TuneCandidate& cand = result.candidates[next];
-    if (measure(cand)) {
-      detail::record_measurement(result, next);
-      correction.add(groups[next], cand.predicted_us, cand.measured_us);
-    }
-    detail::report_progress(options, result, attempts, cand);
-  }
-  detail::finish_run(ctx, tried, s, store, clock, result);
-  return result;
+  // W expanded to dense (row-major, w.rows() x k) for the reference: level 5, a dense kernel family
+  // no BSR config shares. The tolerance scales with max |W| (X is in [-1, 1]).
+  const BsrMatrix host_w = w.to_host();
+  std::vector<float> dense(static_cast<size_t>(host_w.rows * host_w.cols));
+  bsr_to_dense(host_w, dense.data(), host_w.cols);
+  float w_max = 0;
+  for (float v : host_w.block_data) w_max = std::max(w_max, std::fabs(v));
+  DeviceBuffer<float> x(size_x), y(size_y), ref(size_y), y0(shape.beta_zero ? 0 : size_y), wd(dense.size());
+  TILEGEMM_CUDA_CHECK(cudaMemcpyAsync(wd.get(), dense.data(), dense.size() * sizeof(float), cudaMemcpyHostToDevice, s));
+  detail::fill_uniform(x.get(), size_x, 0x7B11, s);
+  if (!shape.beta_zero) detail::fill_uniform(y0.get(), size_y, 0x7B12, s);
+  run.reset_output(ref.get(), shape.beta_zero ? nullptr : y0.get(), size_y);
+  GemmOptions level5;
+  level5.kernel = Kernel::Vectorized;
+  if (xwt)
+    sgemm(Layout::RowMajor, Op::N, Op::T, m, n, k, alpha, x.get(), ldx, wd.get(), k, beta, ref.get(), ldy,
+          run.user_stream(), level5);
+  else
+    sgemm(Layout::RowMajor, Op::N, Op::N, m, n, k, alpha, wd.get(), k, x.get(), ldx, beta, ref.get(), ldy,
+          run.user_stream(), level5);
+
+  const ops::Problem problem =
+      ops::bsr_call(xwt ? ops::OpKind::BsrXwt : ops::OpKind::BsrWx, m, n, k, alpha, x.get(), ldx, w, beta, y.get(), ldy)
+          .problem;
+  return run.measure(
+      problem, [&] { run.reset_output(y.get(), shape.beta_zero ? nullptr : y0.get(), size_y); },
+      [&](const std::string& config) {
+        BsrOptions opt;
+        opt.config = config;
+        if (xwt) bsr_xwt(m, n, k, alpha, x.get(), ldx, w, beta, y.get(), ldy, run.user_stream(), opt);
+        else bsr_wx(m, n, k, alpha, w, x.get(), ldx, beta, y.get(), ldy, run.user_stream(), opt);
+      },
+      [&] { return detail::compare_matrix(y.get(), ref.get(), m, n, ldy, s); },
+      2.0 * ref::fp32_gemm_error_bound(k) * std::max(1.0f, w_max));
 }
 
 }  // namespace tilegemm

@@ -11,7 +11,7 @@
 #include "ops/keys.hpp"
 #include "ops/registry.hpp"
 #include "tilegemm/error.hpp"
-#include "tune/keys.hpp"
+#include "tune/keys.hpp"  // device_key
 
 namespace tilegemm {
 namespace detail {
@@ -23,7 +23,12 @@ bool file_exists(const std::string& path) {
   return stat(path.c_str(), &st) == 0;
 }
 
-bool is_bsr_key(const std::string& problem) { return problem.compare(0, 4, "bsr ") == 0; }
+// The operation kind of a stored problem key (ops/keys.hpp).
+ops::OpKind key_kind(const std::string& problem) {
+  if (problem.compare(0, 8, "bsr xwt ") == 0) return ops::OpKind::BsrXwt;
+  if (problem.compare(0, 7, "bsr wx ") == 0) return ops::OpKind::BsrWx;
+  return ops::OpKind::Gemm;
+}
 
 // Reads the device's entries into ctx.tuned_configs (ctx.tuned_mutex held).
 void load(const DeviceContext& ctx) {
@@ -42,8 +47,7 @@ void load(const DeviceContext& ctx) {
   std::string first_bad;
   for (const TunedEntry& e : entries) {
     try {
-      if (is_bsr_key(e.problem)) (void)parse_bsr_config(e.config, "config");
-      else (void)ops::registry().parse(e.config, "config", ops::OpKind::Gemm);
+      (void)ops::registry().parse(e.config, "config", key_kind(e.problem));
       ctx.tuned_configs[e.problem] = e.config;
     } catch (const std::exception& err) {
       if (bad++ == 0) first_bad = "'" + e.problem + "': " + err.what();
@@ -73,14 +77,6 @@ ops::Config tuned_config(const DeviceContext& ctx, const ops::Problem& p) {
   const std::string text = tuned_text(ctx, [&] { return ops::problem_key(p); });
   if (text.empty()) return ops::Config();
   return ops::registry().parse(text, "config", p.kind);  // parsed once at load: cannot throw here
-}
-
-std::optional<BsrConfig> tuned_bsr_config(const DeviceContext& ctx, const BsrProblem& prob) {
-  const std::string text = tuned_text(ctx, [&] { return bsr_problem_key(prob); });
-  if (text.empty()) return std::nullopt;
-  BsrConfig c = parse_bsr_config(text, "config");
-  if (!bsr_can_implement(prob, c).empty()) return std::nullopt;
-  return c;
 }
 
 void remember_tuned(const DeviceContext& ctx, const TunedEntry& e) {

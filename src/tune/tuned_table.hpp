@@ -3,12 +3,8 @@
 // read, and entries whose config does not parse, are ignored with one warning through the log
 // callback (tilegemm/log.hpp); the analytic chooser then decides.
 #pragma once
-#include <optional>
-
 #include "ops/config.hpp"
 #include "ops/problem.hpp"
-#include "sparse/config.hpp"
-#include "sparse/launch.hpp"
 #include "tune/database.hpp"
 
 namespace tilegemm {
@@ -20,8 +16,6 @@ struct DeviceContext;
 // that claims its text. Whether it can run `p` is the chooser's check (an entry may have been
 // measured with other leading dimensions or extents).
 ops::Config tuned_config(const DeviceContext& ctx, const ops::Problem& p);
-// The same for a BSR product (bsr_can_implement).
-std::optional<BsrConfig> tuned_bsr_config(const DeviceContext& ctx, const BsrProblem& prob);
 // Makes a winner just stored by the tuner visible to Auto in this process.
 void remember_tuned(const DeviceContext& ctx, const TunedEntry& e);
 // Drops every device's loaded entries and the chooser's remembered picks: the next Auto choice reads

@@ -1,6 +1,7 @@
 // BSR configs without a GPU: the text form round-trips, the schedules compiled ahead of time pass the
 // host mirror of their constraints on the products they are compiled for, bad text names what is
-// wrong, dispatch's default schedule per block shape, the tuner's search space, the database key, and
+// wrong, dispatch's default schedule per block shape, the tuner's candidates for BSR products, the
+// database key, and
 // run-time compilation of BSR schedules nobody compiled ahead of time (NVRTC needs no GPU).
 #include <gtest/gtest.h>
 
@@ -9,11 +10,14 @@
 #include <vector>
 
 #include "jit/jit.hpp"
+#include "ops/choose.hpp"
+#include "ops/families/bsr_common/bsr_family.hpp"
+#include "ops/keys.hpp"
+#include "ops/registry.hpp"
 #include "sparse/config.hpp"
 #include "sparse/launch.hpp"
 #include "tilegemm/error.hpp"
-#include "tune/bsr_space.hpp"
-#include "tune/keys.hpp"
+#include "tune/search.hpp"
 
 namespace tilegemm {
 namespace detail {
@@ -103,24 +107,29 @@ TEST(BsrDefaults, TileHeightFollowsTheBlockHeight) {
   }
 }
 
-// A host-only problem description: W `rows` x k with R x R blocks, `per_row` blocks in every block
-// row, `batch` dense columns j.
-struct HostProblem {
-  std::vector<int32_t> lengths;
-  BsrProblem prob;
-  HostProblem(bool xwt, int rows, int k, int r, int per_row, int batch, bool vec) {
-    lengths.assign(static_cast<size_t>(rows / r), per_row);
-    prob.xwt = xwt;
-    prob.row_lengths = &lengths;
-    prob.nnzb = static_cast<long long>(per_row) * (rows / r);
-    prob.p.rows_i = rows;
-    prob.p.cols_j = batch;
-    prob.p.depth_k = k;
-    prob.p.block_r = prob.p.block_c = r;
-    prob.p.block_row_count = rows / r;
-    prob.p.x_vec4 = prob.p.w_vec4 = prob.p.y_vec4 = vec;
-  }
-};
+// A host-only BSR problem: W `rows` x k with R x R blocks, `per_row` blocks in every block row,
+// `batch` dense columns j; 16-byte copies of X, W and Y or none.
+ops::Problem host_problem(bool xwt, int rows, int k, int r, int per_row, int batch, bool vec) {
+  ops::Problem p;
+  p.kind = xwt ? ops::OpKind::BsrXwt : ops::OpKind::BsrWx;
+  p.m = xwt ? batch : rows;
+  p.n = xwt ? rows : batch;
+  p.k = k;
+  p.align_a = p.align_b = p.align_c = p.pitch_align_a = p.pitch_align_b = vec ? 16 : 4;
+  p.bsr.block_r = p.bsr.block_c = r;
+  p.bsr.block_rows = rows / r;
+  p.bsr.nnzb = static_cast<int64_t>(per_row) * (rows / r);
+  p.bsr.longest_row = per_row;
+  return p;
+}
+
+const ops::BsrFamilyBase& bsr_family(BsrFamily f) {
+  return static_cast<const ops::BsrFamilyBase&>(*ops::registry().find(family_name(f)));
+}
+
+bool needs_jit(const ops::Problem& p, const ops::Config& c) {
+  return !c.family()->run_time_kernels(p, c, DeviceFacts{}).empty();
+}
 
 TEST(BsrSearchSpace, AutoFirstEveryConfigRunsAndRunTimeOnesOnlyWhenAsked) {
   for (bool xwt : {true, false})
@@ -129,43 +138,51 @@ TEST(BsrSearchSpace, AutoFirstEveryConfigRunsAndRunTimeOnesOnlyWhenAsked) {
         for (int batch : {8, 4096}) {
           SCOPED_TRACE(std::string(xwt ? "xwt" : "wx") + (vec ? " vec" : " scalar") + " R " + std::to_string(r) +
                        " batch " + std::to_string(batch));
-          HostProblem h(xwt, 4096, 4096, r, 4096 / r / 10, batch, vec);
+          const ops::Problem p = host_problem(xwt, 4096, 4096, r, 4096 / r / 10, batch, vec);
           for (bool run_time : {false, true}) {
-            const std::vector<BsrConfig> space = bsr_search_space(h.prob, run_time);
+            size_t compiled_count = 0;
+            const std::vector<ops::Ranked> space = tuning_candidates(p, DeviceFacts{}, run_time, &compiled_count);
             ASSERT_FALSE(space.empty());
-            EXPECT_EQ(space[0], bsr_kernel_config(h.prob, BsrKernel::Auto));
+            EXPECT_EQ(space[0].config, ops::rank(p, DeviceFacts{}).best());
             int jit = 0;
             bool small_m = false, reduction = false;
-            for (size_t i = 0; i < space.size(); ++i) {
-              const BsrConfig& c = space[i];
-              EXPECT_EQ(bsr_can_implement(h.prob, c), "") << to_string(c);
-              EXPECT_EQ(std::count(space.begin(), space.end(), c), 1) << to_string(c);
-              if (c.is_tiled()) EXPECT_LE(c.tile.ti, std::max(r, 16)) << to_string(c);
-              jit += bsr_needs_jit(h.prob, c) ? 1 : 0;
-              small_m = small_m || c.family == BsrFamily::SmallM;
-              reduction = reduction || c.family == BsrFamily::Reduction;
+            for (const ops::Ranked& entry : space) {
+              const ops::Config& c = entry.config;
+              const BsrConfig& b = ops::BsrFamilyBase::record(c);
+              EXPECT_EQ(c.family()->can_implement(p, c), "") << c.text();
+              EXPECT_EQ(std::count_if(space.begin(), space.end(), [&](const ops::Ranked& o) { return o.config == c; }), 1)
+                  << c.text();
+              if (b.is_tiled()) EXPECT_LE(b.tile.ti, std::max(r, 16)) << c.text();
+              jit += needs_jit(p, c) ? 1 : 0;
+              small_m = small_m || b.family == BsrFamily::SmallM;
+              reduction = reduction || b.family == BsrFamily::Reduction;
             }
-            EXPECT_EQ(small_m, batch <= 64);
+            EXPECT_EQ(small_m, batch <= 128);
             EXPECT_EQ(reduction, batch <= 16);
             if (!run_time) EXPECT_EQ(jit, 0);
             else EXPECT_GE(jit, 3);
-            // Both tiled families' defaults are in the space.
-            for (BsrKernel k : {BsrKernel::Tiled, BsrKernel::TiledTf32x3})
-              EXPECT_EQ(std::count(space.begin(), space.end(), bsr_kernel_config(h.prob, k)), 1);
+            // Both tiled families' defaults are in the space, with an estimate.
+            for (BsrFamily f : {BsrFamily::Tiled, BsrFamily::TiledTf32x3}) {
+              const ops::Config d = bsr_family(f).default_config(p);
+              const auto it = std::find_if(space.begin(), space.end(), [&](const ops::Ranked& o) { return o.config == d; });
+              ASSERT_NE(it, space.end()) << d.text();
+              EXPECT_GT(it->estimate.us, 0) << d.text();
+            }
           }
         }
 }
 
 TEST(BsrSearchSpace, NeighboursAreOneMoveAwayAndRunnable) {
-  HostProblem h(false, 4096, 4096, 32, 12, 4096, true);
-  const BsrConfig base = parse_bsr_config("bsr-tf32x3:32x128x32:w2x2:s3", "config");
-  const std::vector<BsrConfig> near = bsr_neighbours(h.prob, base);
+  const ops::Problem p = host_problem(false, 4096, 4096, 32, 12, 4096, true);
+  const ops::Config base = ops::registry().parse("bsr-tf32x3:32x128x32:w2x2:s3", "config", p.kind);
+  const std::vector<ops::Config> near = base.family()->neighbours(p, base);
   ASSERT_GE(near.size(), 5u);
-  for (const BsrConfig& c : near) {
-    SCOPED_TRACE(to_string(c));
-    EXPECT_EQ(c.family, base.family);
-    EXPECT_FALSE(c == base);
-    EXPECT_EQ(bsr_can_implement(h.prob, c), "");
+  for (const ops::Config& n : near) {
+    SCOPED_TRACE(n.text());
+    const BsrConfig& c = ops::BsrFamilyBase::record(n);
+    EXPECT_EQ(n.family(), base.family());
+    EXPECT_FALSE(n == base);
+    EXPECT_EQ(n.family()->can_implement(p, n), "");
     EXPECT_EQ(c.jit, bsr_schedule_index(c.family, c.tile) < 0);
     const BsrTile& t = c.tile;
     const int changed = (t.ti != 32) + (t.tj != 128) + (t.kc != 32) + (t.a != 2) + (t.b != 2) + (t.stages != 3);
@@ -173,22 +190,28 @@ TEST(BsrSearchSpace, NeighboursAreOneMoveAwayAndRunnable) {
     EXPECT_LE(t.ti, 32);  // never taller than the block row
   }
   const auto has = [&](const char* text) {
-    return std::count(near.begin(), near.end(), parse_bsr_config(text, "config")) == 1;
+    const ops::Config c = ops::registry().parse(text, "config", p.kind);
+    return std::count(near.begin(), near.end(), c) == 1;
   };
   EXPECT_TRUE(has("bsr-tf32x3:32x128x16:w2x2:s3"));  // K-chunks of 16
   EXPECT_TRUE(has("bsr-tf32x3:32x128x32:w2x2:s2"));
   EXPECT_TRUE(has("bsr-tf32x3:32x64x32:w2x2:s3"));
   EXPECT_FALSE(has("bsr-tf32x3:64x128x32:w2x2:s3"));  // taller than R = 32
-  EXPECT_TRUE(bsr_neighbours(h.prob, parse_bsr_config("bsr-small-m", "config")).empty());
+  const ops::Config small_m = ops::registry().parse("bsr-small-m", "config", p.kind);
+  EXPECT_TRUE(small_m.family()->neighbours(p, small_m).empty());
 }
 
 TEST(BsrProblemKey, NamesThePublicProductAndTheMatrixStatistics) {
-  HostProblem h(true, 4096, 2048, 32, 13, 512, true);
-  h.lengths[0] = 40;
-  EXPECT_EQ(bsr_problem_key(h.prob), "bsr xwt f32 512x4096x2048 b32x32 nnzb1664 long40 x16 y16 beta0");
-  HostProblem w(false, 1024, 768, 16, 4, 96, false);
-  w.prob.p.beta = 1.0f;
-  EXPECT_EQ(bsr_problem_key(w.prob), "bsr wx f32 1024x96x768 b16x16 nnzb256 long4 x4 y4 beta1");
+  ops::Problem h = host_problem(true, 4096, 2048, 32, 13, 512, true);
+  h.bsr.longest_row = 40;  // the text the BSR tuner has stored since its first database
+  EXPECT_EQ(ops::problem_key(h), "bsr xwt f32 512x4096x2048 b32x32 nnzb1664 long40 x16 y16 beta0");
+  ops::Problem w = host_problem(false, 1024, 768, 16, 4, 96, false);
+  w.beta_zero = false;
+  EXPECT_EQ(ops::problem_key(w), "bsr wx f32 1024x96x768 b16x16 nnzb256 long4 x4 y4 beta1");
+  // x16 needs X and W rows 16-byte aligned and C % 4 == 0; y16 (xwt) R % 4 == 0 too.
+  ops::Problem odd = host_problem(true, 4096, 2046, 2, 13, 512, true);
+  odd.bsr.block_c = 6;
+  EXPECT_NE(ops::problem_key(odd).find(" x4 y4 "), std::string::npos) << ops::problem_key(odd);
 }
 
 // The tiled launch plan, worked by hand from its rules (sparse/launch_tiled_plan.cpp): W = a resident

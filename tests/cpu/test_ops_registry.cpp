@@ -30,7 +30,7 @@ struct ToyConfig {
 class ToyFamily final : public ops::Family {
  public:
   std::string_view name() const override { return "test-toy"; }
-  ops::OpKind kind() const override { return ops::OpKind::Gemm; }
+  bool serves(ops::OpKind kind) const override { return kind == ops::OpKind::Gemm; }
   bool claims(std::string_view text) const override { return text.substr(0, text.find(':')) == "toy"; }
   ops::Config parse(const std::string& text, const char* what) const override {
     const size_t colon = text.find(':');
@@ -49,7 +49,9 @@ class ToyFamily final : public ops::Family {
   std::string can_implement(const ops::Problem& p, const ops::Config&) const override {
     return p.m == 7 ? "" : "toy runs M = 7 only";
   }
-  size_t workspace_bytes(const ops::Problem&, const ops::Config&, const ops::DeviceFacts&) const override { return 0; }
+  size_t workspace_bytes(const ops::Problem&, const ops::Config&, const ops::Operands&, const ops::DeviceFacts&) const override {
+    return 0;
+  }
   std::optional<ops::Estimate> estimate(const ops::Problem&, const ops::Config& c,
                                         const ops::DeviceFacts&) const override {
     const double us = 0.5 / n(c);

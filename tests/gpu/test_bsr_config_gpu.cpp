@@ -19,6 +19,9 @@
 #include "ref/bsr_reference.hpp"
 #include "ref/reference.hpp"
 #include "scoped_env.hpp"
+#include "ops/bsr_call.hpp"
+#include "ops/families/bsr_common/bsr_family.hpp"
+#include "ops/keys.hpp"
 #include "sparse/config.hpp"
 #include "sparse/launch.hpp"
 #include "tilegemm/tilegemm.hpp"
@@ -173,6 +176,13 @@ struct FreshTuningFolder {
 // bsr_workspace_bytes: nothing for the reduction and small-m kernels or for rows that do not split;
 // for a block row far longer than the others (split over thread blocks), at least two pieces'
 // partial tiles, and the product with that config still matches the reference.
+// The sparse layer's description of Y = X W^T, m x n x k, through the operation model.
+detail::BsrProblem xwt_problem(int64_t m, int64_t n, int64_t k, const float* x, int64_t ldx, const DeviceBsrMatrix& w,
+                               float* y, int64_t ldy) {
+  const ops::BsrCall call = ops::bsr_call(ops::OpKind::BsrXwt, m, n, k, 1.0f, x, ldx, w, 0.0f, y, ldy);
+  return ops::bsr_problem(call.problem, &call.operands);
+}
+
 TEST(BsrConfigs, Small_WorkspaceBytesFollowTheSplit) {
   constexpr int kR = 32, kBrows = 64, kBatch = 256;
   BsrMatrix w;
@@ -187,8 +197,7 @@ TEST(BsrConfigs, Small_WorkspaceBytesFollowTheSplit) {
   w.block_data.assign(w.block_indices.size() * kR * kR, 0.5f);
   const DeviceBsrMatrix dw(w);
   DeviceBuffer<float> x(static_cast<size_t>(kBatch) * w.cols), y(static_cast<size_t>(kBatch) * w.rows);
-  const detail::BsrProblem prob =
-      detail::describe_bsr(true, w.rows, kBatch, w.cols, 1.0f, x.get(), w.cols, dw, 0.0f, y.get(), w.rows);
+  const detail::BsrProblem prob = xwt_problem(kBatch, w.rows, w.cols, x.get(), w.cols, dw, y.get(), w.rows);
   for (const char* text : {"bsr-reduction", "bsr-small-m"})
     EXPECT_EQ(detail::bsr_workspace_bytes(prob, detail::parse_bsr_config(text, "config")), 0u) << text;
   const detail::BsrConfig tiled = detail::parse_bsr_config("bsr-tiled:32x128x16:t4x8:s4", "config");
@@ -203,7 +212,7 @@ TEST(BsrConfigs, Small_WorkspaceBytesFollowTheSplit) {
   short_rows.block_data.resize(short_rows.block_indices.size() * kR * kR);
   const DeviceBsrMatrix dshort(short_rows);
   EXPECT_EQ(detail::bsr_workspace_bytes(
-                detail::describe_bsr(true, w.rows, kBatch, w.cols, 1.0f, x.get(), w.cols, dshort, 0.0f, y.get(), w.rows),
+                xwt_problem(kBatch, w.rows, w.cols, x.get(), w.cols, dshort, y.get(), w.rows),
                 tiled),
             0u);
 
@@ -223,8 +232,9 @@ TEST(BsrConfigs, Small_TunedEntryIsWhatAutoRuns) {
   ASSERT_FALSE(folder.dir.path().empty());
   WarningLog log;
   ConfigProduct p(true, 96, 192, 16, 16, 50, 51);
-  const detail::BsrProblem prob =
-      detail::describe_bsr(true, p.n, p.m, p.k, 1.0f, p.dx.get(), p.ldx, p.dw, 0.0f, p.dy.get(), p.n);
+  const ops::BsrCall call =
+      ops::bsr_call(ops::OpKind::BsrXwt, p.m, p.n, p.k, 1.0f, p.dx.get(), p.ldx, p.dw, 0.0f, p.dy.get(), p.n);
+  const detail::BsrProblem prob = ops::bsr_problem(call.problem, &call.operands);
   const detail::BsrConfig c = detail::parse_bsr_config("bsr-tiled:16x64x16:t2x4:s4", "test");
   const detail::DeviceContext& ctx = detail::current_device_context();
   const std::string cached = detail::jit_cache_path(ctx, detail::bsr_tiled_jit_request(c.family, c.tile, true, prob.vec()));
@@ -232,7 +242,7 @@ TEST(BsrConfigs, Small_TunedEntryIsWhatAutoRuns) {
     detail::TuningDatabase db(folder.db_path(), detail::TuningDatabase::Mode::ReadWrite);
     detail::TunedEntry e;
     e.device = detail::device_key(ctx);
-    e.problem = detail::bsr_problem_key(prob);
+    e.problem = ops::problem_key(call.problem);
     e.config = detail::to_string(c);
     e.measured_us = 1;
     e.tuned_at = "2026-11-25T00:00:00Z";

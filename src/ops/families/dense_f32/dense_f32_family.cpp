@@ -5,6 +5,7 @@
 
 #include "dense/choose.hpp"
 #include "dense/launch.hpp"
+#include "ops/tile_moves.hpp"
 #include "tilegemm/error.hpp"
 
 namespace tilegemm {
@@ -95,22 +96,12 @@ std::vector<Config> DenseF32Family::neighbours(const Problem& p, const Config& c
   const detail::GemmConfig& base = record(c);
   std::vector<Config> out;
   if (base.family != detail::GemmFamily::Tiled) return out;
-  std::vector<detail::TileShape> shapes;
-  for (int ds : {-1, 1}) {
-    detail::TileShape t = base.tile;
-    t.stages += ds;
-    shapes.push_back(t);
-  }
-  detail::TileShape deeper = base.tile;
-  deeper.bk = base.tile.bk == 16 ? 32 : 16;
-  shapes.push_back(deeper);
-  for (int db : {-1, 1}) {
-    detail::TileShape t = base.tile;
-    t.blocks += db;
-    shapes.push_back(t);
-  }
+  TileMoves<detail::TileShape> moves(base.tile);
+  moves.shift(&detail::TileShape::stages, {-1, 1})
+      .set(&detail::TileShape::bk, {base.tile.bk == 16 ? 32 : 16})
+      .shift(&detail::TileShape::blocks, {-1, 1});
   const detail::GemmProblem g = gemm_problem(p);
-  for (const detail::TileShape& shape : shapes) {
+  for (const detail::TileShape& shape : moves.moves()) {
     detail::GemmConfig v = base;
     v.tile = shape;
     v.jit = true;
@@ -141,7 +132,7 @@ std::string DenseF32Family::can_implement(const Problem& p, const Config& c) con
   return why.empty() ? detail::can_implement(gemm_problem(p), record(c)) : why;
 }
 
-size_t DenseF32Family::workspace_bytes(const Problem& p, const Config& c, const DeviceFacts& d) const {
+size_t DenseF32Family::workspace_bytes(const Problem& p, const Config& c, const Operands&, const DeviceFacts& d) const {
   return detail::workspace_bytes(gemm_problem(p), record(c), d);
 }
 

@@ -21,14 +21,14 @@ std::string f32_operands(const Problem& p);
 
 class DenseF32Family : public Family {
  public:
-  OpKind kind() const override { return OpKind::Gemm; }
+  bool serves(OpKind kind) const override { return kind == OpKind::Gemm; }
   Config parse(const std::string& text, const char* what) const override;
   std::string print(const Config& c) const override;
   std::vector<Config> neighbours(const Problem& p, const Config& c) const override;
   std::string error_group(const Config& c) const override;
   std::string supports(const Problem& p) const override;
   std::string can_implement(const Problem& p, const Config& c) const override;
-  size_t workspace_bytes(const Problem& p, const Config& c, const DeviceFacts& d) const override;
+  size_t workspace_bytes(const Problem& p, const Config& c, const Operands& o, const DeviceFacts& d) const override;
   std::optional<Estimate> estimate(const Problem& p, const Config& c, const DeviceFacts& d) const override;
   std::string config_class(const Problem& p, const Config& c, const DeviceFacts& d) const override;
   std::vector<detail::JitRequest> run_time_kernels(const Problem& p, const Config& c,

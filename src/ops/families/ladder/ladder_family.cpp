@@ -19,7 +19,7 @@ struct LadderConfig {
 class LadderFamily final : public Family {
  public:
   std::string_view name() const override { return "ladder"; }
-  OpKind kind() const override { return OpKind::Gemm; }
+  bool serves(OpKind kind) const override { return kind == OpKind::Gemm; }
   bool claims(std::string_view text) const override { return text.substr(0, text.find(':')) == "ladder"; }
   Config parse(const std::string& text, const char* what) const override {
     const size_t colon = text.find(':');
@@ -52,7 +52,7 @@ class LadderFamily final : public Family {
              "the GEMV kernels on larger operands";
     return "";
   }
-  size_t workspace_bytes(const Problem& p, const Config& c, const DeviceFacts& d) const override {
+  size_t workspace_bytes(const Problem& p, const Config& c, const Operands&, const DeviceFacts& d) const override {
     if (level(c) != Kernel::MmaTf32x3) return 0;
     const detail::GemmProblem g = gemm_problem(p);
     return detail::workspace_bytes(g, detail::level7_config(g), d);

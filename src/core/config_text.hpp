@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "tilegemm/error.hpp"
+
 namespace tilegemm {
 namespace detail {
 
@@ -20,6 +22,14 @@ inline std::vector<std::string> lowered_fields(std::string text) {
   for (char& ch : text)
     if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
   return split_fields(text, ':');
+}
+
+// A parser's refusal: Error(InvalidArgument) "<what>: '<text>' is not a <kind> config (<why>; e.g.
+// <examples>)".
+[[noreturn]] inline void config_text_error(const char* what, const std::string& text, const char* kind,
+                                           const std::string& why, const char* examples) {
+  throw Error(ErrorCode::InvalidArgument,
+              std::string(what) + ": '" + text + "' is not a " + kind + " config (" + why + "; e.g. " + examples + ")");
 }
 
 // A positive decimal number of at most 5 digits; -1 when `s` is not one.

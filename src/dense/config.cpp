@@ -61,9 +61,7 @@ std::string to_string(const GemmConfig& c) {
 
 GemmConfig parse_gemm_config(const std::string& text, const char* what) {
   auto bad = [&](const std::string& why) -> GemmConfig {
-    throw Error(ErrorCode::InvalidArgument, std::string(what) + ": '" + text + "' is not a GEMM config (" + why +
-                                                "; e.g. tiled:128x256x32:w64x64:t16x8:s4:b1:k1:hilbert, "
-                                                "gemv-cols:s1:l16:k2)");
+    config_text_error(what, text, "GEMM", why, "tiled:128x256x32:w64x64:t16x8:s4:b1:k1:hilbert, gemv-cols:s1:l16:k2");
   };
   const std::vector<std::string> f = lowered_fields(text);
   GemmConfig c;

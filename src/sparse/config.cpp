@@ -54,9 +54,8 @@ std::string to_string(const BsrConfig& c) {
 
 BsrConfig parse_bsr_config(const std::string& text, const char* what) {
   auto bad = [&](const std::string& why) -> BsrConfig {
-    throw Error(ErrorCode::InvalidArgument, std::string(what) + ": '" + text + "' is not a BSR config (" + why +
-                                                "; e.g. bsr-tiled:32x128x16:t4x8:s4, bsr-tf32x3:16x256x16:w1x4:s3, "
-                                                "bsr-small-m, bsr-reduction)");
+    config_text_error(what, text, "BSR", why,
+                      "bsr-tiled:32x128x16:t4x8:s4, bsr-tf32x3:16x256x16:w1x4:s3, bsr-small-m, bsr-reduction");
   };
   const std::vector<std::string> f = lowered_fields(text);
   BsrConfig c;

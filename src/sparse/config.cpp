@@ -145,17 +145,17 @@ bool bsr_compiled(BsrFamily f, const BsrTile& t, bool xwt, bool vec) {
   return i >= 0 && (kBsrSchedules[i].every_product || (xwt && vec));
 }
 
-int default_bsr_schedule(BsrFamily f, int block_r, int block_c, double row_cols) {
+BsrTile default_bsr_tile(BsrFamily f, int block_r, int block_c, double row_cols) {
   const bool k32 = block_c % 32 == 0;
   if (f == BsrFamily::Tiled) {
-    if (block_r >= 64) return k32 ? 0 : 1;
-    if (block_r >= 32) return 2;
-    return block_r >= 16 ? 3 : 4;
+    if (block_r >= 64) return k32 ? kBsrTiled64K32 : kBsrTiled64;
+    if (block_r >= 32) return kBsrTiled32;
+    return block_r >= 16 ? kBsrTiled16 : kBsrTiled8;
   }
   constexpr double kShortRowCols = 48;
-  if (block_r >= 64) return k32 ? (row_cols >= kShortRowCols ? 5 : 6) : 7;
-  if (block_r >= 32) return k32 ? 8 : 9;
-  return 10;
+  if (block_r >= 64) return k32 ? (row_cols >= kShortRowCols ? kBsrMma64K32 : kBsrMma64K32Short) : kBsrMma64;
+  if (block_r >= 32) return k32 ? kBsrMma32K32 : kBsrMma32;
+  return kBsrMma16;
 }
 
 }  // namespace detail

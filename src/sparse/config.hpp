@@ -60,31 +60,45 @@ std::string bsr_tile_problem(BsrFamily f, const BsrTile& t, bool xwt, bool vec);
 // The schedule's own constraints, whatever the product (what a config must pass to parse).
 std::string bsr_tile_problem(BsrFamily f, const BsrTile& t);
 
-// The tiled schedules compiled ahead of time. The defaults (dispatch picks them by block shape:
-// default_bsr_schedule) for every product (xwt/wx, 16-byte/4-byte copies); the extra candidates
-// measured beside them (perf notes B7, B10) for xwt with 16-byte copies only. Each entry's kernels
-// are instantiated in a generated file of its own (src/sparse/CMakeLists.txt). Any other schedule, or
-// a candidate on another product, is compiled at run time (NVRTC, src/jit/).
+// The default tiled schedules (default_bsr_tile picks them by block shape), named as the kernel
+// headers' aliases (sparse/kernels/03_tiled.cuh, 04_tiled_tf32x3.cuh).
+//                                      ti   tj  kc  a  b  st
+inline constexpr BsrTile kBsrTiled64K32{64, 128, 32, 4, 8, 3};  // 03: R >= 64, C % 32 == 0
+inline constexpr BsrTile kBsrTiled64{64, 128, 16, 4, 8, 4};     // 03: R >= 64, other C
+inline constexpr BsrTile kBsrTiled32{32, 128, 16, 4, 8, 4};     // 03: 32 <= R < 64
+inline constexpr BsrTile kBsrTiled16{16, 256, 16, 4, 8, 3};     // 03: 16 <= R < 32
+inline constexpr BsrTile kBsrTiled8{8, 256, 8, 2, 8, 4};        // 03: R < 16
+inline constexpr BsrTile kBsrMma64K32{64, 128, 32, 2, 2, 3};    // 04: R >= 64, C % 32 == 0, rows of >= 48 columns
+inline constexpr BsrTile kBsrMma64K32Short{64, 128, 32, 4, 2, 3};  // 04: the same, shorter rows
+inline constexpr BsrTile kBsrMma64{64, 128, 16, 4, 2, 4};       // 04: R >= 64, other C
+inline constexpr BsrTile kBsrMma32K32{32, 128, 32, 2, 2, 3};    // 04: 32 <= R < 64, C % 32 == 0
+inline constexpr BsrTile kBsrMma32{32, 128, 16, 2, 2, 4};       // 04: 32 <= R < 64, other C
+inline constexpr BsrTile kBsrMma16{16, 256, 16, 1, 4, 3};       // 04: R < 32
+
+// The tiled schedules compiled ahead of time: the defaults for every product (xwt/wx, 16-byte/4-byte
+// copies), and the extra candidates measured beside them (perf notes B7, B10) for xwt with 16-byte
+// copies only. Each entry's kernels are instantiated in a generated file of its own
+// (src/sparse/CMakeLists.txt: the position is the file's number). Any other schedule, or a candidate
+// on another product, is compiled at run time (NVRTC, src/jit/).
 struct CompiledBsrSchedule {
   BsrFamily family;
   BsrTile tile;
-  bool every_product;  // false: xwt with 16-byte copies only
+  bool every_product;  // a default; false: a candidate, compiled for xwt with 16-byte copies only
 };
 inline constexpr BsrFamily kBsr03 = BsrFamily::Tiled, kBsr04 = BsrFamily::TiledTf32x3;
 inline constexpr CompiledBsrSchedule kBsrSchedules[] = {
-    //        ti   tj  kc   a  b  st
-    {kBsr03, {64, 128, 32, 4, 8, 3}, true},  // 0  R >= 64, C % 32 == 0 (kernels::BsrTiled64K32)
-    {kBsr03, {64, 128, 16, 4, 8, 4}, true},  // 1  R >= 64, other C     (BsrTiled64)
-    {kBsr03, {32, 128, 16, 4, 8, 4}, true},  // 2  32 <= R < 64         (BsrTiled32)
-    {kBsr03, {16, 256, 16, 4, 8, 3}, true},  // 3  16 <= R < 32         (BsrTiled16)
-    {kBsr03, {8, 256, 8, 2, 8, 4}, true},    // 4  R < 16               (BsrTiled8)
-    {kBsr04, {64, 128, 32, 2, 2, 3}, true},  // 5  R >= 64, C % 32 == 0, rows of >= 48 columns (BsrMma64K32)
-    {kBsr04, {64, 128, 32, 4, 2, 3}, true},  // 6  the same, shorter rows (BsrMma64K32Short)
-    {kBsr04, {64, 128, 16, 4, 2, 4}, true},  // 7  R >= 64, other C     (BsrMma64)
-    {kBsr04, {32, 128, 32, 2, 2, 3}, true},  // 8  32 <= R < 64, C % 32 == 0 (BsrMma32K32)
-    {kBsr04, {32, 128, 16, 2, 2, 4}, true},  // 9  32 <= R < 64, other C (BsrMma32)
-    {kBsr04, {16, 256, 16, 1, 4, 3}, true},  // 10 R < 32               (BsrMma16)
-    // Candidates (xwt, 16-byte copies).
+    {kBsr03, kBsrTiled64K32, true},
+    {kBsr03, kBsrTiled64, true},
+    {kBsr03, kBsrTiled32, true},
+    {kBsr03, kBsrTiled16, true},
+    {kBsr03, kBsrTiled8, true},
+    {kBsr04, kBsrMma64K32, true},
+    {kBsr04, kBsrMma64K32Short, true},
+    {kBsr04, kBsrMma64, true},
+    {kBsr04, kBsrMma32K32, true},
+    {kBsr04, kBsrMma32, true},
+    {kBsr04, kBsrMma16, true},
+    // Candidates (xwt, 16-byte copies).       ti   tj  kc  a  b  st
     {kBsr03, {16, 256, 16, 4, 8, 4}, false},  // the first R = 16 default: 2 blocks per SM
     {kBsr03, {16, 128, 16, 2, 8, 4}, false},  // 4 blocks of 4 warps per SM
     {kBsr03, {32, 256, 16, 4, 8, 4}, false},  // the first R = 32 default
@@ -99,7 +113,6 @@ inline constexpr CompiledBsrSchedule kBsrSchedules[] = {
     {kBsr04, {64, 256, 16, 4, 4, 3}, false},
 };
 inline constexpr int kNumBsrSchedules = sizeof(kBsrSchedules) / sizeof(kBsrSchedules[0]);
-inline constexpr int kFirstBsrCandidate = 11;  // entries before it are the defaults
 
 // Index in kBsrSchedules, or -1.
 int bsr_schedule_index(BsrFamily f, const BsrTile& t);
@@ -111,7 +124,7 @@ bool bsr_compiled(BsrFamily f, const BsrTile& t, bool xwt, bool vec);
 // block would be padding). Kernel 04 with R >= 64 and C % 32 == 0 runs 4 warps of 32 x 64 (two blocks
 // per SM: 1.11-1.12x the 8-warp tile on transformer-sparse's R = 64 cells, perf note B11) except on
 // rows of fewer than 48 columns, where the 8-warp tile's shorter per-thread work wins (up to 1.19x).
-int default_bsr_schedule(BsrFamily f, int block_r, int block_c, double row_cols);
+BsrTile default_bsr_tile(BsrFamily f, int block_r, int block_c, double row_cols);
 
 }  // namespace detail
 }  // namespace tilegemm

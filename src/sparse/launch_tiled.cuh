@@ -53,8 +53,7 @@ BsrTiledKernel kernel_at(bool xwt, bool vec) {
   }
 }
 
-// The table names the schedules the kernel headers document: kernel 03's defaults are entries 0 .. 4,
-// kernel 04's 5 .. 10, then the candidates.
+// The defaults are the schedules the kernel headers document (their aliases).
 static_assert(std::is_same_v<CompiledSchedule<0>::type, kernels::BsrTiled64K32> &&
               std::is_same_v<CompiledSchedule<1>::type, kernels::BsrTiled64> &&
               std::is_same_v<CompiledSchedule<2>::type, kernels::BsrTiled32> &&
@@ -68,7 +67,6 @@ static_assert(std::is_same_v<CompiledSchedule<5>::type, kernels::BsrMma64K32> &&
               std::is_same_v<CompiledSchedule<9>::type, kernels::BsrMma32> &&
               std::is_same_v<CompiledSchedule<10>::type, kernels::BsrMma16>,
               "kernel 04's defaults are kBsrSchedules[5 .. 10]");
-static_assert(kFirstBsrCandidate == 11, "the candidates follow the defaults");
 
 }  // namespace detail
 }  // namespace tilegemm

@@ -41,7 +41,7 @@ TEST(BsrConfigText, CompiledSchedulesRoundTripAndPassTheirConstraints) {
     for (bool xwt : {true, false})
       for (bool vec : {true, false})
         if (bsr_compiled(c.family, c.tile, xwt, vec)) EXPECT_EQ(bsr_tile_problem(c.family, c.tile, xwt, vec), "");
-    EXPECT_EQ(bsr_compiled(c.family, c.tile, false, false), i < kFirstBsrCandidate);
+    EXPECT_EQ(bsr_compiled(c.family, c.tile, false, false), kBsrSchedules[i].every_product);
     EXPECT_TRUE(bsr_compiled(c.family, c.tile, true, true));
     // A ':jit' twin parses as the same schedule compiled at run time.
     const BsrConfig twin = parse_bsr_config(text + ":jit", "config");
@@ -94,16 +94,23 @@ TEST(BsrDefaults, TileHeightFollowsTheBlockHeight) {
   struct Case {
     int r, c;
     double row_cols;
-    int tiled, tf32x3;
+    BsrTile tiled, tf32x3;
   };
-  for (const Case& k : {Case{8, 8, 100, 4, 10}, Case{16, 16, 100, 3, 10}, Case{16, 32, 100, 3, 10},
-                        Case{32, 32, 100, 2, 8}, Case{32, 16, 100, 2, 9}, Case{64, 64, 100, 0, 5}, Case{64, 64, 40, 0, 6},
-                        Case{64, 48, 100, 1, 7}, Case{128, 128, 48, 0, 5}}) {
+  for (const Case& k :
+       {Case{8, 8, 100, kBsrTiled8, kBsrMma16}, Case{16, 16, 100, kBsrTiled16, kBsrMma16},
+        Case{16, 32, 100, kBsrTiled16, kBsrMma16}, Case{32, 32, 100, kBsrTiled32, kBsrMma32K32},
+        Case{32, 16, 100, kBsrTiled32, kBsrMma32}, Case{64, 64, 100, kBsrTiled64K32, kBsrMma64K32},
+        Case{64, 64, 40, kBsrTiled64K32, kBsrMma64K32Short}, Case{64, 48, 100, kBsrTiled64, kBsrMma64},
+        Case{128, 128, 48, kBsrTiled64K32, kBsrMma64K32}}) {
     SCOPED_TRACE(std::to_string(k.r) + "x" + std::to_string(k.c) + " rows of " + std::to_string(k.row_cols));
-    EXPECT_EQ(default_bsr_schedule(BsrFamily::Tiled, k.r, k.c, k.row_cols), k.tiled);
-    EXPECT_EQ(default_bsr_schedule(BsrFamily::TiledTf32x3, k.r, k.c, k.row_cols), k.tf32x3);
-    EXPECT_EQ(kBsrSchedules[k.tiled].family, BsrFamily::Tiled);
-    EXPECT_EQ(kBsrSchedules[k.tf32x3].family, BsrFamily::TiledTf32x3);
+    EXPECT_TRUE(default_bsr_tile(BsrFamily::Tiled, k.r, k.c, k.row_cols) == k.tiled);
+    EXPECT_TRUE(default_bsr_tile(BsrFamily::TiledTf32x3, k.r, k.c, k.row_cols) == k.tf32x3);
+    // Every default is compiled ahead of time for every product.
+    for (bool xwt : {true, false})
+      for (bool vec : {true, false}) {
+        EXPECT_TRUE(bsr_compiled(BsrFamily::Tiled, k.tiled, xwt, vec));
+        EXPECT_TRUE(bsr_compiled(BsrFamily::TiledTf32x3, k.tf32x3, xwt, vec));
+      }
   }
 }
 
@@ -267,7 +274,7 @@ TEST(BsrJit, SchedulesNotCompiledAheadCompileFromTheEmbeddedHeaders) {
     EXPECT_EQ(std::string(b.cubin.data(), 4), "\x7f" "ELF");
     EXPECT_NE(b.lowered_name.find(c.family == BsrFamily::Tiled ? "bsr_tiled" : "bsr_tiled_tf32x3"), std::string::npos);
   }
-  EXPECT_EQ(bsr_tiled_jit_request(BsrFamily::Tiled, kBsrSchedules[3].tile, true, false).name_expression,
+  EXPECT_EQ(bsr_tiled_jit_request(BsrFamily::Tiled, kBsrTiled16, true, false).name_expression,
             "&tilegemm::kernels::bsr_tiled<tilegemm::kernels::BsrTiledSchedule<16, 256, 4, 8, 16, 3>, true, false>");
 }
 

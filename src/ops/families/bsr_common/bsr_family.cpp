@@ -79,17 +79,15 @@ Config BsrFamilyBase::default_config(const Problem& p) const {
   detail::BsrConfig r;
   r.family = family_;
   if (r.is_tiled())
-    r.tile = detail::kBsrSchedules[detail::default_bsr_schedule(family_, p.bsr.block_r, p.bsr.block_c,
-                                                                stored_row_cols(p))]
-                 .tile;
+    r.tile = detail::default_bsr_tile(family_, p.bsr.block_r, p.bsr.block_c, stored_row_cols(p));
   return make(r);
 }
 
 std::vector<Config> BsrTiledFamily::candidates(const Problem& p, const DeviceFacts&) const {
   std::vector<Config> out = {default_config(p)};
   const detail::BsrProblem prob = bsr_problem(p);
-  for (int i = detail::kFirstBsrCandidate; i < detail::kNumBsrSchedules; ++i) {
-    const detail::CompiledBsrSchedule& s = detail::kBsrSchedules[i];
+  for (const detail::CompiledBsrSchedule& s : detail::kBsrSchedules) {
+    if (s.every_product) continue;  // a default: only the problem's own is a candidate
     if (s.family != record(out.front()).family || s.tile.ti > tallest_tile(p) ||
         !detail::bsr_compiled(s.family, s.tile, prob.xwt, prob.vec()))
       continue;

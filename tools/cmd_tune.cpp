@@ -18,7 +18,8 @@
 #include "core/device_buffer.hpp"
 #include "dense/config.hpp"
 #include "harness.hpp"
-#include "sparse/config.hpp"
+#include "ops/keys.hpp"
+#include "ops/registry.hpp"
 #include "sparse_harness.hpp"
 #include "sparse_options.hpp"
 #include "tune_options.hpp"
@@ -262,8 +263,7 @@ detail::TunedEntry entry_from_json(const nlohmann::json& j) {
   e.auto_us = j.at("auto_us").get<double>();
   e.tuned_at = j.at("tuned_at").get<std::string>();
   if (!(e.measured_us > 0)) throw std::runtime_error("measured_us must be > 0");
-  if (e.problem.compare(0, 4, "bsr ") == 0) (void)detail::parse_bsr_config(e.config, "config");  // throws naming the text
-  else (void)detail::parse_gemm_config(e.config, "config");
+  (void)ops::registry().parse(e.config, "config", ops::key_kind(e.problem));  // throws naming the text
   return e;
 }
 

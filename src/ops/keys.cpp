@@ -40,5 +40,11 @@ std::string problem_key(const Problem& p) {
   return buf;
 }
 
+OpKind key_kind(const std::string& key) {
+  if (key.compare(0, 8, "bsr xwt ") == 0) return OpKind::BsrXwt;
+  if (key.compare(0, 7, "bsr wx ") == 0) return OpKind::BsrWx;
+  return OpKind::Gemm;
+}
+
 }  // namespace ops
 }  // namespace tilegemm

@@ -18,6 +18,8 @@ namespace ops {
 // A's and B's rows at the same offset. The math and a batch count are not part of the key: a tuned
 // config is kept only where it can run the call (can_implement).
 std::string problem_key(const Problem& p);
+// The operation kind of a stored key (its first words: "gemm", "bsr xwt", "bsr wx").
+OpKind key_kind(const std::string& key);
 
 }  // namespace ops
 }  // namespace tilegemm

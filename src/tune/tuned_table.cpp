@@ -23,12 +23,6 @@ bool file_exists(const std::string& path) {
   return stat(path.c_str(), &st) == 0;
 }
 
-// The operation kind of a stored problem key (ops/keys.hpp).
-ops::OpKind key_kind(const std::string& problem) {
-  if (problem.compare(0, 8, "bsr xwt ") == 0) return ops::OpKind::BsrXwt;
-  if (problem.compare(0, 7, "bsr wx ") == 0) return ops::OpKind::BsrWx;
-  return ops::OpKind::Gemm;
-}
 
 // Reads the device's entries into ctx.tuned_configs (ctx.tuned_mutex held).
 void load(const DeviceContext& ctx) {
@@ -47,7 +41,7 @@ void load(const DeviceContext& ctx) {
   std::string first_bad;
   for (const TunedEntry& e : entries) {
     try {
-      (void)ops::registry().parse(e.config, "config", key_kind(e.problem));
+      (void)ops::registry().parse(e.config, "config", ops::key_kind(e.problem));
       ctx.tuned_configs[e.problem] = e.config;
     } catch (const std::exception& err) {
       if (bad++ == 0) first_bad = "'" + e.problem + "': " + err.what();

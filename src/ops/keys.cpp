@@ -9,8 +9,7 @@ namespace {
 
 // The BSR products' key, the text the BSR tuner has stored since its first database.
 std::string bsr_problem_key(const Problem& p) {
-  const bool x16 = p.align_a == 16 && p.align_b == 16 && p.bsr.block_c % 4 == 0;
-  const bool y16 = p.align_c == 16 && (p.kind != OpKind::BsrXwt || p.bsr.block_r % 4 == 0);
+  const bool x16 = bsr_x_vec(p) && bsr_w_vec(p), y16 = bsr_y_vec(p);
   char buf[200];
   std::snprintf(buf, sizeof buf, "bsr %s %s %lldx%lldx%lld b%dx%d nnzb%lld long%lld x%d y%d beta%d",
                 p.kind == OpKind::BsrXwt ? "xwt" : "wx", dtype_text(p).c_str(), static_cast<long long>(p.m),

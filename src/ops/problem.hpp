@@ -59,6 +59,16 @@ struct Problem {
 
   bool operator==(const Problem& o) const;
 };
+// BSR products: the dense batch J (the columns of Y^T = W X^T for xwt, of Y = W X for wx), and which
+// rows take 16-byte accesses: X's (address and pitch), W's blocks (block data aligned, C % 4 == 0) and
+// Y's (xwt stores along W's rows: also R % 4 == 0). The kernels' vector paths and the key's x16/y16.
+inline int64_t bsr_dense_batch(const Problem& p) { return p.kind == OpKind::BsrXwt ? p.m : p.n; }
+inline bool bsr_x_vec(const Problem& p) { return p.align_a == 16; }
+inline bool bsr_w_vec(const Problem& p) { return p.align_b == 16 && p.bsr.block_c % 4 == 0; }
+inline bool bsr_y_vec(const Problem& p) {
+  return p.align_c == 16 && (p.kind != OpKind::BsrXwt || p.bsr.block_r % 4 == 0);
+}
+
 // A hash of every field (the choice cache's key).
 struct ProblemHash {
   size_t operator()(const Problem& p) const;

@@ -18,6 +18,19 @@
 namespace tilegemm {
 namespace detail {
 
+namespace {
+
+// `c` with its family's estimate (an empty one, estimate.us == 0, where the family has none), or nullopt
+// when it cannot run `p`.
+std::optional<ops::Ranked> legal_candidate(const ops::Problem& p, const DeviceFacts& d, const ops::Config& c) {
+  const ops::Family& f = *c.family();
+  if (!f.can_implement(p, c).empty()) return std::nullopt;
+  std::optional<ops::Estimate> e = f.estimate(p, c, d);
+  return ops::Ranked{c, e ? std::move(*e) : ops::Estimate{}};
+}
+
+}  // namespace
+
 std::vector<ops::Ranked> tuning_candidates(const ops::Problem& p, const DeviceFacts& d, bool run_time_configs,
                                            size_t* compiled_count) {
   const ops::Ranking ranking = ops::rank(p, d);
@@ -41,10 +54,12 @@ std::vector<ops::Ranked> tuning_candidates(const ops::Problem& p, const DeviceFa
       if (neighbours.empty()) continue;  // a family without run-time variants (GEMV) takes no base's place
       groups.push_back(group);
       for (const ops::Config& v : neighbours) {
-        if (!f.can_implement(p, v).empty() || seen(v)) continue;
-        if (std::optional<ops::Estimate> e = f.estimate(p, v, d)) out.push_back({v, std::move(*e)});
+        if (seen(v)) continue;
+        std::optional<ops::Ranked> r = legal_candidate(p, d, v);
+        if (!r) continue;
+        if (r->estimate.us > 0) out.push_back(std::move(*r));
         else if (std::none_of(unestimated.begin(), unestimated.end(), [&v](const ops::Ranked& u) { return u.config == v; }))
-          unestimated.push_back({v, ops::Estimate{}});
+          unestimated.push_back(std::move(*r));
       }
       if (static_cast<int>(groups.size()) == kBases) break;
     }
@@ -162,13 +177,11 @@ void search(const ops::Problem& p, const DeviceFacts& facts, const DeviceContext
     const ops::Config base = ops::registry().parse(best, "config", p.kind);
     std::vector<ops::Ranked> fresh;
     for (const ops::Config& c : base.family()->neighbours(p, base)) {
-      if (!base.family()->can_implement(p, c).empty()) continue;
       const std::string text = c.text();
       if (std::any_of(result.candidates.begin(), result.candidates.end(),
                       [&text](const TuneCandidate& t) { return t.config == text; }))
         continue;
-      std::optional<ops::Estimate> e = base.family()->estimate(p, c, facts);
-      fresh.push_back({c, e ? *e : ops::Estimate{}});
+      if (std::optional<ops::Ranked> r = legal_candidate(p, facts, c)) fresh.push_back(std::move(*r));
     }
     if (fresh.empty()) break;
     const size_t from = result.candidates.size();

@@ -15,16 +15,15 @@ detail::BsrProblem bsr_problem(const Problem& p, const Operands* o) {
   prob.xwt = xwt;
   prob.nnzb = p.bsr.nnzb;
   kernels::BsrParams& k = prob.p;
-  k.rows_i = static_cast<int>(xwt ? p.n : p.m);  // i over W's rows, j over the dense batch
-  k.cols_j = static_cast<int>(xwt ? p.m : p.n);
+  k.cols_j = static_cast<int>(bsr_dense_batch(p));  // i over W's rows, j over the dense batch
+  k.rows_i = static_cast<int>(xwt ? p.n : p.m);
   k.depth_k = static_cast<int>(p.k);
   k.block_r = p.bsr.block_r;
   k.block_c = p.bsr.block_c;
   k.block_row_count = static_cast<int>(p.bsr.block_rows);
-  k.x_vec4 = p.align_a == 16;
-  k.w_vec4 = p.align_b == 16 && p.bsr.block_c % 4 == 0;
-  // Vector stores along i (xwt) need every 4-row group inside one block row: R % 4 == 0.
-  k.y_vec4 = p.align_c == 16 && (!xwt || p.bsr.block_r % 4 == 0);
+  k.x_vec4 = bsr_x_vec(p);
+  k.w_vec4 = bsr_w_vec(p);
+  k.y_vec4 = bsr_y_vec(p);
   k.beta = p.beta_zero ? 0.0f : 1.0f;
   if (o == nullptr) return prob;
   const BsrView v = o->w->view();

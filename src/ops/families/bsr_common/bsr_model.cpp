@@ -17,16 +17,15 @@ std::optional<Estimate> tiled_estimate(const Problem& p, const detail::BsrTile& 
   for (int i = 0; i < row_count; ++i)
     if (rows[i].kind == p.kind && rows[i].height_class == height_class(p.bsr.block_r)) cal = &rows[i];
   if (cal == nullptr) return std::nullopt;
-  const double j = static_cast<double>(p.kind == OpKind::BsrXwt ? p.m : p.n);
+  const double j = static_cast<double>(bsr_dense_batch(p));
   const double col_tiles = ceil_div(j, t.tj), row_tiles = ceil_div(p.bsr.block_r, t.ti);
   const double nnzb = static_cast<double>(p.bsr.nnzb);
   const double tiles = col_tiles * static_cast<double>(p.bsr.block_rows) * row_tiles;
   const double steps = col_tiles * nnzb * row_tiles * ceil_div(p.bsr.block_c, t.kc);
   const double macs = col_tiles * t.tj * nnzb * row_tiles * t.ti * p.bsr.block_c;
-  const int sms = d.sm_count > 0 ? d.sm_count : 132;
   const double longest_steps =
-      tiles < 2.0 * sms ? static_cast<double>(p.bsr.longest_row) * ceil_div(p.bsr.block_c, t.kc) : 0.0;
-  const double scale = 132.0 / sms;
+      tiles < 2.0 * sm_count(d) ? static_cast<double>(p.bsr.longest_row) * ceil_div(p.bsr.block_c, t.kc) : 0.0;
+  const double scale = work_scale(d);
   const double tile_us = scale * cal->per_ktiles_us * tiles / 1e3;
   const double step_us = scale * cal->per_10k_steps_us * steps / 1e4;
   const double mac_us = scale * cal->per_gmac_us * macs / 1e9;

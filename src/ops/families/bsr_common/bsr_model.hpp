@@ -25,13 +25,17 @@ struct TiledCalibration {
   double launch_us, per_ktiles_us, per_10k_steps_us, per_gmac_us, per_100_longest_steps_us;
 };
 
+// The model's throughput terms scale with 132 / the device's SM count (the H100 it was fitted on);
+// sm_count() is that count, 132 where the facts hold none.
+inline int sm_count(const DeviceFacts& d) { return d.sm_count > 0 ? d.sm_count : 132; }
+inline double work_scale(const DeviceFacts& d) { return 132.0 / sm_count(d); }
+
 // The block-height class of R x C blocks.
 int height_class(int block_r);
 
 // The estimate of tile `t` on `p` from its family's calibration rows (nullopt when none matches). The
 // terms are counted for the padded tiles: ceil(J / tile j) column tiles of every block row, each
-// covering ceil(R / tile i) row tiles; the work scales with 132 / the device's SM count (the H100 it
-// was fitted on).
+// covering ceil(R / tile i) row tiles; the work scales with work_scale(d).
 std::optional<Estimate> tiled_estimate(const Problem& p, const detail::BsrTile& t, const TiledCalibration* rows,
                                        int row_count, const DeviceFacts& d);
 

@@ -13,7 +13,7 @@ class BsrReductionFamily final : public BsrFamilyBase {
  public:
   BsrReductionFamily() : BsrFamilyBase(detail::BsrFamily::Reduction) {}
   std::vector<Config> candidates(const Problem& p, const DeviceFacts&) const override {
-    if ((p.kind == OpKind::BsrXwt ? p.m : p.n) > kMaxBatch) return {};
+    if (bsr_dense_batch(p) > kMaxBatch) return {};
     return {default_config(p)};
   }
   std::optional<Estimate> estimate(const Problem&, const Config&, const DeviceFacts&) const override {

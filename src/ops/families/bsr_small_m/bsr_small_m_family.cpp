@@ -31,16 +31,16 @@ class BsrSmallMFamily final : public BsrFamilyBase {
  public:
   BsrSmallMFamily() : BsrFamilyBase(detail::BsrFamily::SmallM) {}
   std::vector<Config> candidates(const Problem& p, const DeviceFacts&) const override {
-    if (batch(p) > kMaxBatch) return {};
+    if (bsr_dense_batch(p) > kMaxBatch) return {};
     return {default_config(p)};
   }
   std::optional<Estimate> estimate(const Problem& p, const Config&, const DeviceFacts& d) const override {
     const Calibration& cal = kCalibration[p.kind == OpKind::BsrXwt ? 0 : 1];
-    const double j = static_cast<double>(batch(p));
+    const double j = static_cast<double>(bsr_dense_batch(p));
     const double passes = std::ceil(j / 16);
     const double columns = j == 1 ? 1 : j <= 8 ? 8 : 16;  // per pass (02_small_m.cuh)
     const double elements = static_cast<double>(p.bsr.nnzb) * p.bsr.block_r * p.bsr.block_c;
-    const double scale = 132.0 / (d.sm_count > 0 ? d.sm_count : 132);
+    const double scale = work_scale(d);
     const double stream_us = scale * (cal.per_m_elements_us * elements * passes + cal.per_m_element_columns_us * elements * j) / 1e6;
     const double row_us = cal.longest_row_us * static_cast<double>(p.bsr.longest_row) * p.bsr.block_c * passes / 1e3;
     Estimate e;
@@ -52,9 +52,6 @@ class BsrSmallMFamily final : public BsrFamilyBase {
     e.why = buf;
     return e;
   }
-
- private:
-  static int64_t batch(const Problem& p) { return p.kind == OpKind::BsrXwt ? p.m : p.n; }
 };
 
 }  // namespace

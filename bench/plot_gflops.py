@@ -16,7 +16,7 @@ import os
 import sys
 
 EXIT_BAD_INPUT = 2
-EXIT_NO_MATPLOTLIB = 3  # tools/plot.hpp: kPlotExitNoMatplotlib
+EXIT_NO_MATPLOTLIB = 3  # tools/gemm/plot.hpp: kPlotExitNoMatplotlib
 REQUIRED = {"device", "m", "n", "k", "layout", "trans", "kernel", "status", "tflops"}
 # Columns that name a series when they vary between rows, in label order.
 SERIES_FIELDS = ("device", "dtype", "layout", "trans")

@@ -5,8 +5,8 @@
 #include "commands.hpp"
 #include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
-#include "peaks.hpp"
-#include "report.hpp"
+#include "profiler/peaks.hpp"
+#include "profiler/report.hpp"
 #include "tilegemm/device.hpp"
 
 namespace tilegemm {

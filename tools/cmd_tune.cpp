@@ -1,6 +1,6 @@
-// tilegemm tune: measures the legal configs of each shape (tilegemm::tune), stores the winner in the
-// tuning database that Kernel::Auto consults, and prints best vs untuned Auto vs cuBLAS, timed the same
-// way in the same run. --list / --export / --import / --clear maintain the database (no GPU needed).
+// tilegemm tune <operation>: measures the legal configs of each problem (tilegemm::tune), stores the
+// winner in the tuning database that Kernel::Auto consults, and prints best vs untuned Auto vs the
+// operation's vendor baseline, timed the same way in the same run. --list / --export / --import / --clear maintain the database (no GPU needed).
 #include <algorithm>
 #include <cmath>
 #include <csignal>
@@ -14,17 +14,9 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
-#include "core/cuda_check.hpp"
-#include "core/device_buffer.hpp"
-#include "dense/config.hpp"
-#include "harness.hpp"
 #include "ops/keys.hpp"
 #include "ops/registry.hpp"
-#include "sparse_harness.hpp"
-#include "sparse_options.hpp"
-#include "tune_options.hpp"
-#include "shapes.hpp"
-#include "report.hpp"
+#include "profiler/operation_profiler.hpp"
 #include "tilegemm/device.hpp"
 #include "tilegemm/error.hpp"
 #include "tilegemm/tune.hpp"
@@ -38,13 +30,6 @@ namespace {
 volatile std::sig_atomic_t g_tune_interrupted = 0;
 
 [[noreturn]] void invalid(const std::string& message) { throw Error(ErrorCode::InvalidArgument, message); }
-
-struct TuneRow {
-  std::string shape;     // Problem::str() or SparseProblem::str()
-  TuneResult result;
-  std::string baseline;  // "cuBLAS" (gemm) or "cuSPARSE" (bsr), timed like the tuner times a config
-  double baseline_us = 0;  // 0: not measured (cuSPARSE rejects the problem)
-};
 
 double ratio(double baseline_us, double us) { return us > 0 && baseline_us > 0 ? baseline_us / us : 0.0; }
 
@@ -107,98 +92,34 @@ void write_outputs(const TunePlan& plan, const std::string& device, const std::v
   if (!plan.csv.empty()) write_text_file(plan.csv, rows_csv(device, rows), "--csv");
 }
 
-GemmShape gemm_shape(const Problem& p) {
-  GemmShape s;
-  s.layout = p.layout;
-  s.op_a = p.op_a;
-  s.op_b = p.op_b;
-  s.m = p.m;
-  s.n = p.n;
-  s.k = p.k;
-  s.lda = p.lda();
-  s.ldb = p.ldb();
-  s.ldc = p.ldc();
-  s.offset = p.offset;
-  return s;
-}
-
-// cuBLAS on the shape, timed like the tuner times a config (cold L2, the same minimum time).
-double time_cublas(Cublas& cublas, const Problem& p, double min_time, size_t flush_bytes) {
-  DeviceBuffer<float> a(p.size_a()), b(p.size_b()), c(p.size_c());
-  fill_uniform(a.get(), p.size_a(), 1);
-  fill_uniform(b.get(), p.size_b(), 2);
-  const Timing t = time_runs(
-      [&] { cublas.sgemm(p, 1.0f, a.get() + p.offset, b.get() + p.offset, 0.0f, c.get() + p.offset); }, min_time,
-      flush_bytes);
-  return t.median_ms * 1e3;
-}
-
-// One BSR problem: W generated as the bench generates it (same seed, so `bench --sparse` then runs
-// the tuned entry), tuned, and cuSPARSE timed the same way on the same W and X.
-TuneRow tune_sparse(const SparseProblem& p, uint64_t seed, const TuneOptions& o, const Cusparse& cusparse,
-                    size_t flush_bytes) {
-  const BsrMatrix host = generate_bsr(p.w_rows(), p.w_cols(), p.block_rows, p.block_cols, p.sparsity, p.rows,
-                                      sparse_w_seed(seed, p));
-  const DeviceBsrMatrix w(host);
-  BsrShape shape;
-  shape.product = p.op == SparseOp::Xwt ? BsrProduct::Xwt : BsrProduct::Wx;
-  shape.m = p.m;
-  shape.n = p.n;
-  shape.k = p.k;
-  TuneRow row;
-  row.shape = p.str();
-  row.result = tune(shape, w, o);
-  row.baseline = "cuSPARSE";
-  DeviceBuffer<float> x(static_cast<size_t>(p.size_x())), y(static_cast<size_t>(p.size_y()));
-  fill_uniform(x.get(), p.size_x(), sparse_x_seed(seed, p));
-  TILEGEMM_CUDA_CHECK(cudaDeviceSynchronize());
-  CusparseBsrProduct sp(cusparse, p.op, p.m, p.n, p.k, w.view(), x.get(), y.get());
-  if (sp.unsupported().empty())
-    row.baseline_us = time_runs([&] { sp.run(); }, o.min_time_s, flush_bytes).median_ms * 1e3;
-  return row;
-}
-
-void run_tuning(const TunePlan& plan) {
+void run_tuning(OperationProfiler& op, const TunePlan& plan, size_t count) {
   const DeviceInfo dev = current_device_info();
   const size_t flush_bytes = 2 * dev.l2_bytes;
-  const char* baseline = plan.bsr ? "cuSPARSE" : "cuBLAS";
-  std::printf("device: %s, %d SMs; tuning database %s; %s per shape, cold L2, min %.2f s per config\n",
-              dev.name.c_str(), dev.sm_count, plan.options.store ? plan.db.c_str() : "(not written: --no-store)",
+  const std::string baseline = op.tune_baseline();
+  std::printf("device: %s, %d SMs; tune %s; tuning database %s; %s per problem, cold L2, min %.2f s per config\n",
+              dev.name.c_str(), dev.sm_count, op.name().c_str(),
+              plan.options.store ? plan.db.c_str() : "(not written: --no-store)",
               plan.options.max_measured > 0 ? ("at most " + std::to_string(plan.options.max_measured) + " configs").c_str()
                                     : "every legal config",
               plan.options.min_time_s);
-  const int shape_width = plan.bsr ? 66 : 34;
+  const int shape_width = op.tune_name_width();
   std::printf("%-*s %9s %-32s %10s %-32s %10s %10s %7s %7s %7s\n", shape_width, "shape", "measured", "best config",
-              "best us", "untuned auto", "auto us", (std::string(baseline) + " us").c_str(), "best x", "auto x",
-              "seconds");
+              "best us", "untuned auto", "auto us", (baseline + " us").c_str(), "best x", "auto x", "seconds");
   std::fflush(stdout);
   g_tune_interrupted = 0;
   std::signal(SIGINT, [](int) { g_tune_interrupted = 1; });
-  Cublas cublas;
-  std::optional<Cusparse> cusparse;
-  if (plan.bsr) cusparse.emplace();
-  const size_t count = plan.bsr ? plan.sparse_problems.size() : plan.problems.size();
   std::vector<TuneRow> rows;
   for (size_t i = 0; i < count && !g_tune_interrupted; ++i) {
     TuneOptions o = plan.options;
     o.cancelled = [] { return g_tune_interrupted != 0; };
-    const std::string shape = plan.bsr ? plan.sparse_problems[i].str() : plan.problems[i].str();
+    const std::string shape = op.tune_problem_name(i);
     const std::string label = "[" + std::to_string(i + 1) + "/" + std::to_string(count) + "] " + shape;
     o.progress = [&label](const TuneProgress& pr) {
       std::fprintf(stderr, "tune %s: %d/%d %s %s; best %s %.1f us\n", label.c_str(), pr.measured, pr.candidates,
                    pr.config.c_str(), pr.us > 0 ? (std::to_string(pr.us) + " us").c_str() : "failed",
                    pr.best_config.c_str(), pr.best_us);
     };
-    TuneRow row;
-    if (plan.bsr) {
-      row = tune_sparse(plan.sparse_problems[i], plan.seed, o, *cusparse, flush_bytes);
-    } else {
-      const Problem& p = plan.problems[i];
-      row.shape = shape;
-      row.result = tune(gemm_shape(p), o);
-      row.baseline = baseline;
-      row.baseline_us = time_cublas(cublas, p, plan.options.min_time_s, flush_bytes);
-    }
+    TuneRow row = op.tune_problem(i, o, flush_bytes);
     const TuneResult& r = row.result;
     char measured[32];
     std::snprintf(measured, sizeof measured, "%d/%zu%s", r.measured, r.candidates.size(), r.stopped ? "+" : "");
@@ -225,7 +146,7 @@ void run_tuning(const TunePlan& plan) {
     }
   }
   if (n > 0)
-    std::printf("geomean x %s over %d shapes: tuned %.3f, untuned auto %.3f\n", baseline, n, std::exp(log_best / n),
+    std::printf("geomean x %s over %d shapes: tuned %.3f, untuned auto %.3f\n", baseline.c_str(), n, std::exp(log_best / n),
                 std::exp(log_auto / n));
   if (n_gain > 0)
     std::printf("geomean tuned speedup over untuned auto, %d shapes: %.3f\n", n_gain, std::exp(log_gain / n_gain));
@@ -334,45 +255,37 @@ void run_database_action(const TunePlan& plan) {
 }  // namespace
 
 void add_tune_command(CLI::App& app) {
-  auto a = std::make_shared<TuneArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "tune", "Measure the legal configs of each shape, store the fastest for Kernel::Auto (docs/tuning.md)");
-  cmd->add_option("operation", a->operation, "gemm (default) or bsr (block-sparse; --shape with --block/--sparsity/"
-                                            "--rows/--op, or --preset " + join_alternatives(sparse_preset_names()) + ")");
-  cmd->add_option("--shape", a->shapes, "MxNxK (repeatable)");
-  cmd->add_option("--preset", a->preset, "named shape set (" + join_alternatives(preset_names()) + ")");
-  cmd->add_option("--layout", a->layout, "row or col");
-  cmd->add_option("--trans", a->trans, "NN, NT, TN or TT");
-  cmd->add_option("--ld", a->ld, "+N pads every leading dimension; N sets it");
-  cmd->add_option("--offset", a->offset, "elements every matrix starts into its buffer");
-  cmd->add_option("--budget-s", a->budget_s, "wall-clock seconds per shape (default 30)");
-  cmd->add_option("--top", a->top, "configs to measure at most per shape (default 12; 0 = all)");
-  cmd->add_flag("--exhaustive", a->exhaustive, "measure every legal config");
-  cmd->add_flag("--jit", a->jit, "also measure run-time compiled variants of the leading tile shapes (NVRTC)");
-  cmd->add_option("--min-time", a->min_time, "seconds of timed runs per config (default 0.05)");
-  cmd->add_flag("--no-store", a->no_store, "measure only; leave the database alone");
-  cmd->add_option("--db", a->db, "the tuning database (default: $TILEGEMM_TUNING_DB or the cache folder)");
-  cmd->add_flag("--list", a->list, "print the database's entries");
-  cmd->add_option("--export", a->export_path, "write the database's entries to a JSON file");
-  cmd->add_option("--import", a->import_path, "add a JSON export's entries (a faster stored entry is kept)");
-  cmd->add_flag("--clear", a->clear, "remove every entry");
-  cmd->add_option("--block", a->blocks, "bsr --shape: W's blocks R or RxC, comma list (default 32)")->delimiter(',');
-  cmd->add_option("--sparsity", a->sparsities, "bsr --shape: fraction of absent blocks, comma list (default 0.9)")
-      ->delimiter(',');
-  cmd->add_option("--rows", a->rows, "bsr --shape: uniform and/or skewed block rows (default uniform)")->delimiter(',');
-  cmd->add_option("--op", a->op, "bsr: xwt (Y = X W^T) or wx (Y = W X)")->capture_default_str();
-  cmd->add_option("--seed", a->seed, "bsr: seed of W and X (the bench's)")->capture_default_str();
-  cmd->add_option("--csv", a->csv, "write one row per shape");
-  cmd->add_option("--json", a->json, "write every shape with all its candidates");
-  cmd->callback([a, cmd] {
-    for (const char* name : {"--layout", "--trans", "--ld", "--offset", "--block", "--sparsity", "--rows", "--op", "--seed"})
-      if (cmd->count(name) > 0) a->given.push_back(name);
-    const TunePlan plan = plan_tune(*a, tuning_database_path());
-    if (plan.action == TunePlan::Action::Tune)
-      run_tuning(plan);
-    else
-      run_database_action(plan);
-  });
+      "tune", "Measure the legal configs of each problem, store the fastest for Kernel::Auto (docs/tuning.md); "
+              "gemm unless an operation is named");
+  cmd->require_subcommand(1);
+  for (const auto& p : profilers()) {
+    CLI::App* sub = cmd->add_subcommand(p->name(), p->summary());
+    auto a = std::make_shared<TuneArgs>();
+    sub->add_option("--shape", a->shapes, "MxNxK (repeatable)");
+    sub->add_option("--preset", a->preset, "named problem set (as bench " + p->name() + ")");
+    sub->add_option("--budget-s", a->budget_s, "wall-clock seconds per problem (default 30)");
+    sub->add_option("--top", a->top, "configs to measure at most per problem (default 12; 0 = all)");
+    sub->add_flag("--exhaustive", a->exhaustive, "measure every legal config");
+    sub->add_flag("--jit", a->jit, "also measure run-time compiled variants of the leading tile shapes (NVRTC)");
+    sub->add_option("--min-time", a->min_time, "seconds of timed runs per config (default 0.05)");
+    sub->add_flag("--no-store", a->no_store, "measure only; leave the database alone");
+    sub->add_option("--db", a->db, "the tuning database (default: $TILEGEMM_TUNING_DB or the cache folder)");
+    sub->add_flag("--list", a->list, "print the database's entries");
+    sub->add_option("--export", a->export_path, "write the database's entries to a JSON file");
+    sub->add_option("--import", a->import_path, "add a JSON export's entries (a faster stored entry is kept)");
+    sub->add_flag("--clear", a->clear, "remove every entry");
+    sub->add_option("--csv", a->csv, "write one row per problem");
+    sub->add_option("--json", a->json, "write every problem with all its candidates");
+    p->add_tune_options(sub);
+    OperationProfiler* op = p.get();
+    sub->callback([a, op] {
+      const TunePlan plan = plan_tune(*a, tuning_database_path());
+      if (plan.action != TunePlan::Action::Tune) return run_database_action(plan);
+      const size_t count = op->plan_tune(*a);
+      run_tuning(*op, plan, count);
+    });
+  }
 }
 
 }  // namespace tools

@@ -1,5 +1,6 @@
 // Subcommands of the tilegemm command (one file each). Each parses and validates all of its arguments
-// (options.hpp, no GPU needed) before it touches the device.
+// (no GPU needed) before it touches the device. bench, check and tune take an operation
+// (profiler/operation_profiler.hpp); overhead and info are about the GEMM entry and the device.
 #pragma once
 #include <CLI/CLI.hpp>
 

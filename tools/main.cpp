@@ -6,7 +6,8 @@
 #include <vector>
 
 #include "commands.hpp"
-#include "report.hpp"
+#include "profiler/operation_profiler.hpp"
+#include "profiler/report.hpp"
 #include "tilegemm/error.hpp"
 #include "tilegemm/log.hpp"
 
@@ -41,7 +42,11 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    app.parse(argc, argv);
+    // bench/check/tune take an operation word; make it explicit (gemm by default, --sparse = bsr).
+    std::vector<std::string> words = tilegemm::tools::with_operation(args, app);
+    std::vector<char*> word_ptrs;
+    for (std::string& w : words) word_ptrs.push_back(w.data());
+    app.parse(static_cast<int>(word_ptrs.size()), word_ptrs.data());
   } catch (const CLI::Success& e) {  // --help, --version: CLI11 prints them, exit 0
     return app.exit(e);
   } catch (const CLI::ParseError& e) {  // CLI11's own checks: unknown options, --warm with --cold, ...

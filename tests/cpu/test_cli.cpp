@@ -14,14 +14,18 @@
 #include <string>
 #include <vector>
 
-#include "choice_log.hpp"
-#include "options.hpp"
-#include "peaks.hpp"
-#include "plot.hpp"
-#include "report.hpp"
-#include "shapes.hpp"
-#include "sparse_options.hpp"
-#include "tune_options.hpp"
+#include "gemm/choice_log.hpp"
+#include "gemm/gemm_options.hpp"
+#include "gemm/gemm_report.hpp"
+#include "profiler/peaks.hpp"
+#include "gemm/plot.hpp"
+#include "profiler/report.hpp"
+#include "gemm/shapes.hpp"
+#include "bsr/bsr_options.hpp"
+#include "bsr/bsr_report.hpp"
+#include "profiler/tune_options.hpp"
+#include "profiler/operation_profiler.hpp"
+#include "commands.hpp"
 #include "tilegemm/bsr.hpp"
 #include "tilegemm/device.hpp"
 #include "tilegemm/error.hpp"
@@ -272,15 +276,17 @@ TEST(CliLd, ParsesPaddingAndAbsoluteAndRejectsTheRest) {
 TEST(CliTune, OptionsBecomeTheLibrarysTuneOptions) {
   TuneArgs a;
   a.preset = "models";
-  a.trans = "TT";
-  a.ld = "+3";
+  GemmTuneArgs layout;
+  layout.trans = "TT";
+  layout.ld = "+3";
   TunePlan plan = plan_tune(a, "/default/tuning.sqlite3");
   EXPECT_EQ(plan.action, TunePlan::Action::Tune);
-  ASSERT_EQ(plan.problems.size(), 19u);
-  EXPECT_EQ(plan.problems[0].op_a, Op::T);        // --trans applies to the preset's free shapes
-  EXPECT_EQ(plan.problems.back().op_b, Op::T);    // and a fixed-op shape keeps its ops (TT)
-  EXPECT_EQ(plan.problems[17].op_a, Op::N);       // 2501x3499x1777 NT stays NT
-  EXPECT_EQ(plan.problems[0].ld_pad, 3);
+  const std::vector<Problem> problems = plan_gemm_tune(a.shapes, a.preset, layout);
+  ASSERT_EQ(problems.size(), 19u);
+  EXPECT_EQ(problems[0].op_a, Op::T);        // --trans applies to the preset's free shapes
+  EXPECT_EQ(problems.back().op_b, Op::T);    // and a fixed-op shape keeps its ops (TT)
+  EXPECT_EQ(problems[17].op_a, Op::N);       // 2501x3499x1777 NT stays NT
+  EXPECT_EQ(problems[0].ld_pad, 3);
   EXPECT_EQ(plan.db, "/default/tuning.sqlite3");
   EXPECT_EQ(plan.options.database, plan.db);
   EXPECT_EQ(plan.options.max_measured, 12);
@@ -328,48 +334,61 @@ TEST(CliCheckBsr, ProblemsKernelsAndConfigs) {
 }
 
 TEST(CliTune, BsrTakesTheSparseProblemOptions) {
-  TuneArgs a;
-  a.operation = "bsr";
-  a.preset = "transformer-sparse";
+  BsrTuneArgs a;
   a.op = "wx";
   a.seed = "7";
-  TunePlan plan = plan_tune(a, "/d.sqlite3");
-  EXPECT_TRUE(plan.bsr);
-  EXPECT_TRUE(plan.problems.empty());
-  ASSERT_EQ(plan.sparse_problems.size(), 72u);
-  EXPECT_EQ(plan.sparse_problems[0].op, SparseOp::Wx);
+  BsrTunePlan plan = plan_bsr_tune({}, "transformer-sparse", a);
+  ASSERT_EQ(plan.problems.size(), 72u);
+  EXPECT_EQ(plan.problems[0].op, SparseOp::Wx);
   EXPECT_EQ(plan.seed, 7u);
-  TuneArgs s;
-  s.operation = "bsr";
-  s.shapes = {"512x1024x2048"};
+  BsrTuneArgs s;
   s.blocks = {"16", "32x8"};
   s.sparsities = {"0.5", "0.9"};
   s.rows = {"skewed"};
-  plan = plan_tune(s, "/d.sqlite3");
-  ASSERT_EQ(plan.sparse_problems.size(), 4u);
-  EXPECT_EQ(plan.sparse_problems[3].block_rows, 32);
-  EXPECT_EQ(plan.sparse_problems[3].block_cols, 8);
-  EXPECT_EQ(plan.sparse_problems[3].rows, RowDistribution::Skewed);
-  EXPECT_EQ(plan.sparse_problems[0].op, SparseOp::Xwt);
-  s.given = {"--trans"};
-  expect_invalid([&] { plan_tune(s, "/d"); }, "--trans: not available with tune bsr (it describes a dense problem)");
-  TuneArgs g;
-  g.shapes = {"64x64x64"};
-  g.given = {"--sparsity"};
-  expect_invalid([&] { plan_tune(g, "/d"); }, "--sparsity: not available with tune gemm");
-  g.given.clear();
-  g.operation = "conv";
-  expect_invalid([&] { plan_tune(g, "/d"); }, "operation 'conv': unknown (expected gemm or bsr)");
-  TuneArgs none;
-  none.operation = "bsr";
-  expect_invalid([&] { plan_tune(none, "/d"); }, "--shape: no shapes to tune");
-  none.shapes = {"64x64x64"};
+  plan = plan_bsr_tune({"512x1024x2048"}, "", s);
+  ASSERT_EQ(plan.problems.size(), 4u);
+  EXPECT_EQ(plan.problems[3].block_rows, 32);
+  EXPECT_EQ(plan.problems[3].block_cols, 8);
+  EXPECT_EQ(plan.problems[3].rows, RowDistribution::Skewed);
+  EXPECT_EQ(plan.problems[0].op, SparseOp::Xwt);
+  BsrTuneArgs none;
+  expect_invalid([&] { plan_bsr_tune({}, "", none); }, "--shape: no shapes to tune");
   none.sparsities = {"1"};
-  expect_invalid([&] { plan_tune(none, "/d"); },
+  expect_invalid([&] { plan_bsr_tune({"64x64x64"}, "", none); },
                  "--shape: xwt m=64 k=64 n=64 block 32x32 sparsity 1 uniform has no stored blocks or an empty dimension");
   none.sparsities.clear();
-  none.preset = "models";
-  expect_invalid([&] { plan_tune(none, "/d"); }, "--preset: 'models' is a dense preset");
+  expect_invalid([&] { plan_bsr_tune({}, "models", none); }, "--preset: 'models' is a dense preset");
+  TuneArgs shared;
+  expect_invalid([&] { plan_tune(shared, "/d"); }, "--shape: no shapes to tune");
+}
+
+// bench, check and tune take an operation word, made explicit before CLI11 parses: the default is the
+// first profiler (gemm), --sparse selects bsr, and an option of another operation is named as such.
+TEST(CliOperations, TheOperationWordIsMadeExplicit) {
+  CLI::App app;
+  add_bench_command(app, {});
+  add_check_command(app);
+  add_tune_command(app);
+  add_info_command(app);
+  using V = std::vector<std::string>;
+  EXPECT_EQ(with_operation(V{"tilegemm", "bench", "--shape", "8x8x8"}, app), (V{"tilegemm", "bench", "gemm", "--shape", "8x8x8"}));
+  EXPECT_EQ(with_operation(V{"tilegemm", "bench", "--op", "wx", "--sparse"}, app),
+            (V{"tilegemm", "bench", "bsr", "--op", "wx"}));
+  EXPECT_EQ(with_operation(V{"tilegemm", "tune", "bsr", "--block", "16"}, app), (V{"tilegemm", "tune", "bsr", "--block", "16"}));
+  EXPECT_EQ(with_operation(V{"tilegemm", "check"}, app), (V{"tilegemm", "check", "gemm"}));
+  EXPECT_EQ(with_operation(V{"tilegemm", "bench", "--help"}, app), (V{"tilegemm", "bench", "--help"}));
+  EXPECT_EQ(with_operation(V{"tilegemm", "info"}, app), (V{"tilegemm", "info"}));
+  expect_invalid([&] { with_operation(V{"tilegemm", "bench", "conv"}, app); },
+                 "operation 'conv': unknown (expected gemm or bsr)");
+  expect_invalid([&] { with_operation(V{"tilegemm", "tune", "--sparsity=0.5"}, app); },
+                 "--sparsity: not available with tune gemm (an option of tune bsr)");
+  expect_invalid([&] { with_operation(V{"tilegemm", "check", "bsr", "--trans", "TT"}, app); },
+                 "--trans: not available with check bsr (an option of check gemm)");
+  expect_invalid([&] { with_operation(V{"tilegemm", "bench", "gemm", "--sparse"}, app); },
+                 "--sparse: not available with bench gemm (it selects bench bsr)");
+  // Every operation's subcommand exists under each of the three commands.
+  for (const auto& p : profilers())
+    for (const char* command : {"bench", "check", "tune"}) EXPECT_NO_THROW(app.get_subcommand(command)->get_subcommand(p->name()));
 }
 
 TEST(CliLd, AppliedToEveryShapeAndCheckedAgainstIt) {
@@ -711,10 +730,10 @@ std::vector<Row> sample_rows() {
 
 TEST_F(CliFiles, CsvWriterRoundTrip) {
   const std::string f = path("bench.csv");
-  write_csv(f, sample_rows(), "NVIDIA H100 80GB HBM3");
+  write_csv(f, sample_rows(), "NVIDIA H100 80GB HBM3", gemm_report());
   const std::vector<std::string> lines = lines_of(read_file(f));
   ASSERT_EQ(lines.size(), 6u);
-  EXPECT_EQ(lines[0], csv_header());
+  EXPECT_EQ(lines[0], csv_header(gemm_report()));
   const std::vector<std::string> head = split_csv_line(lines[0]);
   ASSERT_EQ(head.size(), 22u);
   EXPECT_EQ(head[0], "device");
@@ -763,9 +782,9 @@ TEST_F(CliFiles, CsvWriterRoundTrip) {
   EXPECT_EQ(col(r4, "reps"), "40");
 
   // Rewritten, not appended, as the bench does after every shape.
-  write_csv(f, {sample_rows()[0]}, "GPU");
+  write_csv(f, {sample_rows()[0]}, "GPU", gemm_report());
   EXPECT_EQ(lines_of(read_file(f)).size(), 2u);
-  expect_invalid([&] { write_csv(path("no/such/dir.csv"), sample_rows(), "GPU", "--csv"); }, "--csv: cannot write");
+  expect_invalid([&] { write_csv(path("no/such/dir.csv"), sample_rows(), "GPU", gemm_report(), "--csv"); }, "--csv: cannot write");
 }
 
 TEST_F(CliFiles, JsonWriterRoundTrip) {
@@ -776,6 +795,7 @@ TEST_F(CliFiles, JsonWriterRoundTrip) {
   run.date_utc = utc_iso8601(1700000000);
   run.min_time_s = 0.25;
   run.flush_bytes = 2.0 * run.device.l2_bytes;
+  run.format = &gemm_report();
   const std::string f = path("bench.json");
   write_json(f, run, sample_rows());
   const nlohmann::json j = nlohmann::json::parse(read_file(f));
@@ -811,6 +831,8 @@ TEST_F(CliFiles, JsonWriterRoundTrip) {
   EXPECT_EQ(m.at("graph_batch"), 0);
   EXPECT_EQ(m.at("statistic"), "median of per-run CUDA event times");
   EXPECT_FALSE(m.contains("l2_note"));
+  EXPECT_EQ(m.at("baseline"), "cuBLAS cublasGemmEx, CUBLAS_COMPUTE_32F_PEDANTIC");  // the format's method
+  EXPECT_EQ(h.at("tool"), "tilegemm bench");
   EXPECT_EQ(h.at("interrupted"), false);
 
   const nlohmann::json& rows = j.at("rows");
@@ -956,7 +978,7 @@ TEST_F(CliFiles, PlotScriptDrawsTheCsvWriterOutput) {
       r.what = cube(s);
       rows.push_back(r);
     }
-  write_csv(path("bench.csv"), rows, "Test GPU");
+  write_csv(path("bench.csv"), rows, "Test GPU", gemm_report());
   try {
     const std::string said = run_plot_script(script, path("bench.csv"), path("plot.svg"));
     EXPECT_NE(said.find("wrote"), std::string::npos) << said;
@@ -1236,7 +1258,7 @@ TEST(CliPlanSparse, RejectsEachBadArgument) {
                  "(wx: W is M x K)");
   expect_invalid(with([](SparseBenchArgs& a) { a.shapes = {"1x65536x65536"}; a.blocks = {"1"}; }),
                  "--shape: 1x65536x65536 with --block 1x1: 4294967296 blocks in W");
-  // The grid options need --shape; dense-only options are refused.
+  // The grid options need --shape.
   auto preset_only = [](const std::function<void(SparseBenchArgs&)>& edit) {
     SparseBenchArgs a;
     a.preset = "seed-sparse";
@@ -1246,11 +1268,6 @@ TEST(CliPlanSparse, RejectsEachBadArgument) {
   expect_invalid(preset_only([](SparseBenchArgs& a) { a.blocks = {"16"}; }), "--block: applies to --shape problems");
   expect_invalid(preset_only([](SparseBenchArgs& a) { a.sparsities = {"0.5"}; }), "--sparsity: applies to --shape");
   expect_invalid(preset_only([](SparseBenchArgs& a) { a.rows = {"skewed"}; }), "--rows: applies to --shape");
-  for (const char* name : {"--sizes", "--layout", "--trans", "--rasters", "--plot"}) {
-    SCOPED_TRACE(name);
-    expect_invalid(preset_only([&](SparseBenchArgs& a) { a.dense_only = {name}; }),
-                   std::string(name) + ": not available with --sparse");
-  }
   // --schedules adds the tuner's space, for either product; --config adds BSR configs, checked here.
   EXPECT_NO_THROW(preset_only([](SparseBenchArgs& a) { a.schedules = true; a.op = "wx"; })());
   EXPECT_NO_THROW(preset_only([](SparseBenchArgs& a) { a.schedules = true; })());
@@ -1265,8 +1282,6 @@ TEST(CliPlanSparse, RejectsEachBadArgument) {
     const SparseBenchPlan plan = plan_sparse_bench(a);
     EXPECT_EQ(plan.configs, (std::vector<std::string>{"bsr-tiled:32x128x16:t4x8:s4", "bsr-tf32x3:16x64x16:w1x2:s3:jit"}));
   }
-  expect_invalid([] { reject_sparse_only_options({"--block", "--op"}); }, "--block: needs --sparse");
-  EXPECT_NO_THROW(reject_sparse_only_options({}));
 }
 
 TEST(CliPlanSparse, ArgumentsAreCheckedBeforeFiles) {
@@ -1309,7 +1324,7 @@ std::vector<Row> sample_sparse_rows() {
   std::vector<Row> rows;
   Row dense = base;
   dense.kernel = kDenseBaselineLabel;
-  dense.dense_baseline = true;
+  dense.reference = true;
   dense.status = "ok";
   dense.t = {0.02, 0.019, 0.03, 100};
   dense.tflops = 0.5;
@@ -1338,47 +1353,51 @@ std::vector<Row> sample_sparse_rows() {
 
 TEST(CliSparseReport, Speedups) {
   const std::vector<Row> rows = sample_sparse_rows();
-  EXPECT_DOUBLE_EQ(rows[0].vs_dense.value(), 1.0);
+  EXPECT_DOUBLE_EQ(rows[0].vs_reference.value(), 1.0);
   EXPECT_DOUBLE_EQ(rows[0].ratio.value(), 2.0);
   EXPECT_DOUBLE_EQ(rows[1].ratio.value(), 1.0);
-  EXPECT_DOUBLE_EQ(rows[1].vs_dense.value(), 0.5);
+  EXPECT_DOUBLE_EQ(rows[1].vs_reference.value(), 0.5);
   EXPECT_DOUBLE_EQ(rows[2].ratio.value(), 4.0);
-  EXPECT_DOUBLE_EQ(rows[2].vs_dense.value(), 2.0);
-  EXPECT_FALSE(rows[3].vs_dense.has_value());
+  EXPECT_DOUBLE_EQ(rows[2].vs_reference.value(), 2.0);
+  EXPECT_FALSE(rows[3].vs_reference.has_value());
   std::vector<Row> no_cusparse = rows;
   no_cusparse[1].status = "skipped: cuSPARSE: CUSPARSE_STATUS_NOT_SUPPORTED";
   set_ratios(no_cusparse);
   EXPECT_FALSE(no_cusparse[2].ratio.has_value());
-  EXPECT_DOUBLE_EQ(no_cusparse[2].vs_dense.value(), 2.0);
-  const std::string table = problem_table(rows);
+  EXPECT_DOUBLE_EQ(no_cusparse[2].vs_reference.value(), 2.0);
+  const std::string table = bsr_report().table(rows);
   EXPECT_NE(table.find("xwt m=1 k=128 n=768, block 8x8, sparsity 0.95"), std::string::npos) << table;
   EXPECT_NE(table.find("nnzb 77 of 1536"), std::string::npos) << table;
   EXPECT_NE(table.find("4.000x"), std::string::npos) << table;
   EXPECT_NE(table.find("01-reduction   skipped: too slow"), std::string::npos) << table;
 }
 
-// One writer for both operations keeps each operation's CSV columns (the docs' result files and the
+// One writer for every operation keeps each operation's CSV columns (the docs' result files and the
 // scripts read them), and refuses a mixture.
 TEST_F(CliFiles, CsvColumnsPerOperation) {
-  EXPECT_EQ(csv_header(),
+  EXPECT_EQ(csv_header(gemm_report()),
             "device,m,n,k,layout,trans,ld,offset,dtype,kernel,config,status,median_ms,min_ms,max_ms,reps,tflops,"
             "ratio_vs_cublas,pct_fp32_peak,max_abs_err,tolerance,timing");
-  EXPECT_EQ(csv_header(true),
+  EXPECT_EQ(csv_header(bsr_report()),
             "device,op,m,n,k,block_rows,block_cols,sparsity,achieved_sparsity,nnzb,max_row_blocks,rows,dtype,kernel,"
             "status,median_ms,min_ms,max_ms,reps,useful_tflops,speedup_vs_cusparse,speedup_vs_cublas,pct_fp32_peak,"
             "max_abs_err,tolerance,note,timing");
   std::vector<Row> mixed = sample_sparse_rows();
   mixed.push_back(sample_rows()[0]);
-  expect_invalid([&] { write_csv(path("mixed.csv"), mixed, "GPU", "--csv"); }, "--csv: a run measures one operation");
+  expect_invalid([&] { write_csv(path("mixed.csv"), mixed, "GPU", bsr_report(), "--csv"); },
+                 "--csv: a run measures one operation");
+  RunInfo run;
+  run.format = &gemm_report();
+  expect_invalid([&] { bench_json(run, mixed); }, "--json: a run measures one operation");
   EXPECT_FALSE(std::filesystem::exists(path("mixed.csv")));
 }
 
 TEST_F(CliFiles, SparseCsvWriterRoundTrip) {
   const std::string f = path("sparse.csv");
-  write_csv(f, sample_sparse_rows(), "NVIDIA H100 80GB HBM3");
+  write_csv(f, sample_sparse_rows(), "NVIDIA H100 80GB HBM3", bsr_report());
   const std::vector<std::string> lines = lines_of(read_file(f));
   ASSERT_EQ(lines.size(), 5u);
-  EXPECT_EQ(lines[0], csv_header(/*sparse=*/true));
+  EXPECT_EQ(lines[0], csv_header(bsr_report()));
   const std::vector<std::string> head = split_csv_line(lines[0]);
   auto col = [&](const std::vector<std::string>& cells, const std::string& name) {
     for (size_t i = 0; i < head.size(); ++i)
@@ -1416,7 +1435,7 @@ TEST_F(CliFiles, SparseCsvWriterRoundTrip) {
   EXPECT_EQ(col(r[0], "timing"), "events");
   EXPECT_EQ(col(r[2], "timing"), "graph:100");
   EXPECT_EQ(col(r[3], "timing"), "");  // skipped: not timed
-  expect_invalid([&] { write_csv(path("no/such/dir.csv"), {}, "GPU", "--csv"); }, "--csv: cannot write");
+  expect_invalid([&] { write_csv(path("no/such/dir.csv"), {}, "GPU", bsr_report(), "--csv"); }, "--csv: cannot write");
 }
 
 TEST_F(CliFiles, SparseJsonWriterRoundTrip) {
@@ -1426,7 +1445,7 @@ TEST_F(CliFiles, SparseJsonWriterRoundTrip) {
   run.argv = {"tilegemm", "bench", "--sparse", "--preset", "seed-sparse"};
   run.date_utc = utc_iso8601(1700000000);
   const std::string f = path("sparse.json");
-  run.sparse = true;
+  run.format = &bsr_report();
   write_json(f, run, sample_sparse_rows());
   const nlohmann::json j = nlohmann::json::parse(read_file(f));
   const nlohmann::json& h = j.at("header");

@@ -13,7 +13,7 @@
 #include "ops/choose.hpp"
 #include "ops/gemm_call.hpp"
 #include "ops/registry.hpp"
-#include "options.hpp"
+#include "gemm/gemm_options.hpp"
 #include "tilegemm/error.hpp"
 #include "tilegemm/gemm.hpp"
 #include "tune/search.hpp"

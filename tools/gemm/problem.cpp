@@ -33,14 +33,5 @@ std::string Problem::str() const {
   return s;
 }
 
-std::string timing_method_text(int graph_batch) {
-  if (graph_batch <= 0) return "events per launch";
-  return "CUDA graph of " + std::to_string(graph_batch) + " launches (per-launch time, warm L2 after the first)";
-}
-
-std::string timing_csv_text(int graph_batch) {
-  return graph_batch <= 0 ? "events" : "graph:" + std::to_string(graph_batch);
-}
-
 }  // namespace tools
 }  // namespace tilegemm

@@ -1,25 +1,18 @@
-// Command-line arguments of bench and check as typed, and their validated form. Everything here runs
-// without a GPU, so a bad argument is reported before any device work (and is testable in CI).
+// Command-line arguments of `bench gemm`, `check gemm` and `tune gemm` as typed, and their validated
+// form. Everything here runs without a GPU, so a bad argument is reported before any device work (and
+// is testable in CI).
 // Errors are tilegemm::Error(InvalidArgument) whose message starts with the option's name.
 #pragma once
 #include <string>
 #include <vector>
 
 #include "problem.hpp"
+#include "profiler/run_options.hpp"
 #include "tilegemm/tune.hpp"
 #include "tilegemm/types.hpp"
 
 namespace tilegemm {
 namespace tools {
-
-// Element types the command accepts. Only fp32 exists today; a new dtype is a new row in
-// supported_dtypes() (plus its contenders), and the error message lists it automatically.
-struct DTypeChoice {
-  std::string name;  // as typed on the command line and written to CSV/JSON, e.g. "fp32"
-  DType dtype = DType::F32;
-};
-const std::vector<DTypeChoice>& supported_dtypes();
-DTypeChoice parse_dtype(const std::string& s, const char* what = "--dtype");
 
 // "all" | "auto" | levels 1-7 or names (tilegemm::parse_kernel), comma separated; duplicates dropped.
 // With `families`, an item may also name a registered GEMM kernel family ("simt-tiled", "gemv"; the
@@ -44,18 +37,9 @@ LdChoice parse_ld(const std::string& s, const char* what = "--ld");
 inline constexpr int64_t kMaxOffset = 1000000;
 int64_t parse_offset(const std::string& s, const char* what = "--offset");
 
-// --graph-batch: a decimal count of launches per CUDA graph in [0, kMaxGraphBatch] (digits only; 0 =
-// events around each launch). Anything else throws naming `what`.
-int parse_graph_batch(const std::string& s, const char* what = "--graph-batch");
-
-// Throws unless `path` can be opened for writing. Leaves the file system as it found it: an existing
-// file is opened for appending (not truncated), a new one is created and removed again.
-void probe_writable(const std::string& path, const char* what);
 // Applies --layout, --trans (to shapes whose ops the preset did not fix), --ld and --offset.
 void apply_layout(std::vector<Problem>& problems, const std::string& layout, const std::string& trans,
                   const std::string& ld, const std::string& offset);
-// Throws when two output files given as `a` and `b` are the same file.
-void check_distinct(const std::string& a, const char* what_a, const std::string& b, const char* what_b);
 // Plots are .png or .svg (matplotlib picks the format from the extension); anything else throws.
 void check_plot_path(const std::string& path, const char* what = "--plot");
 // The CSV a plot is drawn from when no --csv was given: the plot's name with .csv, e.g. a.png -> a.csv.
@@ -108,6 +92,15 @@ struct CheckPlan {
   std::vector<std::string> configs;
 };
 CheckPlan plan_check(const CheckArgs& args);
+
+// tune gemm's own options: the layout the tuned shapes are stored with (tuning keys include it).
+struct GemmTuneArgs {
+  std::string layout = "row", trans = "NN", ld = "+0", offset = "0";
+};
+// The shapes of --preset, then each --shape, in the layout of `args`; throws naming the option (a shape
+// with an empty dimension has nothing to tune).
+std::vector<Problem> plan_gemm_tune(const std::vector<std::string>& shapes, const std::string& preset,
+                                    const GemmTuneArgs& args);
 
 // Device bytes one problem needs: A, B and `c_buffers` C-sized buffers of 4-byte elements.
 double problem_bytes(const Problem& p, int c_buffers);

@@ -1,14 +1,12 @@
-// Shared measuring harness of the tilegemm command: inputs, the cuBLAS baseline, verification and
-// event timing (docs/benchmarking.md describes the method).
+// Shared measuring harness of the tilegemm command, for every operation: the stream, inputs,
+// verification and timing (docs/benchmarking.md describes the method).
 #pragma once
-#include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
 #include <functional>
 #include <string>
 
-#include "problem.hpp"
 #include "report.hpp"
 #include "tune/measure.hpp"
 
@@ -31,31 +29,12 @@ void launch_empty_kernel();
 inline void fill_uniform(float* d, int64_t count, uint64_t seed) { detail::fill_uniform(d, count, seed, bench_stream()); }
 inline void fill_value(float* d, int64_t count, float value) { detail::fill_value(d, count, value, bench_stream()); }
 
-// cuBLAS FP32 with CUBLAS_COMPUTE_32F_PEDANTIC (no TF32), mapped from our layout conventions, on
-// bench_stream() with a workspace of its own (cublasSetWorkspace: 32 MiB on compute capability 9.x
-// and later, 4 MiB before, the sizes cuBLAS documents for its default pool), so a call can be
-// captured into a CUDA graph without cuBLAS allocating during the capture.
-class Cublas {
- public:
-  Cublas();
-  ~Cublas();
-  Cublas(const Cublas&) = delete;
-  Cublas& operator=(const Cublas&) = delete;
-  void sgemm(const Problem& p, float alpha, const float* a, const float* b, float beta, float* c);
-
- private:
-  cublasHandle_t handle_ = nullptr;
-  void* workspace_ = nullptr;
-};
-
 // max |x - y| and unwritten poison (tune/measure.hpp), after the work on bench_stream().
 using detail::Diff;
 inline Diff compare_matrix(const float* x, const float* y, int64_t outer, int64_t inner, int64_t ld) {
   return detail::compare_matrix(x, y, outer, inner, ld, bench_stream());
 }
 inline Diff compare(const float* x, const float* y, int64_t count) { return compare_matrix(x, y, 1, count, count); }
-// The same over C of `p` in buffers allocated with p.size_c() elements (the matrix starts at p.offset).
-Diff compare_c(const Problem& p, const float* x_buffer, const float* y_buffer);
 
 // The timing method of every contender (detail::time_runs, tune/measure.hpp) on bench_stream():
 // cold L2 with `flush_bytes` > 0, CUDA graphs of `graph_batch` launches with --graph-batch.
@@ -71,7 +50,7 @@ struct TimingPlan {
   int graph_batch = 0;
 };
 
-// The one measuring step of every bench, dense and sparse. Unless `compare` is empty (the run's
+// The one measuring step of every bench, whatever the operation. Unless `compare` is empty (the run's
 // reference itself): `poison` fills the output with NaN, `run` computes it once, and `compare` measures
 // it against the reference; a wrong result makes a FAILED row, which gets no time. Then `run` is timed:
 // the row gets its timing, TFLOP/s (`flops` per run) and % of `peak_tflops`. A tilegemm::Error other

@@ -1,4 +1,4 @@
-// The cuSPARSE baseline of `tilegemm bench --sparse`: cusparseSpMM with CUSPARSE_SPMM_BSR_ALG1 over
+// The cuSPARSE baseline of `tilegemm bench bsr`: cusparseSpMM with CUSPARSE_SPMM_BSR_ALG1 over
 // the bench's own buffers (the same BSR arrays our kernels read, the same X and Y).
 //
 // What BSR_ALG1 accepts (cuSPARSE 12.x: the library's own error messages and docs): opA = NON_TRANSPOSE
@@ -20,7 +20,7 @@
 #include <string>
 
 #include "core/device_buffer.hpp"
-#include "sparse_options.hpp"
+#include "bsr_options.hpp"
 #include "tilegemm/bsr.hpp"
 #include "tilegemm/error.hpp"
 

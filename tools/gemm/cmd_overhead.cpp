@@ -15,7 +15,7 @@
 #include "commands.hpp"
 #include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
-#include "harness.hpp"
+#include "cublas.hpp"
 #include "shapes.hpp"
 #include "tilegemm/device.hpp"
 #include "tilegemm/gemm.hpp"

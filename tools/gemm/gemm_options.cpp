@@ -1,4 +1,4 @@
-#include "options.hpp"
+#include "gemm_options.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -23,11 +23,6 @@ namespace fs = std::filesystem;
 namespace {
 
 [[noreturn]] void invalid(const std::string& message) { throw Error(ErrorCode::InvalidArgument, message); }
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return std::tolower(ch); });
-  return s;
-}
 
 }  // namespace
 
@@ -59,29 +54,7 @@ void apply_layout(std::vector<Problem>& problems, const std::string& layout, con
   }
 }
 
-// Two options naming one file would overwrite each other's output.
-void check_distinct(const std::string& a, const char* what_a, const std::string& b, const char* what_b) {
-  if (a.empty() || b.empty()) return;
-  std::error_code ec1, ec2;
-  const fs::path pa = fs::weakly_canonical(a, ec1), pb = fs::weakly_canonical(b, ec2);
-  if (ec1 || ec2 ? a == b : pa == pb)
-    invalid(std::string(what_b) + ": '" + b + "' is the same file as " + what_a + " '" + a + "'");
-}
 
-
-const std::vector<DTypeChoice>& supported_dtypes() {
-  static const std::vector<DTypeChoice> list = {{"fp32", DType::F32}};
-  return list;
-}
-
-DTypeChoice parse_dtype(const std::string& s, const char* what) {
-  std::vector<std::string> names;
-  for (const DTypeChoice& d : supported_dtypes()) {
-    if (lower(s) == d.name) return d;
-    names.push_back(d.name);
-  }
-  invalid(std::string(what) + ": unsupported value '" + s + "' (accepted: " + join_alternatives(names) + ")");
-}
 
 std::vector<Kernel> parse_kernel_list(const std::string& s, const char* what, std::vector<std::string>* families) {
   std::vector<Kernel> out;
@@ -95,7 +68,7 @@ std::vector<Kernel> parse_kernel_list(const std::string& s, const char* what, st
   std::stringstream ss(s);
   std::string item;
   while (std::getline(ss, item, ',')) {
-    const std::string name = lower(item);
+    const std::string name = to_lower(item);
     if (name == "all") {
       for (int level = 1; level <= kNumLadderLevels; ++level) add(static_cast<Kernel>(level));
     } else if (families && name == "families") {
@@ -164,40 +137,8 @@ int64_t parse_offset(const std::string& s, const char* what) {
   return v;
 }
 
-int parse_graph_batch(const std::string& s, const char* what) {
-  const std::string expected = " (expected a whole number of launches per CUDA graph, 0 to " +
-                               std::to_string(kMaxGraphBatch) + "; 0 = events around each launch)";
-  const bool digits = !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
-  if (!digits) {
-    // "-1": a number, but out of range; "abc", "1.5", "", " 3": not a count at all.
-    const bool negative = s.size() > 1 && s[0] == '-' && s.find_first_not_of("0123456789", 1) == std::string::npos;
-    invalid(std::string(what) + ": " + (negative ? "value '" + s + "' out of range" : "malformed value '" + s + "'") +
-            expected);
-  }
-  const size_t first = s.find_first_not_of('0');
-  const std::string v = first == std::string::npos ? "0" : s.substr(first);
-  if (v.size() > 6 || std::stoi(v) > kMaxGraphBatch)
-    invalid(std::string(what) + ": value '" + s + "' out of range" + expected);
-  return std::stoi(v);
-}
-
-void probe_writable(const std::string& path, const char* what) {
-  if (path.empty()) invalid(std::string(what) + ": empty file name");
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) invalid(std::string(what) + ": '" + path + "' is a directory");
-  const bool existed = fs::exists(path, ec);
-  errno = 0;
-  std::ofstream f(path, std::ios::app);  // append: probing must not truncate an existing file
-  if (!f) {
-    const std::string why = errno ? std::strerror(errno) : "cannot open for writing";
-    invalid(std::string(what) + ": cannot write '" + path + "': " + why);
-  }
-  f.close();
-  if (!existed) fs::remove(path, ec);
-}
-
 void check_plot_path(const std::string& path, const char* what) {
-  const std::string ext = lower(fs::path(path).extension().string());
+  const std::string ext = to_lower(fs::path(path).extension().string());
   if (ext != ".png" && ext != ".svg")
     invalid(std::string(what) + ": unsupported file type '" + path + "' (expected a .png or .svg file name)");
 }
@@ -219,21 +160,16 @@ BenchPlan plan_bench(const BenchArgs& args) {
     }
   if (plan.problems.empty()) plan.problems = preset_shapes("ladder");
   apply_layout(plan.problems, args.layout, args.trans, args.ld, args.offset);
-  plan.dtype = parse_dtype(args.dtype, "--dtype");
+  const TimingChoice timing = parse_timing(args.dtype, args.warm, args.cold, args.min_time, args.graph_batch);
+  plan.dtype = timing.dtype;
   plan.kernels = parse_kernel_list(args.kernels, "--kernels", &plan.families);
   plan.configs = parse_config_list(args.configs, "--config");
   plan.rasters = parse_raster_list(args.rasters, "--rasters");
   plan.schedules = args.schedules;
   plan.ffma_auto = args.ffma_auto;
-  if (args.warm && args.cold) invalid("--warm: cannot be combined with --cold");
-  plan.warm = args.warm;
-  if (!std::isfinite(args.min_time) || args.min_time < 0) {
-    std::ostringstream v;
-    v << args.min_time;
-    invalid("--min-time: invalid value '" + v.str() + "' (expected seconds >= 0)");
-  }
-  plan.min_time = args.min_time;
-  plan.graph_batch = parse_graph_batch(args.graph_batch, "--graph-batch");
+  plan.warm = timing.warm;
+  plan.min_time = timing.min_time;
+  plan.graph_batch = timing.graph_batch;
   if (!args.plot.empty()) check_plot_path(args.plot, "--plot");
   plan.plot = args.plot;
   plan.json = args.json;
@@ -259,6 +195,18 @@ CheckPlan plan_check(const CheckArgs& args) {
   plan.kernels = parse_kernel_list(args.kernels, "--kernels", &plan.families);
   plan.configs = parse_config_list(args.configs, "--config");
   return plan;
+}
+
+std::vector<Problem> plan_gemm_tune(const std::vector<std::string>& shapes, const std::string& preset,
+                                    const GemmTuneArgs& args) {
+  std::vector<Problem> problems;
+  if (!preset.empty()) problems = preset_shapes(preset);
+  for (const std::string& s : shapes) problems.push_back(parse_shape(s, "--shape"));
+  if (problems.empty()) invalid("--shape: no shapes to tune (give --shape or --preset)");
+  for (const Problem& p : problems)
+    if (p.m < 1 || p.n < 1 || p.k < 1) invalid("--shape: " + p.dims() + " has an empty dimension: nothing to tune");
+  apply_layout(problems, args.layout, args.trans, args.ld, args.offset);
+  return problems;
 }
 
 double problem_bytes(const Problem& p, int c_buffers) {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "harness.hpp"
+#include "cublas.hpp"
 
 namespace tilegemm {
 namespace tools {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "problem.hpp"
+#include "profiler/run_options.hpp"
 
 namespace tilegemm {
 namespace tools {
@@ -26,8 +27,6 @@ const std::vector<std::string>& preset_names();
 // "NN", "NT", "TN", "TT" (case-insensitive) -> (op(A), op(B)).
 std::pair<Op, Op> parse_trans(const std::string& s, const char* what = "--trans");
 
-// "a, b or c" for error messages and help texts.
-std::string join_alternatives(const std::vector<std::string>& names);
 
 }  // namespace tools
 }  // namespace tilegemm

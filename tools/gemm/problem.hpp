@@ -1,11 +1,10 @@
-// The measuring vocabulary of the tilegemm command: one GEMM problem and one timing result. Pure host
+// One GEMM problem of the tilegemm command (bench, check, tune gemm). Pure host
 // code (no CUDA headers), so the CPU tests can use it.
 #pragma once
 #include <cstdint>
 #include <string>
 
 #include "tilegemm/types.hpp"
-#include "tune/timing.hpp"
 
 namespace tilegemm {
 namespace tools {
@@ -32,19 +31,6 @@ struct Problem {
   std::string dims() const;  // "MxNxK"
   std::string str() const;   // "MxNxK row NN", then " ld+P" / " ld=L" and " off=O" when set
 };
-
-// The timing method (src/tune/timing.hpp, shared with the tuner).
-using detail::kMaxGraphBatch;
-using detail::kMaxReps;
-using detail::kMinReps;
-using detail::kWarmupRuns;
-using detail::Timing;
-
-// How a run times its contenders, for the header line, the JSON header and the CSV column:
-// "events per launch" or "CUDA graph of N launches (per-launch time, warm L2 after the first)".
-std::string timing_method_text(int graph_batch);
-// The CSV `timing` cell: "events" or "graph:N".
-std::string timing_csv_text(int graph_batch);
 
 }  // namespace tools
 }  // namespace tilegemm

@@ -1,4 +1,4 @@
-#include "sparse_harness.hpp"
+#include "cusparse.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/cuda_check.hpp"
-#include "harness.hpp"  // bench_stream()
+#include "profiler/harness.hpp"  // bench_stream()
 
 namespace tilegemm {
 namespace tools {

@@ -38,13 +38,6 @@ std::vector<std::string> split(const std::string& s, char sep) {
 
 }  // namespace
 
-std::string join_alternatives(const std::vector<std::string>& names) {
-  std::string out;
-  for (size_t i = 0; i < names.size(); ++i)
-    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
-  return out;
-}
-
 Problem parse_shape(const std::string& s, const char* what) {
   const char* expected = "MxNxK with non-negative integers, e.g. 4096x4096x4096";
   const std::vector<std::string> parts = split(s, 'x');

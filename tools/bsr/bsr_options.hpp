@@ -1,4 +1,4 @@
-// Arguments of `tilegemm bench --sparse` as typed, and their validated form: the block-sparse problems
+// Arguments of `tilegemm bench bsr` (or bench --sparse), `check bsr` and `tune bsr` as typed, and their validated form: the block-sparse problems
 // (product, shape, block shape, sparsity, row distribution), the BSR kernels and the run's options.
 // Everything here runs without a GPU, so a bad argument is reported before any device work (and is
 // testable in CI). Errors are tilegemm::Error(InvalidArgument) whose message starts with the option's name.
@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "options.hpp"
+#include "gemm/shapes.hpp"
+#include "profiler/run_options.hpp"
 #include "tilegemm/bsr.hpp"
 #include "tilegemm/bsr_gpu.hpp"
 
@@ -95,8 +96,6 @@ struct SparseBenchArgs {  // as typed
   bool schedules = false;  // also every config the tuner would measure (tuning_candidates, compiled ones)
   std::vector<std::string> configs;  // --config: BSR configs in text form
   std::string csv, json;
-  // Dense-only bench options that were given (e.g. "--layout"); each is rejected with --sparse.
-  std::vector<std::string> dense_only;
 };
 
 struct SparseBenchPlan {  // validated
@@ -138,8 +137,19 @@ struct SparseCheckPlan {
 SparseCheckPlan plan_sparse_check(const SparseCheckArgs& args);
 inline constexpr double kCheckCpuMaxFlops = 2e9;
 
-// Throws "--X: needs --sparse" for the first sparse-only option in `given` (names as typed).
-void reject_sparse_only_options(const std::vector<std::string>& given);
+// tune bsr's own options: W's blocks, sparsities and row distributions for --shape, the product, and
+// the seed of W and X (the bench's: the same problem gets the same W in both commands).
+struct BsrTuneArgs {
+  std::vector<std::string> blocks, sparsities, rows;
+  std::string op = "xwt", seed = "1";
+};
+struct BsrTunePlan {
+  std::vector<SparseProblem> problems;
+  uint64_t seed = 1;
+};
+// The problems of --preset and the --shape grid; throws naming the option (a problem without stored
+// blocks or with an empty dimension has nothing to tune).
+BsrTunePlan plan_bsr_tune(const std::vector<std::string>& shapes, const std::string& preset, const BsrTuneArgs& args);
 
 // Seeds of one problem's W (generate_bsr) and X (fill_uniform): a hash of the run's seed and the
 // problem, so a problem gets the same data whichever preset or position it comes from.

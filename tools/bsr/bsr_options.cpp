@@ -1,5 +1,5 @@
-// Parsing and validation of `tilegemm bench --sparse`, its presets, seeds and memory check.
-#include "sparse_options.hpp"
+// Parsing and validation of `tilegemm bench|check|tune bsr`, its presets, seeds and memory check.
+#include "bsr_options.hpp"
 
 #include <algorithm>
 #include <array>
@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "shapes.hpp"
+#include "gemm/shapes.hpp"
 #include "sparse/config.hpp"
 #include "tilegemm/error.hpp"
 
@@ -21,11 +21,6 @@ namespace tools {
 namespace {
 
 [[noreturn]] void invalid(const std::string& message) { throw Error(ErrorCode::InvalidArgument, message); }
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return std::tolower(ch); });
-  return s;
-}
 
 bool all_digits(const std::string& s) {
   return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
@@ -111,7 +106,7 @@ uint64_t fnv1a(uint64_t h, const std::string& s) {
 std::string op_name(SparseOp op) { return op == SparseOp::Xwt ? "xwt" : "wx"; }
 
 SparseOp parse_sparse_op(const std::string& s, const char* what) {
-  const std::string v = lower(s);
+  const std::string v = to_lower(s);
   if (v == "xwt") return SparseOp::Xwt;
   if (v == "wx") return SparseOp::Wx;
   invalid(std::string(what) + ": unknown value '" + s + "' (expected xwt for Y = X * W^T or wx for Y = W * X)");
@@ -120,7 +115,7 @@ SparseOp parse_sparse_op(const std::string& s, const char* what) {
 std::string rows_name(RowDistribution d) { return d == RowDistribution::Uniform ? "uniform" : "skewed"; }
 
 RowDistribution parse_rows(const std::string& s, const char* what) {
-  const std::string v = lower(s);
+  const std::string v = to_lower(s);
   if (v == "uniform") return RowDistribution::Uniform;
   if (v == "skewed") return RowDistribution::Skewed;
   invalid(std::string(what) + ": unknown value '" + s + "' (expected uniform or skewed)");
@@ -175,7 +170,7 @@ std::vector<BsrKernel> parse_bsr_kernel_list(const std::string& s, const char* w
   std::string item;
   while (std::getline(ss, item, ',')) {
     if (item.empty()) continue;
-    if (lower(item) == "all") {
+    if (to_lower(item) == "all") {
       for (int i = 1; i <= kNumBsrKernels; ++i) add(static_cast<BsrKernel>(i));
       continue;
     }
@@ -247,10 +242,6 @@ std::string sparse_kernel_skip_reason(BsrKernel kernel, const SparseProblem& p, 
   return buf;
 }
 
-void reject_sparse_only_options(const std::vector<std::string>& given) {
-  if (!given.empty()) invalid(given.front() + ": needs --sparse (it describes a block-sparse problem)");
-}
-
 std::vector<SparseProblem> parse_sparse_problems(const std::string& preset, const std::vector<std::string>& shapes,
                                                 const std::vector<std::string>& block_list,
                                                 const std::vector<std::string>& sparsity_list,
@@ -310,41 +301,33 @@ SparseCheckPlan plan_sparse_check(const SparseCheckArgs& args) {
 
 SparseBenchPlan plan_sparse_bench(const SparseBenchArgs& args) {
   SparseBenchPlan plan;
-  // 0. Dense-only options have no meaning here.
-  for (const std::string& name : args.dense_only) {
-    std::string why = "it is a dense-bench option";
-    if (name == "--sizes") why = "square sweeps are dense; give --shape MxNxK or a sparse --preset";
-    if (name == "--layout") why = "the sparse products are row-major";
-    if (name == "--trans") why = "choose the product with --op xwt|wx";
-    if (name == "--rasters") why = "it selects dense level-4..6 variants";
-    if (name == "--plot") why = "no plot is drawn for sparse runs yet; the CSV holds every row";
-    invalid(name + ": not available with --sparse (" + why + ")");
-  }
   // 1. Pure parsing, in the order the options are listed in --help.
   plan.problems = parse_sparse_problems(args.preset, args.shapes, args.blocks, args.sparsities, args.rows, args.op);
-  plan.dtype = parse_dtype(args.dtype, "--dtype");
+  const TimingChoice timing = parse_timing(args.dtype, args.warm, args.cold, args.min_time, args.graph_batch);
+  plan.dtype = timing.dtype;
   plan.kernels = parse_bsr_kernel_list(args.kernels.empty() ? kDefaultSparseKernels : args.kernels, "--kernels");
   plan.seed = parse_seed(args.seed, "--seed");
-  if (args.warm && args.cold) invalid("--warm: cannot be combined with --cold");
-  plan.warm = args.warm;
-  if (!std::isfinite(args.min_time) || args.min_time < 0)
-    invalid("--min-time: invalid value '" + fmt(args.min_time) + "' (expected seconds >= 0)");
-  plan.min_time = args.min_time;
-  plan.graph_batch = parse_graph_batch(args.graph_batch, "--graph-batch");
+  plan.warm = timing.warm;
+  plan.min_time = timing.min_time;
+  plan.graph_batch = timing.graph_batch;
   plan.schedules = args.schedules;
   for (const std::string& text : args.configs)
     plan.configs.push_back(detail::to_string(detail::parse_bsr_config(text, "--config")));
   plan.csv = args.csv;
   plan.json = args.json;
-  if (!plan.csv.empty() && !plan.json.empty()) {  // one file for both would overwrite itself
-    std::error_code ec1, ec2;
-    const auto a = std::filesystem::weakly_canonical(plan.csv, ec1), b = std::filesystem::weakly_canonical(plan.json, ec2);
-    if (ec1 || ec2 ? plan.csv == plan.json : a == b)
-      invalid("--json: '" + plan.json + "' is the same file as --csv '" + plan.csv + "'");
-  }
-  // 2. The file system: every output must be writable before the measuring starts.
-  if (!plan.csv.empty()) probe_writable(plan.csv, "--csv");
-  if (!plan.json.empty()) probe_writable(plan.json, "--json");
+  // The file system: every output must be writable before the measuring starts.
+  check_output_files(plan.csv, plan.json);
+  return plan;
+}
+
+BsrTunePlan plan_bsr_tune(const std::vector<std::string>& shapes, const std::string& preset, const BsrTuneArgs& args) {
+  if (shapes.empty() && preset.empty()) invalid("--shape: no shapes to tune (give --shape or --preset)");
+  BsrTunePlan plan;
+  plan.problems = parse_sparse_problems(preset, shapes, args.blocks, args.sparsities, args.rows, args.op);
+  for (const SparseProblem& p : plan.problems)
+    if (p.m < 1 || p.n < 1 || p.k < 1 || p.expected_nnzb() == 0)
+      invalid("--shape: " + p.str() + " has no stored blocks or an empty dimension: nothing to tune");
+  plan.seed = parse_seed(args.seed, "--seed");
   return plan;
 }
 

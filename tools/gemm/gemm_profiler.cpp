@@ -1,0 +1,272 @@
+// `tilegemm bench|check|tune gemm`: the GEMM problems (presets, --shape, --sizes, layouts), their
+// contenders (cuBLAS, the ladder, Auto, families, configs; contenders.hpp) and cuBLAS as baseline
+// and reference.
+#include "gemm_profiler.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+
+#include "choice_log.hpp"
+#include "contenders.hpp"
+#include "core/cuda_check.hpp"
+#include "core/device_buffer.hpp"
+#include "cublas.hpp"
+#include "gemm_options.hpp"
+#include "gemm_report.hpp"
+#include "plot.hpp"
+#include "ref/reference.hpp"
+#include "shapes.hpp"
+
+namespace tilegemm {
+namespace tools {
+
+namespace {
+
+// The shape of a problem as the tuner takes it.
+GemmShape gemm_shape(const Problem& p) {
+  GemmShape s;
+  s.layout = p.layout;
+  s.op_a = p.op_a;
+  s.op_b = p.op_b;
+  s.m = p.m;
+  s.n = p.n;
+  s.k = p.k;
+  s.lda = p.lda();
+  s.ldb = p.ldb();
+  s.ldc = p.ldc();
+  s.offset = p.offset;
+  return s;
+}
+
+// Adds the options that say where the matrices lie (--layout, --trans, --ld, --offset).
+template <class Args>
+void add_layout_options(CLI::App* cmd, Args& a) {
+  cmd->add_option("--layout", a.layout, "row | col")->capture_default_str();
+  cmd->add_option("--trans", a.trans, "NN | NT | TN | TT (presets may fix some shapes' ops)")->capture_default_str();
+  cmd->add_option("--ld", a.ld, "+N: pad every leading dimension by N elements; N: every leading dimension is N")
+      ->capture_default_str();
+  cmd->add_option("--offset", a.offset, "start every matrix N elements into its buffer (unaligned pointers)")
+      ->capture_default_str();
+}
+
+class GemmProfiler final : public OperationProfiler {
+ public:
+  std::string name() const override { return "gemm"; }
+  std::string summary() const override { return "dense products C = op(A) op(B), FP32, against cuBLAS"; }
+  const ReportFormat& report() const override { return gemm_report(); }
+
+  // --- bench ---------------------------------------------------------------------------------------
+  void add_bench_options(CLI::App* cmd) override {
+    BenchArgs& a = bench_args_;
+    cmd->add_option("--shape", a.shapes, "MxNxK (repeatable)");
+    cmd->add_option("--sizes", a.sizes, "square sweep LO:HI:xF or LO:HI:+S, e.g. 256:16384:x2");
+    cmd->add_option("--preset", a.preset, join_alternatives(preset_names()) + " (default: ladder)");
+    cmd->add_option("--kernels", a.kernels, "comma list of levels (1-7 or names), auto, all, families or family names")
+        ->capture_default_str();
+    add_layout_options(cmd, a);
+    cmd->add_option("--config", a.configs,
+                    "also run this config (text form, repeatable), e.g. tiled:64x64x16:w32x32:t8x4:s3:b6:k8:hilbert");
+    cmd->add_option("--rasters", a.rasters, "time levels 4-6 with each tile order: rowmajor,grouped,hilbert")
+        ->delimiter(',');
+    cmd->add_flag("--ffma-auto", a.ffma_auto,
+                  "also time Auto kept to CUDA-core FFMA (GemmOptions::math = FfmaOnly), as auto-ffma");
+    cmd->add_flag("--schedules", a.schedules,
+                  "also time every compiled tiled schedule at the split the model predicts best for it, and the "
+                  "GEMV kernel where it applies");
+    add_timing_options(cmd, a);
+    cmd->add_option("--plot", a.plot,
+                    "draw TFLOP/s vs size into this .png or .svg (bench/plot_gflops.py; its CSV is FILE.csv "
+                    "unless --csv is given)");
+  }
+
+  BenchRunPlan plan_bench(const std::vector<std::string>& argv) override {
+    bench_ = tools::plan_bench(bench_args_);
+    if (!bench_.plot.empty())
+      plot_script_ = find_plot_script(current_executable(argv.empty() ? nullptr : argv[0].c_str()),
+                                      std::getenv("TILEGEMM_PLOT_SCRIPT"));
+    return bench_run_plan(bench_);
+  }
+
+  void start_bench(const RunInfo& run) override {
+    check_fits(bench_.problems, 2, run.flush_bytes, static_cast<double>(run.device.global_mem_bytes), run.device.name);
+    fp32_peak_ = run.device.fp32_peak_tflops();
+    cublas_.emplace();
+  }
+
+  std::vector<Row> bench_problem(size_t pi, const TimingPlan& timing, const volatile std::sig_atomic_t& stop) override {
+    const Problem& p = bench_.problems[pi];
+    DeviceBuffer<float> a(p.size_a()), b(p.size_b()), c(p.size_c()), c_ref(p.size_c());
+    fill_uniform(a.get(), p.size_a(), 1 + pi);
+    fill_uniform(b.get(), p.size_b(), 1000 + pi);
+    fill_value(c_ref.get(), p.size_c(), std::nanf(""));
+    cublas_->sgemm(p, 1.0f, a.get() + p.offset, b.get() + p.offset, 0.0f, c_ref.get() + p.offset);
+    TILEGEMM_CUDA_CHECK(cudaDeviceSynchronize());
+    if (log_choice_requested()) log_choice_for(p, a.get() + p.offset, b.get() + p.offset, c.get() + p.offset);
+    const std::vector<Contender> contenders = make_contenders(p, bench_.kernels, bench_.families, bench_.configs,
+                                                              bench_.rasters, bench_.schedules, bench_.ffma_auto, *cublas_);
+    std::vector<Row> rows;
+    for (size_t ci = 0; ci < contenders.size() && !stop; ++ci) {
+      const Contender& ct = contenders[ci];
+      std::fprintf(stderr, "[shape %zu/%zu %s] %s (%zu/%zu)\n", pi + 1, bench_.problems.size(), p.str().c_str(),
+                   ct.label.c_str(), ci + 1, contenders.size());
+      rows.push_back(measure(ct, p, timing, a.get(), b.get(), c.get(), c_ref.get()));
+    }
+    set_ratios(rows);
+    return rows;
+  }
+
+  // The plot, drawn from the CSV just written. Failing here leaves the result files in place.
+  void finish_bench() override {
+    if (bench_.plot.empty()) return;
+    const std::string said = run_plot_script(plot_script_, bench_.csv, bench_.plot);
+    std::printf("%s", said.c_str());
+    if (!said.empty() && said.back() != '\n') std::printf("\n");
+  }
+
+  // --- check ---------------------------------------------------------------------------------------
+  void add_check_options(CLI::App* cmd) override {
+    CheckArgs& a = check_args_;
+    cmd->add_option("--preset", a.preset, join_alternatives(preset_names()) + ", or '' for none")->capture_default_str();
+    cmd->add_option("--shape", a.shapes, "MxNxK (repeatable)");
+    cmd->add_option("--dtype", a.dtype, "element type: fp32")->capture_default_str();
+    cmd->add_option("--kernels", a.kernels, "comma list of levels, auto, all")->capture_default_str();
+    add_layout_options(cmd, a);
+    cmd->add_option("--config", a.configs, "also check this config (text form, repeatable)");
+  }
+
+  size_t plan_check() override {
+    check_ = tools::plan_check(check_args_);
+    return check_.problems.size();
+  }
+  CheckColumns check_columns() const override { return {36, 48}; }
+
+  void start_check(const DeviceInfo& dev) override {
+    // A, B, C and the expected C (cuBLAS's C, for large problems, is freed before that is allocated).
+    check_fits(check_.problems, 2, 0.0, static_cast<double>(dev.global_mem_bytes), dev.name);
+    cublas_.emplace();
+  }
+
+  void check_problem(size_t i, CheckTable& table) override {
+    const Problem& p = check_.problems[i];
+    DeviceBuffer<float> a(p.size_a()), b(p.size_b()), c(p.size_c());
+    fill_uniform(a.get(), p.size_a(), 7);
+    fill_uniform(b.get(), p.size_b(), 8);
+    // The fills ran on the bench stream; download() copies on the legacy stream, not ordered after it.
+    TILEGEMM_CUDA_CHECK(cudaStreamSynchronize(bench_stream()));
+    const int64_t off = p.offset;
+    const bool cpu = p.flops() <= 2.0 * 1024 * 1024 * 1024;
+    std::vector<float> expect(p.size_c(), 0.0f);
+    if (cpu) {
+      const std::vector<float> ha = a.download(), hb = b.download();
+      ref::sgemm(p.layout, p.op_a, p.op_b, p.m, p.n, p.k, 1.0f, ha.data() + off, p.lda(), hb.data() + off, p.ldb(),
+                 0.0f, expect.data() + off, p.ldc());
+    } else {
+      DeviceBuffer<float> c_ref(p.size_c());
+      cublas_->sgemm(p, 1.0f, a.get() + off, b.get() + off, 0.0f, c_ref.get() + off);
+      TILEGEMM_CUDA_CHECK(cudaStreamSynchronize(bench_stream()));
+      expect = c_ref.download();
+    }
+    DeviceBuffer<float> d_expect(p.size_c());
+    d_expect.upload(expect);
+    // A pageable cudaMemcpy may return before its DMA is done; the comparisons run on the bench stream.
+    TILEGEMM_CUDA_CHECK(cudaDeviceSynchronize());
+    if (log_choice_requested()) log_choice_for(p, a.get() + off, b.get() + off, c.get() + off);
+    const double tol = (cpu ? 1.0 : 2.0) * ref::fp32_gemm_error_bound(p.k);
+    for (const Contender& ct :
+         make_contenders(p, check_.kernels, check_.families, check_.configs, {}, false, false, *cublas_)) {
+      if (ct.is_baseline) continue;
+      const std::string why = ct.unsupported(p, a.get() + off, b.get() + off, c.get() + off);
+      if (!why.empty()) {
+        table.skipped(p.str(), ct.label, why);
+        continue;
+      }
+      fill_value(c.get(), p.size_c(), std::nanf(""));
+      ct.run(p, a.get() + off, b.get() + off, c.get() + off);
+      TILEGEMM_CUDA_CHECK(cudaDeviceSynchronize());
+      table.result(p.str(), ct.label, cpu ? "cpu" : "cublas", compare_c(p, c.get(), d_expect.get()), tol);
+    }
+  }
+
+  // --- tune ----------------------------------------------------------------------------------------
+  void add_tune_options(CLI::App* cmd) override {
+    GemmTuneArgs& a = tune_args_;
+    cmd->add_option("--layout", a.layout, "row or col");
+    cmd->add_option("--trans", a.trans, "NN, NT, TN or TT");
+    cmd->add_option("--ld", a.ld, "+N pads every leading dimension; N sets it");
+    cmd->add_option("--offset", a.offset, "elements every matrix starts into its buffer");
+  }
+  size_t plan_tune(const TuneArgs& shared) override {
+    tune_problems_ = plan_gemm_tune(shared.shapes, shared.preset, tune_args_);
+    return tune_problems_.size();
+  }
+  std::string tune_problem_name(size_t i) const override { return tune_problems_[i].str(); }
+  std::string tune_baseline() const override { return "cuBLAS"; }
+  int tune_name_width() const override { return 34; }
+
+  TuneRow tune_problem(size_t i, const TuneOptions& o, size_t flush_bytes) override {
+    const Problem& p = tune_problems_[i];
+    TuneRow row;
+    row.shape = p.str();
+    row.result = tune(gemm_shape(p), o);
+    row.baseline = tune_baseline();
+    // cuBLAS on the shape, timed like the tuner times a config (cold L2, the same minimum time).
+    if (!cublas_) cublas_.emplace();
+    DeviceBuffer<float> a(p.size_a()), b(p.size_b()), c(p.size_c());
+    fill_uniform(a.get(), p.size_a(), 1);
+    fill_uniform(b.get(), p.size_b(), 2);
+    const Timing t = time_runs(
+        [&] { cublas_->sgemm(p, 1.0f, a.get() + p.offset, b.get() + p.offset, 0.0f, c.get() + p.offset); },
+        o.min_time_s, flush_bytes);
+    row.baseline_us = t.median_ms * 1e3;
+    return row;
+  }
+
+ private:
+  // Verifies (unless it is the baseline) and times one contender on one problem. a, b, c, c_ref: the
+  // buffers (the matrices start p.offset elements in).
+  Row measure(const Contender& ct, const Problem& p, const TimingPlan& timing, const float* a_buf, const float* b_buf,
+              float* c_buf, const float* c_ref) const {
+    const float* a = a_buf + p.offset;
+    const float* b = b_buf + p.offset;
+    float* c = c_buf + p.offset;
+    Row r;
+    r.what = p;
+    r.dtype = bench_.dtype.name;
+    r.kernel = ct.label;
+    r.baseline = ct.is_baseline;
+    r.reference = ct.is_baseline;
+    // |A|,|B| <= 1: the FP32 rounding bound of a K-term dot product, for both sides of the comparison.
+    r.tol = 2.0 * ref::fp32_gemm_error_bound(p.k);
+    const std::string why = ct.unsupported(p, a, b, c);
+    if (!why.empty()) {
+      r.status = "skipped: " + why;
+      return r;
+    }
+    std::function<Diff()> compare;
+    if (!ct.is_baseline) compare = [&] { return compare_c(p, c_buf, c_ref); };
+    verify_and_time(
+        r, [&] { ct.run(p, a, b, c); }, [&] { fill_value(c_buf, p.size_c(), std::nanf("")); }, compare, p.flops(),
+        fp32_peak_, timing);
+    if (r.ok()) r.config = ct.config(p, a, b, c);
+    return r;
+  }
+
+  BenchArgs bench_args_;
+  CheckArgs check_args_;
+  GemmTuneArgs tune_args_;
+  BenchPlan bench_;
+  CheckPlan check_;
+  std::vector<Problem> tune_problems_;
+  std::string plot_script_;
+  double fp32_peak_ = 0;
+  std::optional<Cublas> cublas_;  // created on the device, after the arguments are checked
+};
+
+}  // namespace
+
+std::unique_ptr<OperationProfiler> make_gemm_profiler() { return std::make_unique<GemmProfiler>(); }
+
+}  // namespace tools
+}  // namespace tilegemm

@@ -4,8 +4,7 @@
 # Run as: cmake -DROOT=<source dir> -DOUT=<header> -P source_hash.cmake (the build does it whenever
 # one of those files changes).
 file(GLOB_RECURSE files RELATIVE "${ROOT}"
-     "${ROOT}/src/*/kernels/*.cuh" "${ROOT}/src/*/kernels/*.hpp" "${ROOT}/src/core/*.cuh" "${ROOT}/src/core/pick_type.hpp"
-     "${ROOT}/src/dense/launch*" "${ROOT}/src/sparse/launch*")
+     "${ROOT}/src/kernels/*.cuh" "${ROOT}/src/kernels/*.hpp" "${ROOT}/src/dense/launch*" "${ROOT}/src/sparse/launch*")
 list(SORT files)
 set(all "")
 foreach(f IN LISTS files)

@@ -17,7 +17,7 @@
 
 namespace tilegemm {
 
-// BSR kernels (src/sparse/kernels/, docs/sparse.md). Auto lets dispatch choose.
+// BSR kernels (src/kernels/bsr/, docs/sparse.md). Auto lets dispatch choose.
 enum class BsrKernel : int {
   Auto = 0,
   Reduction = 1,  // 01: the report's kernel: one warp per output element, warp-shuffle reduction

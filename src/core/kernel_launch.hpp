@@ -1,6 +1,6 @@
 // One launch path for the dense kernels, compiled ahead of time or at run time: cudaLaunchKernelExC,
 // with programmatic dependent launch when the kernel follows the call's own prologue
-// (core/griddep.cuh has the rule such a kernel keeps). Host code only.
+// (kernels/common/griddep.cuh has the rule such a kernel keeps). Host code only.
 #pragma once
 #include <cuda_runtime_api.h>
 

@@ -41,10 +41,10 @@ constexpr ScheduleCalibration kCalibration[] = {
     {{32, 32, 16, 32, 16, 4, 4, 4, 8},        {28.64, 23.65, 31.66, 28.62}, 0.980, 1.0},
     // Level 7 (3xTF32 tensor cores), 4096^3, 2026-11-25 (after the integer TF32 rounding, perf
     // note #45); every operand is copied as-is, so the op combinations differ little.
-    {{128, 256, 32, 64, 64, 0, 0, 3, 1, 1},   {60.47, 59.28, 59.55, 60.07}, 0.955, 0.985},
-    {{128, 128, 32, 64, 32, 0, 0, 3, 1, 4},   {57.94, 58.26, 59.11, 59.40}, 0.985, 0.95},
-    {{64, 64, 32, 32, 32, 0, 0, 4, 2, 1},     {52.14, 48.37, 53.17, 49.97}, 0.91, 0.95},
-    {{64, 128, 32, 32, 64, 0, 0, 3, 2, 4},    {61.45, 59.24, 61.23, 58.89}, 0.925, 0.925},
+    {{128, 256, 32, 64, 64, 0, 0, 3, 1, TileMath::Tf32x3, 1},   {60.47, 59.28, 59.55, 60.07}, 0.955, 0.985},
+    {{128, 128, 32, 64, 32, 0, 0, 3, 1, TileMath::Tf32x3, 4},   {57.94, 58.26, 59.11, 59.40}, 0.985, 0.95},
+    {{64, 64, 32, 32, 32, 0, 0, 4, 2, TileMath::Tf32x3, 1},     {52.14, 48.37, 53.17, 49.97}, 0.91, 0.95},
+    {{64, 128, 32, 32, 64, 0, 0, 3, 2, TileMath::Tf32x3, 4},    {61.45, 59.24, 61.23, 58.89}, 0.925, 0.925},
 };
 
 // An SM holding r of a schedule's `blocks` design blocks runs at (r / blocks)^kOccupancyExponent of
@@ -78,7 +78,7 @@ constexpr double kFixupLevelUs = 2.0;
 // a tile's slices reads them alone, at about kSumGbsPerSm (a single SM's L2 read rate with its loads
 // in flight): 8 slices of a 128x256 tile (1 MB) cost ~7 us, which made 128x256 k8 18 % slower than
 // 64x128 k4 on 1024x512x2048. Tensor-core tiles load several slices per L2 round trip (their blocks'
-// kSumSlices, core/split_k.cuh): that many times the rate.
+// kSumSlices, kernels/common/split_k.cuh): that many times the rate.
 constexpr double kPartialGbs = 6000;
 constexpr double kSumGbsPerSm = 150;
 // Launch and first-wave start.
@@ -169,7 +169,7 @@ const ScheduleCalibration& calibration_for(const TileShape& t) {
   const ScheduleCalibration* best = &kCalibration[0];
   double best_distance = 1e300;
   for (const ScheduleCalibration& c : kCalibration) {
-    if ((c.tile.mma > 0) != (t.mma > 0)) continue;  // FFMA and tensor-core rates differ
+    if (c.tile.math != t.math) continue;  // FFMA and tensor-core rates differ
     const double distance = (c.tile.bm == t.bm && c.tile.bn == t.bn)
                                 ? -1.0
                                 : std::fabs(std::log(double(c.tile.bm) * c.tile.bn / (double(t.bm) * t.bn)));
@@ -214,7 +214,7 @@ ScoredConfig score_tiled(const GemmProblem& original, const GemmConfig& c, const
   const ScheduleCalibration& cal = calibration_for(t);
   // Operands copied as-is with 4-byte copies: level 6 transposes an operand contiguous along k (its
   // copy width never matters), level 7 copies both as they are.
-  const bool as_is_aligned = t.mma > 0 ? p.vec_a && p.vec_b : (!p.trans_a || p.vec_a) && (p.trans_b || p.vec_b);
+  const bool as_is_aligned = t.tensor_cores() ? p.vec_a && p.vec_b : (!p.trans_a || p.vec_a) && (p.trans_b || p.vec_b);
   // The split kernel runs at level 6's rate on the same FFMA schedule (perf note #32), not on
   // level 7's (ScheduleCalibration::split).
   const double rate_sm = cal.tflops[op_index(p.trans_a, p.trans_b)] * 1e12 / kCalibrationSms *
@@ -229,7 +229,7 @@ ScoredConfig score_tiled(const GemmProblem& original, const GemmConfig& c, const
     const double mma_exponent = s.units == s.dp_tiles && full == 0 ? kLatencyExponentMma : 0.0;
     auto wave = [&](double resident) {
       const double warps = resident * t.threads() / 32.0;
-      const double exponent = t.mma == 0 ? kLatencyExponentFfma : mma_exponent;
+      const double exponent = t.tensor_cores() ? mma_exponent : kLatencyExponentFfma;
       const double latency = std::pow(std::min(1.0, warps / kWarpsToHideLatency), exponent);
       const double block_rate = rate_sm * std::pow(resident / t.blocks, kOccupancyExponent) * latency / resident;
       return kTileFixedUs + k_tiles * 2.0 * t.bm * t.bn * t.bk / block_rate * 1e6;
@@ -245,7 +245,7 @@ ScoredConfig score_tiled(const GemmProblem& original, const GemmConfig& c, const
     // The blocks' kSumSlices (split_tiled.cuh): tensor-core blocks load as many slices at a time as
     // keep 64 loads in flight per thread (values in chunks of at most 64), FFMA blocks one.
     const double per_thread = static_cast<double>(t.bm) * t.bn / t.threads();
-    const double chunk = std::min(64.0, per_thread), slices_in_flight = t.mma > 0 ? std::floor(64.0 / chunk) : 1.0;
+    const double chunk = std::min(64.0, per_thread), slices_in_flight = t.tensor_cores() ? std::floor(64.0 / chunk) : 1.0;
     const double tile_bytes = 4.0 * t.bm * t.bn;
     const double summed = (s.group + (levels > 1 ? ceil_div(s.splits, s.group) : 0.0)) * tile_bytes;
     fixup = kSplitFixedUs + levels * kFixupLevelUs + 2.0 * static_cast<double>(s.partial_bytes) / (kPartialGbs * 1e3) +
@@ -401,12 +401,12 @@ std::vector<GemmConfig> tiled_candidates(const GemmProblem& p, const DeviceFacts
     return edge >= 1 && edge <= kGemvMaxS && 4 * edge <= t.bn && p.n > t.bn;
   };
   for (const TileShape& t : kTiledSchedules) {
-    if ((t.mma > 0) != tensor_cores) continue;
+    if (t.tensor_cores() != tensor_cores) continue;
     const long long k_tiles = (p.k + t.bk - 1) / t.bk;
     const long long tile_rows = (p.m + t.bm - 1) / t.bm, tiles = tile_rows * ((p.n + t.bn - 1) / t.bn);
     for (int splits : kSplitCounts) {
       if (splits > k_tiles) break;
-      for (const Packing& pk : t.mma > 0 ? mma_packings : packings)
+      for (const Packing& pk : t.tensor_cores() ? mma_packings : packings)
         for (bool edge : {false, true}) {
           if (edge && !edge_worth_trying(t)) continue;
           GemmConfig c;

@@ -43,8 +43,8 @@ std::string to_string(const GemmConfig& c) {
   if (c.family == GemmFamily::Tiled) {
     const TileShape& t = c.tile;
     o << t.bm << 'x' << t.bn << 'x' << t.bk << ":w" << t.wm << 'x' << t.wn;
-    if (t.mma == 0) o << ":t" << t.tm << 'x' << t.tn;
-    else o << ":tf32x3" << (t.mma > 1 ? "c" + std::to_string(t.mma) : std::string());
+    if (t.math == TileMath::Ffma) o << ":t" << t.tm << 'x' << t.tn;
+    else o << ":tf32x3" << (t.mma_steps > 1 ? "c" + std::to_string(t.mma_steps) : std::string());
     o << ":s" << t.stages << ":b" << t.blocks << ':' << (c.tail_only ? "tail" : "k") << c.splits << ':'
       << tilegemm::to_string(c.raster);
     if (c.pack_a || c.pack_b) o << ":pack-" << (c.pack_a ? "a" : "") << (c.pack_b ? "b" : "");
@@ -74,10 +74,12 @@ GemmConfig parse_gemm_config(const std::string& text, const char* what) {
     if (!numbers(f[2], "w", 2, v)) return bad("warp field '" + f[2] + "' is not wWMxWN");
     c.tile.wm = v[0], c.tile.wn = v[1];
     if (f[3] == "tf32x3") {
-      c.tile.mma = 1;
+      c.tile.math = TileMath::Tf32x3;
+      c.tile.mma_steps = 1;
     } else if (f[3].compare(0, 7, "tf32x3c") == 0) {
       if (!numbers(f[3], "tf32x3c", 1, v) || v[0] < 1) return bad("thread field '" + f[3] + "' is not tf32x3cN");
-      c.tile.mma = v[0];
+      c.tile.math = TileMath::Tf32x3;
+      c.tile.mma_steps = v[0];
     } else {
       if (!numbers(f[3], "t", 2, v)) return bad("thread field '" + f[3] + "' is not tTMxTN or tf32x3");
       c.tile.tm = v[0], c.tile.tn = v[1];
@@ -145,7 +147,7 @@ GemmConfig parse_gemm_config(const std::string& text, const char* what) {
 namespace {
 
 // Why a copy of `outer` rows of `inner` contiguous floats would not split into whole rows per
-// thread with copies of 1 and 4 floats (core/tile_copy.cuh), or "".
+// thread with copies of 1 and 4 floats (kernels/common/tile_copy.cuh), or "".
 std::string copy_split_problem(int outer, int inner, int threads) {
   auto n = [](int v) { return std::to_string(v); };
   for (int width : {1, 4}) {
@@ -166,7 +168,9 @@ std::string mma_shape_problem(const TileShape& t) {
   if (t.tm != 0 || t.tn != 0) return "a tensor-core schedule has no thread tile";
   if (t.bm % t.wm || t.bn % t.wn) return "the warp tile " + n(t.wm) + "x" + n(t.wn) + " must divide the block tile";
   if (t.wm % 16 || t.wn % 8) return "the warp tile must be whole 16 x 8 MMA tiles";
-  if (t.bk % 8 || (t.bk / 8) % t.mma) return "BK must be whole k8 steps, a multiple of the " + n(t.mma) + " summed per add";
+  if (t.mma_steps < 1) return "a tensor-core schedule sums at least one k8 step per add";
+  if (t.bk % 8 || (t.bk / 8) % t.mma_steps)
+    return "BK must be whole k8 steps, a multiple of the " + n(t.mma_steps) + " summed per add";
   const int threads = t.threads();
   if (threads > 1024) return n(threads) + " threads: at most 1024";
   if (t.stages < 2) return "at least 2 pipeline stages";
@@ -183,8 +187,8 @@ std::string mma_shape_problem(const TileShape& t) {
 }  // namespace
 
 std::string tile_shape_problem(const TileShape& t) {
-  if (t.mma < 0) return "the MMA field must be 0 (FFMA) or the k8 steps summed per add";
-  if (t.mma > 0) return mma_shape_problem(t);
+  if (t.math == TileMath::Tf32x3) return mma_shape_problem(t);
+  if (t.mma_steps != 0) return "an FFMA schedule sums no k8 steps";
   auto n = [](int v) { return std::to_string(v); };
   if (t.bm <= 0 || t.bn <= 0 || t.bk <= 0 || t.wm <= 0 || t.wn <= 0 || t.tm <= 0 || t.tn <= 0)
     return "every tile, warp and thread size must be positive";

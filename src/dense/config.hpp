@@ -18,9 +18,14 @@ enum class GemmFamily {
              // one row of X: gemv_cols_one.cuh)
 };
 
+// The arithmetic a tiled schedule's block runs: FFMA on CUDA cores (level 6's warp-tiled block) or
+// 3xTF32 on tensor cores (level 7's mma.sync block). Each is its own kernel template
+// (launch_split_tiled.cuh instantiates one per math).
+enum class TileMath { Ffma, Tf32x3 };
+
 // A tiled schedule, FFMA: kernels::WarpTiledSchedule<bm, bn, bk, wm, wn, tm, tn, stages, blocks, 3,
 // true> (FMA order 3, k-contiguous operands transposed by the copies, as level 6's defaults);
-// tensor cores (mma > 0): kernels::MmaTf32x3Schedule<bm, bn, bk, wm, wn, stages, blocks, mma>
+// Tf32x3: kernels::MmaTf32x3Schedule<bm, bn, bk, wm, wn, stages, blocks, mma_steps>
 // (level 7: 3xTF32 mma.sync, no thread tile; tm = tn = 0).
 struct TileShape {
   int bm = 0, bn = 0, bk = 0;  // block tile
@@ -28,21 +33,23 @@ struct TileShape {
   int tm = 0, tn = 0;          // thread tile (FFMA)
   int stages = 0;              // cp.async pipeline depth
   int blocks = 0;              // thread blocks per SM the schedule is built for (register cap)
-  int mma = 0;                 // 0: FFMA; N >= 1: 3xTF32 tensor cores, N k8 steps per FP32 add
+  TileMath math = TileMath::Ffma;
+  int mma_steps = 0;           // Tf32x3: k8 steps summed per FP32 add (>= 1); FFMA: 0
+  constexpr bool tensor_cores() const { return math == TileMath::Tf32x3; }
   constexpr int threads() const { return 32 * (bm / wm) * (bn / wn); }
   constexpr int smem_bytes() const {
-    if (mma == 0) return stages * (bm + bn) * (bk + 4) * 4;
+    if (math == TileMath::Ffma) return stages * (bm + bn) * (bk + 4) * 4;
     auto stage = [&](int cols) { return cols * (bk + 4) > bk * (cols + 8) ? cols * (bk + 4) : bk * (cols + 8); };
     return stages * (stage(bm) + stage(bn)) * 4;
   }
   bool operator==(const TileShape& o) const {
     return bm == o.bm && bn == o.bn && bk == o.bk && wm == o.wm && wn == o.wn && tm == o.tm &&
-           tn == o.tn && stages == o.stages && blocks == o.blocks && mma == o.mma;
+           tn == o.tn && stages == o.stages && blocks == o.blocks && math == o.math && mma_steps == o.mma_steps;
   }
 };
 
 // Ladder level 7's schedule (gemm_ops.hpp, level7_config), compiled ahead of time below.
-inline constexpr TileShape kLevel7Tile{128, 256, 32, 64, 64, 0, 0, 3, 1, 1};
+inline constexpr TileShape kLevel7Tile{128, 256, 32, 64, 64, 0, 0, 3, 1, TileMath::Tf32x3, 1};
 
 // The tiled schedules compiled ahead of time (CMakeLists.txt generates a launcher file per schedule and
 // its index). Any other schedule that tile_shape_problem() accepts is compiled at run time (NVRTC,
@@ -55,12 +62,12 @@ inline constexpr TileShape kTiledSchedules[] = {
     {64, 128, 16, 32, 64, 8, 8, 3, 4},
     {64, 64, 16, 32, 32, 8, 4, 3, 6},     // small tiles: many blocks for small and split-K shapes
     {32, 32, 16, 32, 16, 4, 4, 4, 8},     // tiny tiles: K-heavy products with tiny outputs
-    // Level 7 (tensor cores, 3xTF32; tm = tn = 0, mma = k8 steps per FP32 add). H100, 4096^3 NN,
+    // Level 7 (tensor cores, 3xTF32; tm = tn = 0, then k8 steps per FP32 add). H100, 4096^3 NN,
     // 2026-11-25 (a631201): 60.5, 57.9, 52.1 and 61.5 TFLOP/s (cuBLAS FFMA 51.7).
     kLevel7Tile,                            // level 7's own schedule
-    {128, 128, 32, 64, 32, 0, 0, 3, 1, 4},  // finer waves; K-heavy split-K
-    {64, 64, 32, 32, 32, 0, 0, 4, 2, 1},    // small and split-K shapes (64x64x65536 in 128 slices)
-    {64, 128, 32, 32, 64, 0, 0, 3, 2, 4},   // two blocks of 4 warps per SM: the fastest per tile
+    {128, 128, 32, 64, 32, 0, 0, 3, 1, TileMath::Tf32x3, 4},  // finer waves; K-heavy split-K
+    {64, 64, 32, 32, 32, 0, 0, 4, 2, TileMath::Tf32x3, 1},    // small and split-K shapes (64x64x65536 in 128 slices)
+    {64, 128, 32, 32, 64, 0, 0, 3, 2, TileMath::Tf32x3, 4},   // two blocks of 4 warps per SM: the fastest per tile
 };
 inline constexpr int kNumTiledSchedules = sizeof(kTiledSchedules) / sizeof(kTiledSchedules[0]);
 // Index of a compiled schedule, or -1.

@@ -8,7 +8,7 @@
 #include "core/device_context.hpp"
 #include "core/workspace.hpp"
 #include "dense/choose.hpp"
-#include "dense/kernels/params.hpp"
+#include "kernels/gemm/params.hpp"
 
 namespace tilegemm {
 namespace detail {
@@ -27,7 +27,7 @@ int split_group(int splits) {
 }
 
 size_t counters_bytes(long long tiles, int splits, int group) {
-  // kernels::split_k_counters per tile (core/split_k.cuh is device code): one per group, plus one
+  // kernels::split_k_counters per tile (kernels/common/split_k.cuh is device code): one per group, plus one
   // for the groups when there are several.
   const long long groups = ceil_div(splits, group);
   const long long per_tile = groups == 1 ? 1 : groups + 1;
@@ -436,7 +436,7 @@ void run_config(const CanonicalGemm& g, const GemmConfig& c, const DeviceFacts& 
     edge.p.n = parts.edge;
     edge.p.b += h.trans_b ? first * h.p.ldb : first;
     edge.p.c += first;
-    // A plain launch: the tiled launch before it waited for the prologue (core/griddep.cuh).
+    // A plain launch: the tiled launch before it waited for the prologue (kernels/common/griddep.cuh).
     launch_gemv_config(edge, parts.edge_config, parts.edge_split, /*x_shift_step*/ 0,
                        reinterpret_cast<float*>(partials + s.partial_bytes),
                        reinterpret_cast<unsigned*>(counters + s.counter_bytes), stream, false);

@@ -6,7 +6,7 @@
 
 #include "core/with_bool.hpp"
 #include "dense/config.hpp"
-#include "dense/kernels/params.hpp"
+#include "kernels/gemm/params.hpp"
 #include "jit/jit.hpp"
 #include "tilegemm/types.hpp"
 
@@ -57,7 +57,7 @@ void launch_scale(const kernels::GemmParams& p, cudaStream_t stream);
 
 // The split-K / stream-K kernel (split_tiled.cuh) with compiled schedule kTiledSchedules[index]
 // (config.hpp), g.p.raster's tile order and `units` thread blocks.
-// after_prologue: launched right after launch_prologue, overlapping it (core/griddep.cuh).
+// after_prologue: launched right after launch_prologue, overlapping it (kernels/common/griddep.cuh).
 void launch_split_tiled(int index, const CanonicalGemm& g, const kernels::SplitTileParams& sp, long long units,
                         cudaStream_t stream, bool after_prologue = false);
 // The same kernels for any schedule tile_shape_problem() accepts, compiled at run time with NVRTC on
@@ -85,7 +85,7 @@ void launch_gemv_jit(const GemmConfig& c, const GemvForm& f, const kernels::Gemv
                      cudaStream_t stream, bool after_prologue = false);
 
 // The call's prologue (prologue.cuh): zeroes the split-K counters and packs operands. The product
-// launched next passes after_prologue = true to overlap it (core/griddep.cuh).
+// launched next passes after_prologue = true to overlap it (kernels/common/griddep.cuh).
 void launch_prologue(const kernels::PrologueParams& p, cudaStream_t stream);
 
 }  // namespace detail

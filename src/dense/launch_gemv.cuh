@@ -4,7 +4,7 @@
 #include <type_traits>
 
 #include "dense/config.hpp"
-#include "dense/kernels/gemv_common.cuh"
+#include "kernels/gemm/gemv_common.cuh"
 
 namespace tilegemm {
 namespace detail {

@@ -2,7 +2,7 @@
 // read), a module of its own (launch_gemv.cu).
 #include "core/kernel_launch.hpp"
 #include "dense/config.hpp"
-#include "dense/kernels/gemv_cols_one.cuh"
+#include "kernels/gemm/gemv_cols_one.cuh"
 #include "dense/launch.hpp"
 #include "dense/launch_gemv.cuh"
 #include "tilegemm/error.hpp"

@@ -4,7 +4,7 @@
 #include "core/kernel_launch.hpp"
 #include "core/with_bool.hpp"
 #include "dense/config.hpp"
-#include "dense/kernels/gemv_rows_staged.cuh"
+#include "kernels/gemm/gemv_rows_staged.cuh"
 #include "dense/launch.hpp"
 
 namespace tilegemm {

@@ -21,19 +21,19 @@ const char* b(bool v) { return v ? "true" : "false"; }
 
 JitRequest tiled_jit_request(const TileShape& t, const CanonicalGemm& g, bool split) {
   const bool ta = g.trans_a, tb = g.trans_b;
-  const bool mma = t.mma > 0;
+  const bool mma = t.tensor_cores();
   // Level 6 copies only the operands it takes as-is (A^T, B) 16 bytes at a time; level 7 both.
   const bool va = mma ? g.vec_a : ta && g.vec_a, vb = mma ? g.vec_b : !tb && g.vec_b;
   const std::string ns = "tilegemm::kernels::";
   auto n = [](int v) { return std::to_string(v); };
   const std::string schedule =
       mma ? ns + "MmaTf32x3Schedule<" + n(t.bm) + ", " + n(t.bn) + ", " + n(t.bk) + ", " + n(t.wm) + ", " + n(t.wn) + ", " +
-                n(t.stages) + ", " + n(t.blocks) + ", " + n(t.mma) + ">"
+                n(t.stages) + ", " + n(t.blocks) + ", " + n(t.mma_steps) + ">"
           : ns + "WarpTiledSchedule<" + n(t.bm) + ", " + n(t.bn) + ", " + n(t.bk) + ", " + n(t.wm) + ", " + n(t.wn) + ", " +
                 n(t.tm) + ", " + n(t.tn) + ", " + n(t.stages) + ", " + n(t.blocks) + ", 3, true>";
   const char* whole_kernel = mma ? "gemm_mma_tf32x3<" : "gemm_warp_tiled<";
   JitRequest r;
-  r.header = "dense/kernels/split_tiled.cuh";
+  r.header = "kernels/gemm/split_tiled.cuh";
   r.name_expression = "&" + ns + (split ? "gemm_split_tiled<" : whole_kernel) + schedule + ", " + b(ta) + ", " +
                       b(tb) + ", " + b(va) + ", " + b(vb) + ">";
   return r;
@@ -57,7 +57,7 @@ JitRequest gemv_jit_request(const GemmConfig& c, const GemvForm& f) {
   const bool vec_w = f.vec_w;
   if (f.staging != GemvStaging::Registers) {
     JitRequest r;
-    r.header = "dense/kernels/gemv_rows_staged.cuh";
+    r.header = "kernels/gemm/gemv_rows_staged.cuh";
     r.name_expression = std::string("&tilegemm::kernels::gemv_rows_staged<16, tilegemm::kernels::GemvXStage::") +
                         (f.staging == GemvStaging::XRowsAlongK ? "KRows" : "SRows") + ", " + b(vec_w) + ", " +
                         b(f.vec_x) + ">";
@@ -72,7 +72,7 @@ JitRequest gemv_jit_request(const GemmConfig& c, const GemvForm& f) {
                         : f.shift_w ? "tilegemm::kernels::GemvColsW::Shifted"
                                     : "tilegemm::kernels::GemvColsW::Scalar";
   JitRequest r;
-  r.header = "dense/kernels/" + kernel + ".cuh";
+  r.header = "kernels/gemm/" + kernel + ".cuh";
   r.name_expression =
       "&tilegemm::kernels::" + kernel + "<" + std::to_string(one_row ? c.gemv_lanes : c.gemv_s) + ", " + w + ">";
   return r;

@@ -1,11 +1,11 @@
 // Launchers for ladder levels 1-5 and the C = beta*C quick return.
 #include "core/cuda_check.hpp"
-#include "dense/kernels/00_scale.cuh"
-#include "dense/kernels/01_naive.cuh"
-#include "dense/kernels/02_coalesced.cuh"
-#include "dense/kernels/03_shared_tiled.cuh"
-#include "dense/kernels/04_register_tiled.cuh"
-#include "dense/kernels/05_vectorized.cuh"
+#include "kernels/gemm/00_scale.cuh"
+#include "kernels/gemm/01_naive.cuh"
+#include "kernels/gemm/02_coalesced.cuh"
+#include "kernels/gemm/03_shared_tiled.cuh"
+#include "kernels/gemm/04_register_tiled.cuh"
+#include "kernels/gemm/05_vectorized.cuh"
 #include "dense/launch.hpp"
 #include "tilegemm/error.hpp"
 

@@ -1,6 +1,6 @@
 // Launcher of a call's prologue kernel (prologue.cuh): one block per packed tile, at least one.
 #include "core/kernel_launch.hpp"
-#include "dense/kernels/prologue.cuh"
+#include "kernels/gemm/prologue.cuh"
 #include "dense/launch.hpp"
 
 namespace tilegemm {

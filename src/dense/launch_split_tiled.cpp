@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "dense/config.hpp"
-#include "dense/kernels/params.hpp"
+#include "kernels/gemm/params.hpp"
 #include "dense/launch.hpp"
 #include "tilegemm/error.hpp"
 

@@ -1,28 +1,30 @@
 // The split-K / stream-K kernel (split_tiled.cuh), or level 6's kernel when nothing is split, for
 // compiled schedule kTiledSchedules[I] and one transpose pair (launch_split_tiled_ops below).
 #pragma once
-#include "core/pick_type.hpp"
 #include "dense/config.hpp"
-#include "dense/kernels/split_tiled.cuh"
+#include "kernels/gemm/split_tiled.cuh"
 #include "tilegemm/error.hpp"
 #include "dense/launch_warp_tiled.cuh"
 
 namespace tilegemm {
 namespace detail {
 
+// The kernel schedule of compiled schedule I, by its math: one specialization per TileMath.
+template <TileMath kMath, int I>
+struct CompiledSchedule;
 template <int I>
-using FfmaScheduleAt =
-    kernels::WarpTiledSchedule<kTiledSchedules[I].bm, kTiledSchedules[I].bn, kTiledSchedules[I].bk,
-                               kTiledSchedules[I].wm, kTiledSchedules[I].wn, kTiledSchedules[I].tm,
-                               kTiledSchedules[I].tn, kTiledSchedules[I].stages, kTiledSchedules[I].blocks,
-                               /*FMA order*/ 3, /*transpose k-contiguous operands*/ true>;
+struct CompiledSchedule<TileMath::Ffma, I> {
+  static constexpr TileShape t = kTiledSchedules[I];
+  using type = kernels::WarpTiledSchedule<t.bm, t.bn, t.bk, t.wm, t.wn, t.tm, t.tn, t.stages, t.blocks,
+                                          /*FMA order*/ 3, /*transpose k-contiguous operands*/ true>;
+};
 template <int I>
-using MmaScheduleAt =
-    kernels::MmaTf32x3Schedule<kTiledSchedules[I].bm, kTiledSchedules[I].bn, kTiledSchedules[I].bk,
-                               kTiledSchedules[I].wm, kTiledSchedules[I].wn, kTiledSchedules[I].stages,
-                               kTiledSchedules[I].blocks, (kTiledSchedules[I].mma > 0 ? kTiledSchedules[I].mma : 1)>;
+struct CompiledSchedule<TileMath::Tf32x3, I> {
+  static constexpr TileShape t = kTiledSchedules[I];
+  using type = kernels::MmaTf32x3Schedule<t.bm, t.bn, t.bk, t.wm, t.wn, t.stages, t.blocks, t.mma_steps>;
+};
 template <int I>
-using TiledScheduleAt = typename PickType<(kTiledSchedules[I].mma > 0), MmaScheduleAt<I>, FfmaScheduleAt<I>>::type;
+using TiledScheduleAt = typename CompiledSchedule<kTiledSchedules[I].math, I>::type;
 
 // Level 7's schedules copy both operands as-is (tiles keep the operands' orientation): 16-byte copies
 // where an operand is aligned, 4-byte copies where not: 4 instantiations per transpose pair.

@@ -5,8 +5,8 @@
 #include "core/device_context.hpp"
 #include "core/kernel_launch.hpp"
 #include "core/with_bool.hpp"
-#include "dense/kernels/06_warp_tiled.cuh"
-#include "dense/kernels/07_mma_tf32x3.cuh"
+#include "kernels/gemm/06_warp_tiled.cuh"
+#include "kernels/gemm/07_mma_tf32x3.cuh"
 #include "dense/launch.hpp"
 
 namespace tilegemm {
@@ -44,7 +44,7 @@ void with_warp_tiled_variant(const CanonicalGemm& g, const Launch& launch) {
 }
 
 // The whole-tile kernel of schedule S on the problem: level 6's (kTransposeK), or level 7's for a
-// tensor-core schedule. after_prologue: launched to overlap the call's prologue (core/griddep.cuh).
+// tensor-core schedule. after_prologue: launched to overlap the call's prologue (kernels/common/griddep.cuh).
 template <class S>
 struct WarpTiledLaunch {
   const CanonicalGemm& g;

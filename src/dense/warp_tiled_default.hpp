@@ -1,6 +1,6 @@
 // The level-6 schedules compiled into the library (measured choices: docs/perf-notes.md #16-#17).
 #pragma once
-#include "dense/kernels/06_warp_tiled.cuh"
+#include "kernels/gemm/06_warp_tiled.cuh"
 
 namespace tilegemm {
 namespace detail {

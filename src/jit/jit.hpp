@@ -16,7 +16,7 @@ namespace detail {
 struct DeviceContext;
 
 struct JitRequest {
-  std::string header;           // included by the program, below src/: "dense/kernels/split_tiled.cuh"
+  std::string header;           // included by the program, below src/: "kernels/gemm/split_tiled.cuh"
   std::string name_expression;  // the instantiation, with a leading '&'
 };
 

@@ -6,7 +6,7 @@ namespace tilegemm {
 namespace detail {
 
 struct EmbeddedSource {
-  const char* path;  // below src/, as the kernel headers include each other: "dense/kernels/common.cuh"
+  const char* path;  // below src/, as the kernel headers include each other: "kernels/gemm/common.cuh"
   const char* text;
 };
 extern const EmbeddedSource kJitSources[];

@@ -61,7 +61,7 @@ std::string bsr_tile_problem(BsrFamily f, const BsrTile& t, bool xwt, bool vec);
 std::string bsr_tile_problem(BsrFamily f, const BsrTile& t);
 
 // The default tiled schedules (default_bsr_tile picks them by block shape), named as the kernel
-// headers' aliases (sparse/kernels/03_tiled.cuh, 04_tiled_tf32x3.cuh).
+// headers' aliases (kernels/bsr/03_tiled.cuh, 04_tiled_tf32x3.cuh).
 //                                      ti   tj  kc  a  b  st
 inline constexpr BsrTile kBsrTiled64K32{64, 128, 32, 4, 8, 3};  // 03: R >= 64, C % 32 == 0
 inline constexpr BsrTile kBsrTiled64{64, 128, 16, 4, 8, 4};     // 03: R >= 64, other C

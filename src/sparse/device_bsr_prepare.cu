@@ -12,9 +12,9 @@
 #include "core/cuda_check.hpp"
 #include "core/workspace.hpp"
 #include "sparse/device_bsr_prepare.hpp"
-#include "sparse/kernels/narrow_indices.cuh"
-#include "sparse/kernels/row_lengths.cuh"
-#include "sparse/kernels/validate_bsr.cuh"
+#include "kernels/bsr/narrow_indices.cuh"
+#include "kernels/bsr/row_lengths.cuh"
+#include "kernels/bsr/validate_bsr.cuh"
 
 namespace tilegemm {
 namespace detail {

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "sparse/kernels/prepare_params.hpp"
+#include "kernels/bsr/prepare_params.hpp"
 
 namespace tilegemm {
 namespace detail {

@@ -10,7 +10,7 @@
 
 #include "jit/jit.hpp"
 #include "sparse/config.hpp"
-#include "sparse/kernels/params.hpp"
+#include "kernels/bsr/params.hpp"
 #include "tilegemm/bsr_gpu.hpp"
 
 namespace tilegemm {
@@ -18,7 +18,7 @@ namespace detail {
 
 struct BsrProblem {
   kernels::BsrParams p;
-  bool xwt = true;  // orientation (sparse/kernels/params.hpp)
+  bool xwt = true;  // orientation (kernels/bsr/params.hpp)
   const std::vector<int32_t>* row_lengths = nullptr;  // block counts in p.row_order's order
   long long nnzb = 0;
   // 16-byte copies of both operands' rows: W rows when C % 4 == 0, X rows when x and ldx allow.

@@ -26,7 +26,7 @@ JitRequest bsr_tiled_jit_request(BsrFamily f, const BsrTile& t, bool xwt, bool v
                                std::to_string(t.tj) + ", " + std::to_string(t.a) + ", " + std::to_string(t.b) + ", " +
                                std::to_string(t.kc) + ", " + std::to_string(t.stages) + ">";
   JitRequest r;
-  r.header = mma ? "sparse/kernels/04_tiled_tf32x3.cuh" : "sparse/kernels/03_tiled.cuh";
+  r.header = mma ? "kernels/bsr/04_tiled_tf32x3.cuh" : "kernels/bsr/03_tiled.cuh";
   r.name_expression = "&" + ns + (mma ? "bsr_tiled_tf32x3<" : "bsr_tiled<") + schedule + ", " + b(xwt) + ", " + b(vec) + ">";
   return r;
 }

@@ -1,5 +1,5 @@
 #include "core/cuda_check.hpp"
-#include "sparse/kernels/01_reduction.cuh"
+#include "kernels/bsr/01_reduction.cuh"
 #include "sparse/launch.hpp"
 
 namespace tilegemm {

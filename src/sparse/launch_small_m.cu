@@ -1,6 +1,6 @@
 #include "core/cuda_check.hpp"
 #include "core/with_bool.hpp"
-#include "sparse/kernels/02_small_m.cuh"
+#include "kernels/bsr/02_small_m.cuh"
 #include "sparse/launch.hpp"
 
 namespace tilegemm {

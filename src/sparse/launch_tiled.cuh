@@ -7,8 +7,8 @@
 #include <type_traits>
 
 #include "sparse/config.hpp"
-#include "sparse/kernels/03_tiled.cuh"
-#include "sparse/kernels/04_tiled_tf32x3.cuh"
+#include "kernels/bsr/03_tiled.cuh"
+#include "kernels/bsr/04_tiled_tf32x3.cuh"
 #include "sparse/launch.hpp"
 
 namespace tilegemm {

@@ -77,7 +77,7 @@ BsrTiledPlan plan_bsr_tiled(const BsrProblem& prob, int sm_count, int blocks_per
     plan.split_ctas = static_cast<int>(split.pieces * subtiles * j_tiles);  // partial tiles = thread blocks
     if (plan.heavy_slots < plan.split_slots) plan.heavy_slots = plan.split_slots;
     // Counters first (zeroed for the launch; the kernel does not rely on them staying zero), then
-    // the partial tiles. One counter per split tile: its pieces sum in one level (core/split_k.cuh).
+    // the partial tiles. One counter per split tile: its pieces sum in one level (kernels/common/split_k.cuh).
     const size_t counters = static_cast<size_t>(plan.split_slots) * static_cast<size_t>(j_tiles);
     plan.counter_bytes = (counters * sizeof(unsigned) + 255) / 256 * 256;
     plan.partial_bytes = partial_bytes;

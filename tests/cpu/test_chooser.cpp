@@ -675,23 +675,23 @@ TEST(GemmChooser, TensorCoreConfigsPackOnlyUnalignedOperandsAndFfmaOnlyAvoidsThe
   };
   for (const Case& c : cases) {
     const ConfigChoice choice = choose_config(c.p, d);
-    EXPECT_GT(choice.best.config.tile.mma, 0) << to_string(choice.best.config);
+    EXPECT_TRUE(choice.best.config.tile.tensor_cores()) << to_string(choice.best.config);
     EXPECT_EQ(choice.best.config.pack_a, c.pack_a) << to_string(choice.best.config);
     EXPECT_EQ(choice.best.config.pack_b, c.pack_b) << to_string(choice.best.config);
     for (const ScoredConfig& sc : choice.ranked)
-      if (sc.config.family == GemmFamily::Tiled && sc.config.tile.mma > 0) {  // an aligned operand is never packed
+      if (sc.config.family == GemmFamily::Tiled && sc.config.tile.tensor_cores()) {  // an aligned operand is never packed
         if (sc.config.pack_a) EXPECT_FALSE(c.p.vec_a) << to_string(sc.config);
         if (sc.config.pack_b) EXPECT_FALSE(c.p.vec_b) << to_string(sc.config);
       }
     GemmProblem ffma = c.p;
     ffma.ffma_only = true;
     for (const ScoredConfig& sc : choose_config(ffma, d).ranked)
-      EXPECT_EQ(sc.config.tile.mma, 0) << to_string(sc.config);
+      EXPECT_FALSE(sc.config.tile.tensor_cores()) << to_string(sc.config);
     clear_choice_cache();
     const std::optional<GemmConfig> any = cached_choice(c.p, d), ffma_pick = cached_choice(ffma, d);
     ASSERT_TRUE(any && ffma_pick);
-    EXPECT_GT(any->tile.mma, 0);
-    EXPECT_EQ(ffma_pick->tile.mma, 0) << "the cache keys the math";
+    EXPECT_TRUE(any->tile.tensor_cores());
+    EXPECT_FALSE(ffma_pick->tile.tensor_cores()) << "the cache keys the math";
   }
   // A config tuned on tensor cores is not used under FfmaOnly.
   GemmProblem ffma = problem(4096, 4096, 4096);
@@ -700,7 +700,7 @@ TEST(GemmChooser, TensorCoreConfigsPackOnlyUnalignedOperandsAndFfmaOnlyAvoidsThe
   const std::optional<GemmConfig> pick =
       cached_choice(ffma, d, [](const GemmProblem&) { return std::optional<GemmConfig>(level7_config(GemmProblem{})); });
   ASSERT_TRUE(pick);
-  EXPECT_EQ(pick->tile.mma, 0) << to_string(*pick);
+  EXPECT_FALSE(pick->tile.tensor_cores()) << to_string(*pick);
   clear_choice_cache();
 }
 
@@ -756,15 +756,15 @@ TEST(GemmChooser, ClassNames) {
 TEST(GemmChooser, UnalignedTensorCoreTilesPackOnlyWhereTheCopyPays) {
   const DeviceFacts d = h100();
   const ConfigChoice mid = choose_config(problem(1024, 512, 2048, false, false, false), d);
-  EXPECT_GT(mid.best.config.tile.mma, 0) << to_string(mid.best.config);
+  EXPECT_TRUE(mid.best.config.tile.tensor_cores()) << to_string(mid.best.config);
   EXPECT_FALSE(mid.best.config.pack_a || mid.best.config.pack_b) << to_string(mid.best.config);
   const ConfigChoice big = choose_config(problem(4096, 4096, 4096, false, false, false), d);
-  EXPECT_GT(big.best.config.tile.mma, 0) << to_string(big.best.config);
+  EXPECT_TRUE(big.best.config.tile.tensor_cores()) << to_string(big.best.config);
   EXPECT_TRUE(big.best.config.pack_a && big.best.config.pack_b) << to_string(big.best.config);
   // Unpacked tensor-core candidates are scored at their unaligned rate.
   bool unpacked_scored = false;
   for (const ScoredConfig& sc : big.ranked)
-    if (sc.config.tile.mma > 0 && !sc.config.pack_a && !sc.config.pack_b) unpacked_scored = true;
+    if (sc.config.tile.tensor_cores() && !sc.config.pack_a && !sc.config.pack_b) unpacked_scored = true;
   EXPECT_TRUE(unpacked_scored);
 }
 

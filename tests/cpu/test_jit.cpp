@@ -42,7 +42,7 @@ TEST(JitCacheKey, ChangesWithEverythingThatMakesABinaryStale) {
   sources[1].text = edited.c_str();
   const std::string h2 = jit_sources_hash(sources.data(), kNumJitSources);
   EXPECT_NE(h, h2);
-  const JitRequest r{"dense/kernels/split_tiled.cuh", "&tilegemm::kernels::gemm_warp_tiled<X, false, false, true, true>"};
+  const JitRequest r{"kernels/gemm/split_tiled.cuh", "&tilegemm::kernels::gemm_warp_tiled<X, false, false, true, true>"};
   JitRequest r2 = r;
   r2.name_expression[r2.name_expression.size() - 6] = 'x';
   const std::string key = jit_cache_key(h, "sm_90a", 13, 0, r);
@@ -81,8 +81,8 @@ TEST(JitConfig, CompiledSchedulesPassTheConstraintsAndOthersAreMarked) {
     return f;
   };
   EXPECT_EQ(gemv_jit_request(rows, form(false)).name_expression, "&tilegemm::kernels::gemv_rows<8, false>");
-  EXPECT_EQ(gemv_jit_request(cols, form(true)).header, "dense/kernels/gemv_cols.cuh");
-  EXPECT_EQ(gemv_jit_request(one_row, form(true)).header, "dense/kernels/gemv_cols_one.cuh");
+  EXPECT_EQ(gemv_jit_request(cols, form(true)).header, "kernels/gemm/gemv_cols.cuh");
+  EXPECT_EQ(gemv_jit_request(one_row, form(true)).header, "kernels/gemm/gemv_cols_one.cuh");
   EXPECT_EQ(gemv_jit_request(one_row, form(true)).name_expression,
             "&tilegemm::kernels::gemv_cols_one<32, tilegemm::kernels::GemvColsW::Aligned>");
   GemvForm shifted = form(false);
@@ -92,7 +92,7 @@ TEST(JitConfig, CompiledSchedulesPassTheConstraintsAndOthersAreMarked) {
   EXPECT_EQ(gemv_jit_request(one_row, form(false)).name_expression,
             "&tilegemm::kernels::gemv_cols_one<32, tilegemm::kernels::GemvColsW::Scalar>");
   const GemmConfig rows16 = parse_gemm_config("gemv-rows:s16:k2", "config");
-  EXPECT_EQ(gemv_jit_request(rows16, form(true, GemvStaging::XRowsAlongS, true)).header, "dense/kernels/gemv_rows_staged.cuh");
+  EXPECT_EQ(gemv_jit_request(rows16, form(true, GemvStaging::XRowsAlongS, true)).header, "kernels/gemm/gemv_rows_staged.cuh");
   EXPECT_EQ(gemv_jit_request(rows16, form(false, GemvStaging::XRowsAlongK)).name_expression,
             "&tilegemm::kernels::gemv_rows_staged<16, tilegemm::kernels::GemvXStage::KRows, false, false>");
   // X's rows of k packed as shifted copies behind unaligned W (gemm_ops.cpp, plan_pack).
@@ -144,7 +144,8 @@ TEST(JitCompile, ATensorCoreScheduleCompilesWithBothOperands16ByteCopies) {
   g.trans_a = true;
   g.vec_a = g.vec_b = true;
   TileShape t{128, 128, 32, 64, 32, 0, 0, 3, 1};
-  t.mma = 1;
+  t.math = TileMath::Tf32x3;
+  t.mma_steps = 1;
   ASSERT_EQ(tile_shape_problem(t), "");
   const JitRequest whole = tiled_jit_request(t, g, /*split*/ false);
   EXPECT_EQ(whole.name_expression,
@@ -158,7 +159,7 @@ TEST(JitCompile, ATensorCoreScheduleCompilesWithBothOperands16ByteCopies) {
 }
 
 TEST(JitCompile, ABrokenScheduleFailsWithTheCompilersMessage) {
-  const JitRequest r{"dense/kernels/split_tiled.cuh",
+  const JitRequest r{"kernels/gemm/split_tiled.cuh",
                      "&tilegemm::kernels::gemm_warp_tiled<tilegemm::kernels::WarpTiledSchedule<100, 128, 32, 64, 32, 8, "
                      "8, 3, 2, 3, true>, false, false, true, true>"};
   try {

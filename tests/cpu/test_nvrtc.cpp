@@ -102,16 +102,16 @@ std::string tn(bool ta, bool tb) { return std::string(ta ? "T" : "N") + (tb ? "T
 std::vector<KernelCase> all_cases() {
   const std::string ns = "tilegemm::kernels::";
   std::vector<KernelCase> cases;
-  cases.push_back({"L00_scale_c", "dense/kernels/00_scale.cuh", {"&" + ns + "scale_c"}});
+  cases.push_back({"L00_scale_c", "kernels/gemm/00_scale.cuh", {"&" + ns + "scale_c"}});
 
   struct Simple {
     const char* level;
     const char* header;
     const char* kernel;
   };
-  const Simple simple[] = {{"L01", "dense/kernels/01_naive.cuh", "gemm_naive"},
-                           {"L02", "dense/kernels/02_coalesced.cuh", "gemm_coalesced"},
-                           {"L03", "dense/kernels/03_shared_tiled.cuh", "gemm_shared_tiled"}};
+  const Simple simple[] = {{"L01", "kernels/gemm/01_naive.cuh", "gemm_naive"},
+                           {"L02", "kernels/gemm/02_coalesced.cuh", "gemm_coalesced"},
+                           {"L03", "kernels/gemm/03_shared_tiled.cuh", "gemm_shared_tiled"}};
   for (const Simple& s : simple)
     for (bool ta : {false, true})
       for (bool tb : {false, true})
@@ -121,7 +121,7 @@ std::vector<KernelCase> all_cases() {
   for (bool ta : {false, true})
     for (bool tb : {false, true})
       cases.push_back({"L04_gemm_register_tiled_default_" + tn(ta, tb),
-                       "dense/kernels/04_register_tiled.cuh",
+                       "kernels/gemm/04_register_tiled.cuh",
                        {"&" + ns + "gemm_register_tiled<" + ns + "RegisterTiledDefault, " + b(ta) +
                         ", " + b(tb) + ">"}});
 
@@ -133,15 +133,15 @@ std::vector<KernelCase> all_cases() {
     const char* schedule;
   };
   const Vec vec[] = {
-      {"L05_gemm_vectorized_default", "dense/kernels/05_vectorized.cuh", "gemm_vectorized",
+      {"L05_gemm_vectorized_default", "kernels/gemm/05_vectorized.cuh", "gemm_vectorized",
        "VectorizedDefault"},
       // Level 6's two schedules (src/dense/warp_tiled_default.hpp, transposing copies) and the
       // former default without them ([col][k] tiles).
-      {"L06_gemm_warp_tiled_128x256x32_w64x64_t16x8_s4_T", "dense/kernels/06_warp_tiled.cuh",
+      {"L06_gemm_warp_tiled_128x256x32_w64x64_t16x8_s4_T", "kernels/gemm/06_warp_tiled.cuh",
        "gemm_warp_tiled", "WarpTiledSchedule<128, 256, 32, 64, 64, 16, 8, 4, 1, 3, true>"},
-      {"L06_gemm_warp_tiled_128x128x16_w64x32_t8x8_s4_b2_T", "dense/kernels/06_warp_tiled.cuh",
+      {"L06_gemm_warp_tiled_128x128x16_w64x32_t8x8_s4_b2_T", "kernels/gemm/06_warp_tiled.cuh",
        "gemm_warp_tiled", "WarpTiledSchedule<128, 128, 16, 64, 32, 8, 8, 4, 2, 3, true>"},
-      {"L06_gemm_warp_tiled_128x256x32_w64x64_t16x8_s3", "dense/kernels/06_warp_tiled.cuh",
+      {"L06_gemm_warp_tiled_128x256x32_w64x64_t16x8_s3", "kernels/gemm/06_warp_tiled.cuh",
        "gemm_warp_tiled", "WarpTiledSchedule<128, 256, 32, 64, 64, 16, 8, 3, 1, 3>"},
   };
   for (const Vec& v : vec)
@@ -170,13 +170,13 @@ std::vector<KernelCase> all_cases() {
       else if (*p == ',' && !dims.empty() && dims.back() != 'x') dims += 'x';
     }
     dims.pop_back();
-    KernelCase c{"X_gemm_split_tiled_" + dims, "dense/kernels/split_tiled.cuh", {}};
+    KernelCase c{"X_gemm_split_tiled_" + dims, "kernels/gemm/split_tiled.cuh", {}};
     for (bool vb : {false, true})
       c.names.push_back("&" + ns + "gemm_split_tiled<" + ns + schedule + ", false, false, false, " + b(vb) + ">");
     cases.push_back(c);
   }
   {
-    KernelCase c{"X_gemm_split_tiled_128x256_ops", "dense/kernels/split_tiled.cuh", {}};
+    KernelCase c{"X_gemm_split_tiled_128x256_ops", "kernels/gemm/split_tiled.cuh", {}};
     for (bool ta : {false, true})
       for (bool tb : {false, true})
         c.names.push_back("&" + ns + "gemm_split_tiled<" + ns + tiled[0] + ", " + b(ta) + ", " + b(tb) + ", " + b(ta) +
@@ -186,7 +186,7 @@ std::vector<KernelCase> all_cases() {
   // Level 7: its whole-tile kernel for every op combination, and the split kernel on each compiled
   // tensor-core schedule (both take 16-byte copies only: unaligned operands are packed first).
   {
-    KernelCase c{"L07_gemm_mma_tf32x3_128x256x32_w64x64_s3", "dense/kernels/07_mma_tf32x3.cuh", {}};
+    KernelCase c{"L07_gemm_mma_tf32x3_128x256x32_w64x64_s3", "kernels/gemm/07_mma_tf32x3.cuh", {}};
     for (bool ta : {false, true})
       for (bool tb : {false, true})
         c.names.push_back("&" + ns + "gemm_mma_tf32x3<" + ns + "MmaTf32x3Schedule<128, 256, 32, 64, 64, 3, 1, 1>, " +
@@ -194,7 +194,7 @@ std::vector<KernelCase> all_cases() {
     cases.push_back(c);
   }
   {
-    KernelCase c{"X_gemm_split_tiled_tf32x3", "dense/kernels/split_tiled.cuh", {}};
+    KernelCase c{"X_gemm_split_tiled_tf32x3", "kernels/gemm/split_tiled.cuh", {}};
     for (const char* schedule : {"128, 256, 32, 64, 64, 3, 1, 1", "128, 128, 32, 64, 32, 3, 1, 4",
                                  "64, 64, 32, 32, 32, 4, 2, 1", "64, 128, 32, 32, 64, 3, 2, 4"})
       c.names.push_back("&" + ns + "gemm_split_tiled<" + ns + "MmaTf32x3Schedule<" + schedule +
@@ -202,7 +202,7 @@ std::vector<KernelCase> all_cases() {
     cases.push_back(c);
   }
   {  // gemv-rows at s = 16: gemv_rows_staged
-    KernelCase c{"X_gemv_rows", "dense/kernels/gemv_rows.cuh", {}};
+    KernelCase c{"X_gemv_rows", "kernels/gemm/gemv_rows.cuh", {}};
     for (int s : {1, 2, 4, 8})
       for (bool vec : {false, true})
         c.names.push_back("&" + ns + "gemv_rows<" + std::to_string(s) + ", " + b(vec) + ">");
@@ -210,7 +210,7 @@ std::vector<KernelCase> all_cases() {
   }
   // The columns kernels, each way of reading W's rows (gemv_common.cuh, GemvColsW).
   for (const char* kernel : {"gemv_cols", "gemv_cols_one"}) {
-    KernelCase c{std::string("X_") + kernel, std::string("dense/kernels/") + kernel + ".cuh", {}};
+    KernelCase c{std::string("X_") + kernel, std::string("kernels/gemm/") + kernel + ".cuh", {}};
     const bool one_row = std::string(kernel) == "gemv_cols_one";
     for (int width : one_row ? std::vector<int>{8, 16, 32} : std::vector<int>{2, 4, 8, 16})
       for (const char* w : {"Aligned", "Shifted", "Scalar"})
@@ -218,7 +218,7 @@ std::vector<KernelCase> all_cases() {
     cases.push_back(c);
   }
   {
-    KernelCase c{"X_gemv_rows_staged", "dense/kernels/gemv_rows_staged.cuh", {}};
+    KernelCase c{"X_gemv_rows_staged", "kernels/gemm/gemv_rows_staged.cuh", {}};
     for (const char* x : {"KRows", "SRows"})
       for (bool vec_w : {false, true})
         for (bool vec_x : {false, true})
@@ -229,10 +229,10 @@ std::vector<KernelCase> all_cases() {
 
   // BSR kernels: both orientations (xwt, wx); kernel 02 and 03 with and without 16-byte copies,
   // kernel 03 for each schedule dispatch uses (sparse/config.hpp, kBsrSchedules).
-  cases.push_back({"S01_bsr_reduction", "sparse/kernels/01_reduction.cuh",
+  cases.push_back({"S01_bsr_reduction", "kernels/bsr/01_reduction.cuh",
                    {"&" + ns + "bsr_reduction<true>", "&" + ns + "bsr_reduction<false>"}});
   {
-    KernelCase c{"S02_bsr_small_m", "sparse/kernels/02_small_m.cuh", {}};
+    KernelCase c{"S02_bsr_small_m", "kernels/bsr/02_small_m.cuh", {}};
     for (bool xwt : {false, true})
       for (bool vec : {false, true})
         for (int cols : {1, 8, 16})
@@ -241,7 +241,7 @@ std::vector<KernelCase> all_cases() {
     cases.push_back(c);
   }
   for (const char* schedule : {"BsrTiled64K32", "BsrTiled64", "BsrTiled32", "BsrTiled16", "BsrTiled8"}) {
-    KernelCase c{std::string("S03_bsr_tiled_") + schedule, "sparse/kernels/03_tiled.cuh", {}};
+    KernelCase c{std::string("S03_bsr_tiled_") + schedule, "kernels/bsr/03_tiled.cuh", {}};
     for (bool xwt : {false, true})
       for (bool vec : {false, true})
         c.names.push_back("&" + ns + "bsr_tiled<" + ns + schedule + ", " + b(xwt) + ", " + b(vec) +
@@ -250,18 +250,18 @@ std::vector<KernelCase> all_cases() {
   }
   // Kernel 04 (mma.sync TF32) for two of its schedules; the rest compile at run time in the tuner.
   for (const char* schedule : {"BsrMma64K32", "BsrMma16"}) {
-    KernelCase c{std::string("S04_bsr_tiled_tf32x3_") + schedule, "sparse/kernels/04_tiled_tf32x3.cuh", {}};
+    KernelCase c{std::string("S04_bsr_tiled_tf32x3_") + schedule, "kernels/bsr/04_tiled_tf32x3.cuh", {}};
     for (bool xwt : {false, true})
       for (bool vec : {false, true})
         c.names.push_back("&" + ns + "bsr_tiled_tf32x3<" + ns + schedule + ", " + b(xwt) + ", " + b(vec) + ">");
     cases.push_back(c);
   }
   // DeviceBsrMatrix::from_device's preparation kernels (src/sparse/device_bsr_prepare.cu).
-  cases.push_back({"S00_bsr_validate_structure", "sparse/kernels/validate_bsr.cuh",
+  cases.push_back({"S00_bsr_validate_structure", "kernels/bsr/validate_bsr.cuh",
                    {"&" + ns + "bsr_validate_structure"}});
-  cases.push_back({"S00_bsr_narrow_indices", "sparse/kernels/narrow_indices.cuh",
+  cases.push_back({"S00_bsr_narrow_indices", "kernels/bsr/narrow_indices.cuh",
                    {"&" + ns + "bsr_narrow_indices"}});
-  cases.push_back({"S00_bsr_row_lengths", "sparse/kernels/row_lengths.cuh", {"&" + ns + "bsr_row_lengths"}});
+  cases.push_back({"S00_bsr_row_lengths", "kernels/bsr/row_lengths.cuh", {"&" + ns + "bsr_row_lengths"}});
   return cases;
 }
 
@@ -295,7 +295,7 @@ INSTANTIATE_TEST_SUITE_P(Kernels, NvrtcKernel, ::testing::ValuesIn(all_cases()),
 // lanes, not 32.
 TEST(NvrtcKernelRejects, InvalidWarpTiledSchedule) {
   const CompileResult r =
-      compile("dense/kernels/06_warp_tiled.cuh",
+      compile("kernels/gemm/06_warp_tiled.cuh",
               {"&tilegemm::kernels::gemm_warp_tiled<tilegemm::kernels::WarpTiledSchedule<128, 128, "
                "8, 64, 64, 8, 8, 4>, false, false, false, false>"});
   ASSERT_TRUE(r.error.empty()) << r.error;

@@ -1,4 +1,4 @@
-// Tests of the tile orders in src/core/tile_order.cuh (host side of the
+// Tests of the tile orders in src/kernels/common/tile_order.cuh (host side of the
 // __device__ __host__ functions): every raster maps block ids [0, tiles_m * tiles_n) bijectively onto
 // the tile grid; row-major and grouped follow their documented order exactly; the generalized Hilbert
 // curve is local.
@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/tile_order.cuh"
+#include "kernels/common/tile_order.cuh"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Split-K and stream-K products (dense configs whose slices are summed by core/split_k.cuh) beyond
+// Split-K and stream-K products (dense configs whose slices are summed by kernels/common/split_k.cuh) beyond
 // the shape sweep of test_gemm_gpu.cpp: bitwise the same run to run and stream to stream, capturable
 // into a CUDA graph with or without a warm-up call, streams created and destroyed around them keep the
 // workspace pool bounded; a product overlaps its own prologue kernel only, never the work queued
@@ -138,7 +138,7 @@ TEST(PackedOperands, Small_BitwiseTheSameAsUnpacked) {
 }
 
 // A product with a prologue (split-K counters, packed operands) is launched to overlap that prologue
-// (programmatic dependent launch, core/griddep.cuh), never the work queued before the call: A written
+// (programmatic dependent launch, kernels/common/griddep.cuh), never the work queued before the call: A written
 // by a slow kernel just before the call on the same stream, with no synchronization between, is the A
 // the product reads. A = u v^T is written as U * V by the naive level-1 kernel, U holding u in its
 // first column and zeros elsewhere (K = 2048: milliseconds), so every element is the exact u_i * v_j.

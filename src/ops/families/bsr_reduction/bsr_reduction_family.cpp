@@ -1,4 +1,4 @@
-// Family bsr-reduction: BSR kernel 01, one warp per output element (sparse/kernels/01_reduction.cuh):
+// Family bsr-reduction: BSR kernel 01, one warp per output element (kernels/bsr/01_reduction.cuh):
 // the ladder's first rung and the tests' reference kernel. No model: Auto never picks it; the tuner
 // measures it for batches of up to 16 columns. Config "bsr-reduction".
 #include "ops/families/bsr_common/bsr_family.hpp"

@@ -1,5 +1,5 @@
 // Family bsr-small-m: BSR kernel 02, one warp per W row computing up to 16 dense columns per pass, so
-// W streams once per 16 columns (sparse/kernels/02_small_m.cuh). Config "bsr-small-m".
+// W streams once per 16 columns (kernels/bsr/02_small_m.cuh). Config "bsr-small-m".
 #include <cmath>
 #include <cstdio>
 

@@ -1,5 +1,5 @@
 // Family bsr-tf32x3: BSR kernel 04, kernel 03's tiles on tensor cores with 3xTF32 (FP32 accuracy:
-// each operand split into a TF32 part and its rest, three products; sparse/kernels/04_tiled_tf32x3.cuh).
+// each operand split into a TF32 part and its rest, three products; kernels/bsr/04_tiled_tf32x3.cuh).
 // Configs "bsr-tf32x3:<ti>x<tj>x<kc>:w<a>x<b>:s<stages>[:jit]".
 #include "ops/families/bsr_common/bsr_family.hpp"
 

@@ -1,5 +1,5 @@
 // Family bsr-tiled: BSR kernel 03, output tiles of W rows x dense columns on CUDA cores (FFMA), a
-// cp.async pipeline over each block row's stored blocks (sparse/kernels/03_tiled.cuh). Configs
+// cp.async pipeline over each block row's stored blocks (kernels/bsr/03_tiled.cuh). Configs
 // "bsr-tiled:<ti>x<tj>x<kc>:t<a>x<b>:s<stages>[:jit]".
 #include "ops/families/bsr_common/bsr_family.hpp"
 

@@ -1,5 +1,5 @@
 // Family gemv: products with one output dimension <= 16 as matrix-vector streams over the long operand
-// W (dense/kernels/gemv_rows.cuh, gemv_rows_staged.cuh, gemv_cols.cuh, gemv_cols_one.cuh). Configs
+// W (kernels/gemm/gemv_rows.cuh, gemv_rows_staged.cuh, gemv_cols.cuh, gemv_cols_one.cuh). Configs
 // "gemv-rows:s<bound>:k<splits>[:pack-a|b]", "gemv-cols:s<bound>[:l<lanes>]:k<splits>[:jit]".
 #include <algorithm>
 

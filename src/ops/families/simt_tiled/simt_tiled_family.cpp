@@ -1,5 +1,5 @@
 // Family simt-tiled: level 6's warp-tiled blocks on CUDA cores (FFMA) under the split-K / stream-K
-// tile scheduler (dense/kernels/split_tiled.cuh). Configs "tiled:BMxBNxBK:wWMxWN:tTMxTN:s<stages>:
+// tile scheduler (kernels/gemm/split_tiled.cuh). Configs "tiled:BMxBNxBK:wWMxWN:tTMxTN:s<stages>:
 // b<blocks>:k<splits>:<raster>[:pack-a|b|ab][:edge][:jit]".
 #include "dense/choose.hpp"
 #include "ops/families/dense_f32/dense_f32_family.hpp"
@@ -20,7 +20,7 @@ class SimtTiledFamily final : public DenseF32Family {
 
  protected:
   bool owns(const detail::GemmConfig& g) const override {
-    return g.family == detail::GemmFamily::Tiled && g.tile.mma == 0;
+    return g.family == detail::GemmFamily::Tiled && g.tile.math == detail::TileMath::Ffma;
   }
   std::string declines(const Problem&) const override { return ""; }
 };

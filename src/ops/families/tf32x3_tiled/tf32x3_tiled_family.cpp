@@ -21,7 +21,7 @@ class Tf32x3TiledFamily final : public DenseF32Family {
 
  protected:
   bool owns(const detail::GemmConfig& g) const override {
-    return g.family == detail::GemmFamily::Tiled && g.tile.mma > 0;
+    return g.family == detail::GemmFamily::Tiled && g.tile.math == detail::TileMath::Tf32x3;
   }
   std::string declines(const Problem& p) const override {
     return p.math == Math::FfmaOnly ? "math = ffma keeps the product on CUDA cores (this family runs tensor cores)" : "";

@@ -53,8 +53,10 @@ struct Epilogue {
 // A typed, optionally batched product: for each b < batch,
 //   C_b = alpha * op(A_b) * op(B_b) + beta * C_b,  X_b = X.data + b * X.batch_stride elements.
 // The BLAS rules of sgemm below hold per batch. batch == 0 is a no-op; batch > 1 needs c.batch_stride
-// >= C's stored extent (batches must not overlap). Only F32 A, B and C are implemented: another dtype
-// is refused with Error(InvalidArgument) saying which family could not run it and why.
+// >= C's stored extent (batches must not overlap). F32 A, B and C run on every layout; bf16 or f16 A
+// and B (C the same type or f32) run on ladder level 8 where A and B are both contiguous along k with
+// 16-byte aligned rows (docs/api.md). Anything else is refused with Error(InvalidArgument) saying
+// which family could not run it and why.
 struct GemmArgs {
   Layout layout = Layout::RowMajor;
   Op op_a = Op::N, op_b = Op::N;

@@ -17,7 +17,8 @@ namespace ops {
   X(bsr_small_m)                      \
   X(bsr_tiled)                        \
   X(bsr_tf32x3)                       \
-  X(bsr_reduction)
+  X(bsr_reduction)                    \
+  X(wgmma)
 
 #define TILEGEMM_DECLARE_FAMILY(name) std::unique_ptr<Family> make_##name##_family();
 TILEGEMM_BUILT_IN_FAMILIES(TILEGEMM_DECLARE_FAMILY)

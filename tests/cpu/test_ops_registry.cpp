@@ -98,10 +98,11 @@ bool contains(const std::vector<std::string>& v, const std::string& s) {
 TEST(OpsRegistry, BuiltInFamiliesInEnumerationOrder) {
   std::vector<std::string> names;
   for (const ops::Family* f : ops::registry().families(ops::OpKind::Gemm)) names.emplace_back(f->name());
-  EXPECT_EQ(names, (std::vector<std::string>{"simt-tiled", "tf32x3-tiled", "gemv", "ladder"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"simt-tiled", "tf32x3-tiled", "gemv", "ladder", "wgmma"}));
   // Every family parses what it prints, and the registry sends each text to its family.
   for (const char* text : {"tiled:128x256x32:w64x64:t16x8:s4:b1:k1:hilbert", "tiled:64x128x32:w32x64:tf32x3c4:s3:b2:k4:hilbert",
-                           "gemv-cols:s1:l16:k2", "gemv-rows:s16:k4", "ladder:06-warp-tiled"}) {
+                           "gemv-cols:s1:l16:k2", "gemv-rows:s16:k4", "ladder:06-warp-tiled",
+                           "wgmma:128x256x64:s4"}) {
     const ops::Config c = ops::registry().parse(text, "test", ops::OpKind::Gemm);
     EXPECT_EQ(c.text(), text);
     EXPECT_EQ(ops::registry().parse(c.text(), "test", ops::OpKind::Gemm), c);
@@ -181,6 +182,7 @@ TEST(TypedGemm, RefusesUnimplementedDtypesWithEachFamilysReason) {
     EXPECT_NE(what.find("tf32x3-tiled: A is bf16"), std::string::npos) << what;
     EXPECT_NE(what.find("gemv: A is bf16"), std::string::npos) << what;
     EXPECT_NE(what.find("ladder: A is bf16"), std::string::npos) << what;
+    EXPECT_NE(what.find("wgmma: A and B must both be contiguous along k"), std::string::npos) << what;
   }
   // Argument errors name the typed fields.
   args.a = MatrixArg{DType::F32, a.data(), 63, 0};
@@ -245,6 +247,61 @@ TEST(GemmCall, AlignmentInBytesCoversEveryBatch) {
   EXPECT_EQ(p.n, 32);
   EXPECT_EQ(p.offset_a, 4);
   EXPECT_EQ(p.align_b, 4);
+}
+
+}  // namespace
+}  // namespace tilegemm
+
+namespace tilegemm {
+namespace {
+
+// Ladder level 8 (family wgmma): Auto's only family for 16-bit A and B; K-contiguous operands with
+// 16-byte rows only, every other form refused with the reason; its configs round-trip.
+TEST(WgmmaFamily, ServesSixteenBitKContiguousProducts) {
+  GemmArgs args;
+  args.m = args.n = args.k = 4096;
+  args.op_b = Op::T;  // row-major A (m x k) times B stored n x k
+  const auto* base = reinterpret_cast<const uint16_t*>(uintptr_t(1) << 40);
+  args.a = MatrixArg{DType::BF16, base, 4096, 0};
+  args.b = MatrixArg{DType::BF16, base + (uint64_t(1) << 28), 4096, 0};
+  args.c = OutputArg{DType::BF16, const_cast<uint16_t*>(base) + (uint64_t(1) << 29), 4096, 0};
+  auto problem_of = [](const GemmArgs& g) { return ops::gemm_call(g, GemmOptions{}).problem; };
+  const ops::DeviceFacts d = h100();
+  const ops::Config best = ops::rank(problem_of(args), d).best();
+  ASSERT_FALSE(best.empty());
+  EXPECT_EQ(best.text(), "wgmma:128x256x64:s4");
+  args.c.type = DType::F32;  // an f32 output
+  EXPECT_EQ(ops::rank(problem_of(args), d).best().family()->name(), "wgmma");
+  args.a.type = args.b.type = DType::F16;
+  EXPECT_EQ(ops::rank(problem_of(args), d).best().family()->name(), "wgmma");
+
+  const ops::Family* f = ops::registry().find("wgmma");
+  ASSERT_NE(f, nullptr);
+  const ops::Config c = ops::registry().parse("wgmma:128x128x64:s4", "config", ops::OpKind::Gemm);
+  EXPECT_EQ(c.text(), "wgmma:128x128x64:s4");
+  EXPECT_EQ(f->can_implement(problem_of(args), c), "");
+  GemmArgs mixed = args;
+  mixed.b.type = DType::BF16;
+  EXPECT_NE(f->can_implement(problem_of(mixed), c).find("A and B must have one type"), std::string::npos);
+  GemmArgs nn = args;
+  nn.op_b = Op::N;
+  EXPECT_NE(f->can_implement(problem_of(nn), c).find("contiguous along k"), std::string::npos);
+  GemmArgs unaligned = args;
+  unaligned.a.ld = 4100;  // 8200-byte rows
+  unaligned.m = 4000;
+  EXPECT_NE(f->can_implement(problem_of(unaligned), c).find("A's address and leading dimension must be 16-byte"),
+            std::string::npos);
+  GemmArgs f32 = args;
+  f32.a.type = f32.b.type = DType::F32;
+  f32.c.type = DType::F32;
+  EXPECT_NE(f->can_implement(problem_of(f32), c).find("A is f32"), std::string::npos);
+  EXPECT_NE(ops::rank(problem_of(f32), d).best().family()->name(), "wgmma");  // FP32 stays on the FP32 families
+  try {
+    ops::registry().parse("wgmma:64x64x64:s2", "--config", ops::OpKind::Gemm);
+    ADD_FAILURE() << "an uncompiled wgmma tile parsed";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("is not a wgmma config"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -1,0 +1,121 @@
+// Family wgmma: ladder level 8, 16-bit GEMM on Hopper tensor cores (kernels/gemm/08_wgmma_tma.cuh):
+// A and B in bf16 or f16, FP32 accumulation, C in the input type or f32. Configs
+// "wgmma:128x<BN>x64:s4" for the compiled tiles, BN = 256 or 128.
+//
+// What it runs today: A and B both contiguous along k (canonical row-major: A not transposed, B
+// transposed; torch's x @ W^T), their addresses and leading dimensions 16-byte aligned (TMA), one
+// product per launch. Other layouts and alignments are refused with the reason.
+#include <algorithm>
+#include <cmath>
+
+#include "ops/families/wgmma/wgmma_launch.hpp"
+#include "ops/family.hpp"
+#include "tilegemm/error.hpp"
+
+namespace tilegemm {
+namespace ops {
+namespace {
+
+struct WgmmaConfig {
+  int bn = 256;
+  int stages = 4;
+};
+
+bool sixteen_bit(DType t) { return t == DType::BF16 || t == DType::F16; }
+
+class WgmmaFamily final : public Family {
+ public:
+  std::string_view name() const override { return "wgmma"; }
+  bool serves(OpKind kind) const override { return kind == OpKind::Gemm; }
+  bool claims(std::string_view text) const override { return text.substr(0, text.find(':')) == "wgmma"; }
+  Config parse(const std::string& text, const char* what) const override {
+    for (int bn : {256, 128})
+      if (text == "wgmma:128x" + std::to_string(bn) + "x64:s4") return of(bn);
+    throw Error(ErrorCode::InvalidArgument, std::string(what) + ": '" + text +
+                                                "' is not a wgmma config (compiled: wgmma:128x256x64:s4, "
+                                                "wgmma:128x128x64:s4)");
+  }
+  std::string print(const Config& c) const override {
+    const WgmmaConfig& f = c.fields<WgmmaConfig>();
+    return "wgmma:128x" + std::to_string(f.bn) + "x64:s" + std::to_string(f.stages);
+  }
+  std::string supports(const Problem& p) const override {
+    if (p.kind != OpKind::Gemm) return "not a GEMM";
+    if (!sixteen_bit(p.a_type))
+      return "A is " + tilegemm::to_string(p.a_type) + ": this family computes bf16 or f16 A and B";
+    if (p.b_type != p.a_type)
+      return "B is " + tilegemm::to_string(p.b_type) + ", A " + tilegemm::to_string(p.a_type) +
+             ": A and B must have one type";
+    if (p.c_type != p.a_type && p.c_type != DType::F32)
+      return "C is " + tilegemm::to_string(p.c_type) + ": C must be " + tilegemm::to_string(p.a_type) + " or f32";
+    if (p.batch != 1) return "batch = " + std::to_string(p.batch) + ": this family runs one product per launch";
+    return "";
+  }
+  std::vector<Config> candidates(const Problem&, const DeviceFacts&) const override { return {of(256), of(128)}; }
+  std::vector<Config> neighbours(const Problem&, const Config&) const override { return {}; }
+  std::string can_implement(const Problem& p, const Config&) const override {
+    const std::string why = supports(p);
+    if (!why.empty()) return why;
+    if (p.trans_a || !p.trans_b)
+      return "A and B must both be contiguous along k (row-major A = A, B stored as B^T: op(A) = N, op(B) = T; "
+             "column-major: op(A) = T, op(B) = N); the other layouts are to come";
+    if (p.align_a < 16) return "A's address and leading dimension must be 16-byte aligned (TMA)";
+    if (p.align_b < 16) return "B's address and leading dimension must be 16-byte aligned (TMA)";
+    const int64_t limit = 2147483647;
+    if (p.m > limit || p.n > limit || p.k > limit) return "m, n and k must each be below 2^31";
+    return "";
+  }
+  size_t workspace_bytes(const Problem&, const Config&, const Operands&, const DeviceFacts&) const override {
+    return 0;
+  }
+  // Tensor-core time at the measured rate of the tile (prototype, H100, 2026-11-27: 128x256 ~700
+  // TFLOP/s on big squares, 128x128 ~620) over whole waves of tiles, or the operands' bytes at
+  // memory bandwidth, plus a launch.
+  std::optional<Estimate> estimate(const Problem& p, const Config& c, const DeviceFacts& d) const override {
+    const int bn = c.fields<WgmmaConfig>().bn;
+    const double tiles = std::ceil(p.m / 128.0) * std::ceil(p.n / double(bn));
+    const double waves = std::ceil(tiles / std::max(1, d.sm_count));
+    const double tile_us = 2.0 * 128 * bn * std::max<int64_t>(p.k, 1) / ((bn == 256 ? 700e12 : 620e12) / 132) * 1e6;
+    const double bytes = 2.0 * (p.m * p.k + p.n * p.k) + dtype_bytes(p.c_type) * double(p.m) * p.n;
+    const double us = 4.0 + std::max(waves * tile_us, bytes / 3.0e12 * 1e6);
+    Estimate e;
+    e.us = e.rank_us = us;
+    e.why = std::to_string(static_cast<long long>(tiles)) + " tiles in " + std::to_string(static_cast<int>(waves)) +
+            " waves";
+    return e;
+  }
+  std::string config_class(const Problem&, const Config&, const DeviceFacts&) const override { return "wgmma"; }
+  std::vector<detail::JitRequest> run_time_kernels(const Problem&, const Config&, const DeviceFacts&) const override {
+    return {};
+  }
+  void run(const Problem& p, const Config& c, const Operands& o, const DeviceFacts& d,
+           cudaStream_t stream) const override {
+    WgmmaLaunch l;
+    l.a = o.a;
+    l.b = o.b;
+    l.c = o.c;
+    l.lda = o.lda;
+    l.ldb = o.ldb;
+    l.ldc = o.ldc;
+    l.m = p.m;
+    l.n = p.n;
+    l.k = p.k;
+    l.alpha = o.alpha;
+    l.beta = p.beta_zero ? 0.0f : o.beta;
+    l.in = p.a_type;
+    l.out = p.c_type;
+    l.bn = c.fields<WgmmaConfig>().bn;
+    l.sm_count = std::max(1, d.sm_count);
+    launch_wgmma(l, stream);
+  }
+
+ private:
+  Config of(int bn) const { return Config(*this, WgmmaConfig{bn, 4}); }
+};
+
+}  // namespace
+
+std::unique_ptr<Family> make_wgmma_family() { return std::make_unique<WgmmaFamily>(); }
+
+}  // namespace ops
+}  // namespace tilegemm

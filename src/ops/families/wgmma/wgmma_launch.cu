@@ -1,0 +1,90 @@
+#include "ops/families/wgmma/wgmma_launch.hpp"
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+#include <string>
+
+#include "core/cuda_check.hpp"
+#include "core/device_context.hpp"
+#include "kernels/gemm/08_wgmma_tma.cuh"
+#include "tilegemm/error.hpp"
+
+namespace tilegemm {
+namespace ops {
+
+namespace {
+
+constexpr int kStages = 4;
+
+// cuTensorMapEncodeTiled from the driver through the runtime (the library does not link libcuda).
+// A process-wide function pointer, looked up once: not per-device state.
+PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
+  static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    TILEGEMM_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q));
+    if (q != cudaDriverEntryPointSuccess || !p)
+      throw Error(ErrorCode::Internal, "the CUDA driver has no cuTensorMapEncodeTiled (TMA needs CUDA 12 or later)");
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+  }();
+  return fn;
+}
+
+// A rows x cols row-major 16-bit matrix, ld elements apart, in boxes of box_rows x 64 (128-byte rows,
+// 128-byte swizzle: the layout the kernel's shared-memory descriptors read). Reads past the matrix
+// return zeros.
+CUtensorMap tensor_map(const void* base, DType t, int64_t rows, int64_t cols, int64_t ld, int box_rows) {
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * 2};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(kernels::kWgmmaBK), static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUresult r = encode_tiled()(
+      &map, t == DType::F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2,
+      const_cast<void*>(base), dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+      CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    throw Error(ErrorCode::Internal, "cuTensorMapEncodeTiled refused a " + std::to_string(rows) + " x " +
+                                         std::to_string(cols) + " operand (ld " + std::to_string(ld) +
+                                         "): CUresult " + std::to_string(static_cast<int>(r)));
+  return map;
+}
+
+template <bool kF16, class OutT, int BN>
+void launch(const WgmmaLaunch& l, cudaStream_t stream) {
+  auto kernel = kernels::gemm_wgmma_tma<kF16, OutT, BN, kStages>;
+  constexpr int smem = kernels::wgmma_smem_bytes<BN, kStages>();
+  detail::ensure_smem_opt_in(kernel, smem);
+  const CUtensorMap map_a = tensor_map(l.a, l.in, l.m, l.k, l.lda, kernels::kWgmmaBM);
+  const CUtensorMap map_b = tensor_map(l.b, l.in, l.n, l.k, l.ldb, BN);
+  const int64_t tiles = ((l.m + kernels::kWgmmaBM - 1) / kernels::kWgmmaBM) * ((l.n + BN - 1) / BN);
+  const unsigned grid = static_cast<unsigned>(tiles < l.sm_count ? tiles : l.sm_count);
+  // Column pairs are one access when C's address and row pitch keep them aligned.
+  const bool pairs = l.ldc % 2 == 0 && reinterpret_cast<uintptr_t>(l.c) % (2 * sizeof(OutT)) == 0;
+  const kernels::WgmmaParams p{l.c, static_cast<int>(l.m), static_cast<int>(l.n), static_cast<int>(l.k), l.ldc,
+                               l.alpha, l.beta, pairs};
+  kernel<<<grid, kernels::kWgmmaThreads, smem, stream>>>(map_a, map_b, p);
+  TILEGEMM_CHECK_LAUNCH();
+}
+
+template <bool kF16, class In>
+void launch_in(const WgmmaLaunch& l, cudaStream_t stream) {
+  if (l.out == DType::F32) {
+    if (l.bn == 128) launch<kF16, float, 128>(l, stream);
+    else launch<kF16, float, 256>(l, stream);
+  } else {
+    if (l.bn == 128) launch<kF16, In, 128>(l, stream);
+    else launch<kF16, In, 256>(l, stream);
+  }
+}
+
+}  // namespace
+
+void launch_wgmma(const WgmmaLaunch& l, cudaStream_t stream) {
+  if (l.in == DType::F16) launch_in<true, __half>(l, stream);
+  else launch_in<false, __nv_bfloat16>(l, stream);
+}
+
+}  // namespace ops
+}  // namespace tilegemm

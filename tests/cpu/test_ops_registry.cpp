@@ -279,6 +279,7 @@ TEST(WgmmaFamily, ServesSixteenBitKContiguousProducts) {
   ASSERT_NE(f, nullptr);
   const ops::Config c = ops::registry().parse("wgmma:128x128x64:s4", "config", ops::OpKind::Gemm);
   EXPECT_EQ(c.text(), "wgmma:128x128x64:s4");
+  EXPECT_EQ(ops::registry().parse("WGMMA:128x128x64:S4", "config", ops::OpKind::Gemm), c);
   EXPECT_EQ(f->can_implement(problem_of(args), c), "");
   GemmArgs mixed = args;
   mixed.b.type = DType::BF16;

@@ -29,8 +29,11 @@ class WgmmaFamily final : public Family {
   bool serves(OpKind kind) const override { return kind == OpKind::Gemm; }
   bool claims(std::string_view text) const override { return text.substr(0, text.find(':')) == "wgmma"; }
   Config parse(const std::string& text, const char* what) const override {
+    std::string lowered;  // texts are case- and blank-insensitive, as every family's
+    for (char ch : text)
+      if (ch != ' ' && ch != '\t') lowered += (ch >= 'A' && ch <= 'Z') ? static_cast<char>(ch - 'A' + 'a') : ch;
     for (int bn : {256, 128})
-      if (text == "wgmma:128x" + std::to_string(bn) + "x64:s4") return of(bn);
+      if (lowered == "wgmma:128x" + std::to_string(bn) + "x64:s4") return of(bn);
     throw Error(ErrorCode::InvalidArgument, std::string(what) + ": '" + text +
                                                 "' is not a wgmma config (compiled: wgmma:128x256x64:s4, "
                                                 "wgmma:128x128x64:s4)");

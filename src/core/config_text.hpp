@@ -17,6 +17,17 @@ inline std::vector<std::string> split_fields(const std::string& s, char sep) {
   return out;
 }
 
+// The text lowered and without blanks: the form a config text is recognised in (case- and
+// blank-insensitive; Registry::parse hands it to the families' claims).
+inline std::string lowered_text(const std::string& text) {
+  std::string out;
+  for (char ch : text) {
+    if (ch == ' ' || ch == '\t') continue;
+    out += (ch >= 'A' && ch <= 'Z') ? static_cast<char>(ch - 'A' + 'a') : ch;
+  }
+  return out;
+}
+
 // The text lowered (config text is case-insensitive) and split at ':'.
 inline std::vector<std::string> lowered_fields(std::string text) {
   for (char& ch : text)

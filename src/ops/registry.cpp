@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/config_text.hpp"
 #include "tilegemm/error.hpp"
 
 namespace tilegemm {
@@ -73,11 +74,7 @@ const Family* Registry::find(std::string_view name) const {
 }
 
 Config Registry::parse(const std::string& text, const char* what, OpKind kind) const {
-  std::string lowered;
-  for (char ch : text) {
-    if (ch == ' ' || ch == '\t') continue;
-    lowered += (ch >= 'A' && ch <= 'Z') ? static_cast<char>(ch - 'A' + 'a') : ch;
-  }
+  const std::string lowered = detail::lowered_text(text);
   std::string prefixes;
   for (const Family* f : families(kind)) {
     if (f->claims(lowered)) return f->parse(text, what);

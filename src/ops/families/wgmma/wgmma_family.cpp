@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/config_text.hpp"
 #include "ops/families/wgmma/wgmma_launch.hpp"
 #include "ops/family.hpp"
 #include "tilegemm/error.hpp"
@@ -23,15 +24,16 @@ struct WgmmaConfig {
 
 bool sixteen_bit(DType t) { return t == DType::BF16 || t == DType::F16; }
 
+// The SMs of the H100 the rates in estimate() were measured on.
+constexpr double kMeasuredSms = 132;
+
 class WgmmaFamily final : public Family {
  public:
   std::string_view name() const override { return "wgmma"; }
   bool serves(OpKind kind) const override { return kind == OpKind::Gemm; }
   bool claims(std::string_view text) const override { return text.substr(0, text.find(':')) == "wgmma"; }
   Config parse(const std::string& text, const char* what) const override {
-    std::string lowered;  // texts are case- and blank-insensitive, as every family's
-    for (char ch : text)
-      if (ch != ' ' && ch != '\t') lowered += (ch >= 'A' && ch <= 'Z') ? static_cast<char>(ch - 'A' + 'a') : ch;
+    const std::string lowered = detail::lowered_text(text);
     for (int bn : {256, 128})
       if (lowered == "wgmma:128x" + std::to_string(bn) + "x64:s4") return of(bn);
     throw Error(ErrorCode::InvalidArgument, std::string(what) + ": '" + text +
@@ -78,7 +80,8 @@ class WgmmaFamily final : public Family {
     const int bn = c.fields<WgmmaConfig>().bn;
     const double tiles = std::ceil(p.m / 128.0) * std::ceil(p.n / double(bn));
     const double waves = std::ceil(tiles / std::max(1, d.sm_count));
-    const double tile_us = 2.0 * 128 * bn * std::max<int64_t>(p.k, 1) / ((bn == 256 ? 700e12 : 620e12) / 132) * 1e6;
+    const double per_sm_flops = (bn == 256 ? 700e12 : 620e12) / kMeasuredSms;
+    const double tile_us = 2.0 * 128 * bn * std::max<int64_t>(p.k, 1) / per_sm_flops * 1e6;
     const double bytes = 2.0 * (p.m * p.k + p.n * p.k) + dtype_bytes(p.c_type) * double(p.m) * p.n;
     const double us = 4.0 + std::max(waves * tile_us, bytes / 3.0e12 * 1e6);
     Estimate e;

@@ -376,6 +376,8 @@ TEST(CliOperations, TheOperationWordIsMadeExplicit) {
             (V{"tilegemm", "bench", "bsr", "--op", "wx"}));
   EXPECT_EQ(with_operation(V{"tilegemm", "tune", "bsr", "--block", "16"}, app), (V{"tilegemm", "tune", "bsr", "--block", "16"}));
   EXPECT_EQ(with_operation(V{"tilegemm", "check"}, app), (V{"tilegemm", "check", "gemm"}));
+  // After "--" the words are not options: --sparse there selects nothing and stays.
+  EXPECT_EQ(with_operation(V{"tilegemm", "bench", "--", "--sparse"}, app), (V{"tilegemm", "bench", "gemm", "--", "--sparse"}));
   EXPECT_EQ(with_operation(V{"tilegemm", "bench", "--help"}, app), (V{"tilegemm", "bench", "--help"}));
   EXPECT_EQ(with_operation(V{"tilegemm", "info"}, app), (V{"tilegemm", "info"}));
   expect_invalid([&] { with_operation(V{"tilegemm", "bench", "conv"}, app); },

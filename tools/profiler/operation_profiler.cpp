@@ -46,17 +46,16 @@ std::vector<std::string> with_operation(const std::vector<std::string>& args, co
     operation = rest.front();
     rest.erase(rest.begin());
   }
-  // A flag alias selects its operation; it must not contradict an operation word.
+  // A flag alias (before any "--") selects its operation; it must not contradict an operation word.
   for (const auto& p : profilers()) {
     const std::string flag = p->flag_alias();
-    if (flag.empty()) continue;
-    const auto it = std::find(rest.begin(), std::find(rest.begin(), rest.end(), "--"), flag);
-    if (it == rest.end() || *it != flag) continue;
+    const auto options_end = std::find(rest.begin(), rest.end(), "--");
+    if (flag.empty() || std::find(rest.begin(), options_end, flag) == options_end) continue;
     if (!operation.empty() && operation != p->name())
       invalid(flag + ": not available with " + command + " " + operation + " (it selects " + command + " " +
               p->name() + ")");
     operation = p->name();
-    rest.erase(std::remove(rest.begin(), rest.end(), flag), rest.end());
+    rest.erase(std::remove(rest.begin(), options_end, flag), options_end);
   }
   if (operation.empty()) {
     // `tilegemm bench --help` lists the operations; anything else runs the default one.

@@ -10,7 +10,8 @@
 // consumer warpgroup takes 64 rows of the tile and issues four m64nBNk16 wgmmas per stage, keeps one
 // group in flight, and frees the stage before it (empty[]: both consumers arrive). The producer runs
 // ahead into the block's next tile while the consumers store this one. Rows, columns and k past the
-// matrix are zeros from TMA's out-of-bounds fill; the stores are bounds-checked.
+// matrix are zeros from TMA's out-of-bounds fill; the stores are bounds-checked. k >= 1 (the family
+// runs a product only when it reads A and B).
 #pragma once
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -259,10 +260,6 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     }
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
     if (t_in == 0) mbar_arrive(&s.empty[(it - 1) % kStages]);
-    if (kt_count == 0) {
-#pragma unroll
-      for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
-    }
     // The m64nBN accumulator layout: thread (warp, lane) holds rows warp * 16 + lane / 4 (+ 8) and
     // column pairs 8 j + 2 (lane % 4).
     OutT* c = static_cast<OutT*>(p.c);

@@ -87,13 +87,8 @@ ops::Config auto_config(const ops::Problem& p, const detail::DeviceContext* ctx)
 void scale_batches(const ops::GemmCall& call, int64_t batch, cudaStream_t s) {
   for (int64_t b = 0; b < batch; ++b) {
     const ops::Operands o = ops::batch_operands(call, b);
-    kernels::GemmParams p;
-    p.m = static_cast<int>(call.problem.m);
-    p.n = static_cast<int>(call.problem.n);
-    p.c = static_cast<float*>(o.c);
-    p.ldc = clamp_ld(o.ldc);
-    p.beta = o.beta;
-    detail::launch_scale(p, s);
+    detail::launch_scale(o.c, call.problem.c_type, static_cast<int>(call.problem.m), static_cast<int>(call.problem.n),
+                         clamp_ld(o.ldc), o.beta, s);
   }
 }
 
@@ -113,8 +108,8 @@ void run_gemm(const GemmArgs& args, Stream stream, const GemmOptions& options, c
       config = auto_config(call.problem, ctx);
       if (config.empty()) invalid(ops::no_family_reason(call.problem, ops::rank(call.problem, facts_of(ctx))));
     }
-  } else if (args.c.type != DType::F32) {
-    invalid(std::string(names.c_type) + " = " + to_string(args.c.type) + ": only F32 outputs are implemented");
+  } else if (args.c.type != DType::F32 && args.c.type != DType::BF16 && args.c.type != DType::F16) {
+    invalid(std::string(names.c_type) + " = " + to_string(args.c.type) + ": C must be F32, BF16 or F16");
   }
 
   if (!ctx) ctx = &detail::current_device_context();  // throws NoDevice / UnsupportedArch

@@ -52,8 +52,8 @@ struct WarpTiledPlan {
 WarpTiledPlan plan_warp_tiled(const CanonicalGemm& g, int sms);
 // Level 6 with the planned schedule.
 void launch_warp_tiled(const CanonicalGemm& g, const WarpTiledPlan& plan, cudaStream_t stream);
-// C = beta * C (k == 0 or alpha == 0).
-void launch_scale(const kernels::GemmParams& p, cudaStream_t stream);
+// C = beta * C (k == 0 or alpha == 0), C m x n of `type` (F32, BF16, F16), ldc elements apart.
+void launch_scale(void* c, DType type, int m, int n, int ldc, float beta, cudaStream_t stream);
 
 // The split-K / stream-K kernel (split_tiled.cuh) with compiled schedule kTiledSchedules[index]
 // (config.hpp), g.p.raster's tile order and `units` thread blocks.

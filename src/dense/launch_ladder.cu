@@ -19,8 +19,11 @@ unsigned blocks_for(int m, int n, int tile_m, int tile_n) {
 }
 }  // namespace
 
-void launch_scale(const kernels::GemmParams& p, cudaStream_t stream) {
-  kernels::scale_c<<<blocks_for(p.m, p.n, 1, 256), 256, 0, stream>>>(p.c, p.m, p.n, p.ldc, p.beta);
+void launch_scale(void* c, DType type, int m, int n, int ldc, float beta, cudaStream_t stream) {
+  const unsigned blocks = blocks_for(m, n, 1, 256);
+  if (type == DType::BF16) kernels::scale_c<kernels::kScaleBf16><<<blocks, 256, 0, stream>>>(c, m, n, ldc, beta);
+  else if (type == DType::F16) kernels::scale_c<kernels::kScaleF16><<<blocks, 256, 0, stream>>>(c, m, n, ldc, beta);
+  else kernels::scale_c<kernels::kScaleF32><<<blocks, 256, 0, stream>>>(c, m, n, ldc, beta);
   TILEGEMM_CHECK_LAUNCH();
 }
 

@@ -71,13 +71,7 @@ void run_product(const char* fn, ops::OpKind kind, int64_t m, int64_t n, int64_t
   cudaStream_t s = reinterpret_cast<cudaStream_t>(stream);
 
   if (!reads) {  // Y is m x n in both products
-    kernels::GemmParams g;
-    g.m = static_cast<int>(m);
-    g.n = static_cast<int>(n);
-    g.c = y;
-    g.ldc = static_cast<int>(ldy);
-    g.beta = beta;
-    detail::launch_scale(g, s);
+    detail::launch_scale(y, DType::F32, static_cast<int>(m), static_cast<int>(n), static_cast<int>(ldy), beta, s);
     return;
   }
 

@@ -102,7 +102,8 @@ std::string tn(bool ta, bool tb) { return std::string(ta ? "T" : "N") + (tb ? "T
 std::vector<KernelCase> all_cases() {
   const std::string ns = "tilegemm::kernels::";
   std::vector<KernelCase> cases;
-  cases.push_back({"L00_scale_c", "kernels/gemm/00_scale.cuh", {"&" + ns + "scale_c"}});
+  cases.push_back({"L00_scale_c", "kernels/gemm/00_scale.cuh",
+                   {"&" + ns + "scale_c<0>", "&" + ns + "scale_c<1>", "&" + ns + "scale_c<2>"}});
 
   struct Simple {
     const char* level;

@@ -98,7 +98,7 @@ bool contains(const std::vector<std::string>& v, const std::string& s) {
 TEST(OpsRegistry, BuiltInFamiliesInEnumerationOrder) {
   std::vector<std::string> names;
   for (const ops::Family* f : ops::registry().families(ops::OpKind::Gemm)) names.emplace_back(f->name());
-  EXPECT_EQ(names, (std::vector<std::string>{"simt-tiled", "tf32x3-tiled", "gemv", "ladder", "wgmma"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"simt-tiled", "tf32x3-tiled", "gemv", "ladder", "wgmma", "gemv16"}));
   // Every family parses what it prints, and the registry sends each text to its family.
   for (const char* text : {"tiled:128x256x32:w64x64:t16x8:s4:b1:k1:hilbert", "tiled:64x128x32:w32x64:tf32x3c4:s3:b2:k4:hilbert",
                            "gemv-cols:s1:l16:k2", "gemv-rows:s16:k4", "ladder:06-warp-tiled",
@@ -170,19 +170,20 @@ TEST(TypedGemm, RefusesUnimplementedDtypesWithEachFamilysReason) {
   args.m = args.n = args.k = 64;
   args.a = MatrixArg{DType::BF16, a.data(), 64, 0};
   args.b = MatrixArg{DType::BF16, b.data(), 64, 0};
-  args.c = OutputArg{DType::F32, c.data(), 64, 0};
+  args.c = OutputArg{DType::F16, c.data(), 64, 0};  // bf16 inputs, f16 output: no family computes it
   try {
     gemm(args);
-    ADD_FAILURE() << "a BF16 product ran";
+    ADD_FAILURE() << "a bf16 x bf16 -> f16 product ran";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::InvalidArgument) << e.what();
     const std::string what = e.what();
-    EXPECT_NE(what.find("no kernel family can run this gemm product (bf16.bf16.f32)"), std::string::npos) << what;
+    EXPECT_NE(what.find("no kernel family can run this gemm product (bf16.bf16.f16)"), std::string::npos) << what;
     EXPECT_NE(what.find("simt-tiled: A is bf16: this family computes F32 A, B and C only"), std::string::npos) << what;
     EXPECT_NE(what.find("tf32x3-tiled: A is bf16"), std::string::npos) << what;
     EXPECT_NE(what.find("gemv: A is bf16"), std::string::npos) << what;
     EXPECT_NE(what.find("ladder: A is bf16"), std::string::npos) << what;
-    EXPECT_NE(what.find("wgmma: A and B must both be contiguous along k"), std::string::npos) << what;
+    EXPECT_NE(what.find("wgmma: C is f16: C must be bf16 or f32"), std::string::npos) << what;
+    EXPECT_NE(what.find("gemv16: C is f16"), std::string::npos) << what;
   }
   // Argument errors name the typed fields.
   args.a = MatrixArg{DType::F32, a.data(), 63, 0};
@@ -257,7 +258,38 @@ namespace {
 
 // Ladder level 8 (family wgmma): Auto's only family for 16-bit A and B; K-contiguous operands with
 // 16-byte rows only, every other form refused with the reason; its configs round-trip.
-TEST(WgmmaFamily, ServesSixteenBitKContiguousProducts) {
+// Auto's family for 16-bit products by shape class: gemv16 streams the long operand of decode K-major
+// products (m or n <= 4); wgmma runs the rest, and every layout and alignment gemv16 refuses.
+TEST(Gemv16Family, TakesSkinnyKMajorProductsAndLeavesTheRestToWgmma) {
+  const auto* base = reinterpret_cast<const uint16_t*>(uintptr_t(1) << 40);
+  auto best_family = [&](int64_t m, int64_t n, int64_t k, Op op_a, Op op_b, int64_t ld_pad) {
+    GemmArgs args;
+    args.m = m;
+    args.n = n;
+    args.k = k;
+    args.op_a = op_a;
+    args.op_b = op_b;
+    const int64_t lda = (op_a == Op::N ? k : m) + ld_pad, ldb = (op_b == Op::N ? n : k) + ld_pad;
+    args.a = MatrixArg{DType::BF16, base, lda, 0};
+    args.b = MatrixArg{DType::BF16, base + (uint64_t(1) << 32), ldb, 0};
+    args.c = OutputArg{DType::BF16, const_cast<uint16_t*>(base) + (uint64_t(1) << 33), n, 0};
+    return std::string(ops::rank(ops::gemm_call(args, GemmOptions{}).problem, h100()).best().family()->name());
+  };
+  EXPECT_EQ(best_family(1, 4096, 4096, Op::N, Op::T, 0), "gemv16");  // decode
+  EXPECT_EQ(best_family(1, 11008, 4096, Op::N, Op::T, 0), "gemv16");
+  EXPECT_EQ(best_family(4, 4096, 4096, Op::N, Op::T, 0), "gemv16");
+  EXPECT_EQ(best_family(4096, 2, 4096, Op::N, Op::T, 0), "gemv16");  // n short
+  EXPECT_EQ(best_family(4096, 4096, 4096, Op::N, Op::T, 0), "wgmma");
+  EXPECT_EQ(best_family(16, 4096, 4096, Op::N, Op::T, 0), "wgmma");   // above 4 rows
+  EXPECT_EQ(best_family(1, 4096, 4096, Op::N, Op::N, 0), "wgmma");    // B MN-major
+  EXPECT_EQ(best_family(1, 4096, 4093, Op::N, Op::T, 0), "wgmma");    // k not a multiple of 8
+  EXPECT_EQ(best_family(4, 4096, 4096, Op::N, Op::T, 3), "wgmma");    // rows off 16 bytes
+  const ops::Family* f = ops::registry().find("gemv16");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(ops::registry().parse(" GEMV16 ", "config", ops::OpKind::Gemm).text(), "gemv16");
+}
+
+TEST(WgmmaFamily, ServesSixteenBitProductsInEveryLayoutAndAlignment) {
   GemmArgs args;
   args.m = args.n = args.k = 4096;
   args.op_b = Op::T;  // row-major A (m x k) times B stored n x k
@@ -284,13 +316,21 @@ TEST(WgmmaFamily, ServesSixteenBitKContiguousProducts) {
   GemmArgs mixed = args;
   mixed.b.type = DType::BF16;
   EXPECT_NE(f->can_implement(problem_of(mixed), c).find("A and B must have one type"), std::string::npos);
-  GemmArgs nn = args;
-  nn.op_b = Op::N;
-  EXPECT_NE(f->can_implement(problem_of(nn), c).find("contiguous along k"), std::string::npos);
-  GemmArgs unaligned = args;
-  unaligned.a.ld = 4100;  // 8200-byte rows
-  unaligned.m = 4000;
-  EXPECT_NE(f->can_implement(problem_of(unaligned), c).find("A's address and leading dimension must be 16-byte"),
+  for (Op op_a : {Op::N, Op::T})
+    for (Op op_b : {Op::N, Op::T}) {
+      GemmArgs any = args;
+      any.op_a = op_a;
+      any.op_b = op_b;
+      any.layout = op_a == Op::T ? Layout::ColMajor : Layout::RowMajor;
+      EXPECT_EQ(f->can_implement(problem_of(any), c), "");
+    }
+  GemmArgs unaligned = args;  // rows off 16 bytes: the copy producer
+  unaligned.a.ld = 4101;
+  unaligned.b.data = base + (uint64_t(1) << 28) + 3;
+  EXPECT_EQ(f->can_implement(problem_of(unaligned), c), "");
+  GemmArgs odd = args;  // an address inside a 2-byte element
+  odd.a.data = reinterpret_cast<const char*>(base) + 1;
+  EXPECT_NE(f->can_implement(problem_of(odd), c).find("A's address is not aligned to its 2-byte elements"),
             std::string::npos);
   GemmArgs f32 = args;
   f32.a.type = f32.b.type = DType::F32;

@@ -1,12 +1,15 @@
 // Ladder level 8 (family wgmma, kernels/gemm/08_wgmma_tma.cuh): bf16 and f16 products with f32
 // accumulation through the typed entry, against an FP64 reference computed from the same 16-bit
-// inputs; C in the input type and in f32; alpha and beta (beta = 0 over a NaN C); ragged tiles in m,
-// n and k; padded leading dimensions; both storage orders of the K-contiguous form.
+// inputs: both layouts x four op combinations, TMA-aligned and unaligned operands (the copy
+// producer), C in the input type and in f32, alpha and beta (beta = 0 over a NaN C), the standard
+// shapes (empty, k = 0, primes, 4095 x 4097 x 4093, skinny, k = 65536), everything outside the result
+// untouched; mixed input types refused before launch.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -14,6 +17,7 @@
 #include <vector>
 
 #include "core/device_buffer.hpp"
+#include "dense/matrix_extent.hpp"
 #include "tilegemm/tilegemm.hpp"
 
 namespace tilegemm {
@@ -38,139 +42,233 @@ double unit_roundoff(DType t) { return t == DType::BF16 ? std::ldexp(1.0, -8) : 
 struct WgmmaCase {
   DType in, out;
   Layout layout;
+  Op op_a, op_b;
   int64_t m, n, k;
-  int64_t pad;  // added to every leading dimension (in elements; a multiple of 8 keeps TMA's 16 bytes)
+  int64_t pad;     // added to every leading dimension (not a multiple of 8: rows off 16 bytes, the copy producer)
+  int64_t offset;  // elements every matrix starts into its buffer (odd: addresses off 16 bytes)
   float alpha, beta;
   std::string config;  // "" = Auto
 };
 
-// Row-major: C = A B^T with A m x k and B n x k row-major (op_a N, op_b T). Column-major: the same
-// memory as the column-major product C^T (n x m) = op(B') op(A') with op_a = T, op_b = N.
+// Index of stored element (r, c) in `layout` with leading dimension ld.
+int64_t at(Layout layout, int64_t r, int64_t c, int64_t ld) { return layout == Layout::RowMajor ? r * ld + c : r + c * ld; }
+
 void run_case(const WgmmaCase& t) {
-  SCOPED_TRACE(std::to_string(t.m) + "x" + std::to_string(t.n) + "x" + std::to_string(t.k) + " " +
-               to_string(t.in) + "->" + to_string(t.out) + (t.layout == Layout::RowMajor ? " row" : " col") +
-               " pad " + std::to_string(t.pad) + " " + t.config);
-  const bool row = t.layout == Layout::RowMajor;
-  // Stored: A as rows of k (m rows), B as rows of k (n rows), C as rows of n (m rows): in column-major
-  // terms the transposes, the product C^T = B A^T over the same memory.
-  const int64_t lda = t.k + t.pad, ldb = t.k + t.pad, ldc = t.n + t.pad;
-  const int64_t c_rows = t.m;
-  std::mt19937 rng(static_cast<unsigned>(t.m * 31 + t.n * 7 + t.k));
+  SCOPED_TRACE(std::to_string(t.m) + "x" + std::to_string(t.n) + "x" + std::to_string(t.k) + " " + to_string(t.in) +
+               "->" + to_string(t.out) + (t.layout == Layout::RowMajor ? " row " : " col ") +
+               (t.op_a == Op::N ? "N" : "T") + (t.op_b == Op::N ? "N" : "T") + " pad " + std::to_string(t.pad) +
+               " offset " + std::to_string(t.offset) + " " + t.config);
+  const StoredOperands s = stored_shapes(t.op_a, t.op_b, t.m, t.n, t.k);
+  const int64_t lda = s.a.min_ld(t.layout) + t.pad, ldb = s.b.min_ld(t.layout) + t.pad,
+                ldc = s.c.min_ld(t.layout) + t.pad;
+  const size_t size_a = t.offset + s.a.extent(t.layout, lda), size_b = t.offset + s.b.extent(t.layout, ldb),
+               size_c = t.offset + s.c.extent(t.layout, ldc);
+  std::mt19937 rng(static_cast<unsigned>(t.m * 31 + t.n * 7 + t.k + t.pad));
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<uint16_t> ha(t.m * lda), hb(t.n * ldb);
-  std::vector<float> fa(ha.size()), fb(hb.size());
-  for (size_t i = 0; i < ha.size(); ++i) fa[i] = from_bits(ha[i] = to_bits(dist(rng), t.in), t.in);
-  for (size_t i = 0; i < hb.size(); ++i) fb[i] = from_bits(hb[i] = to_bits(dist(rng), t.in), t.in);
-  const size_t c_count = static_cast<size_t>(c_rows * ldc);
+  std::vector<uint16_t> ha(size_a), hb(size_b);
+  std::vector<float> fa(size_a), fb(size_b);
+  for (size_t i = 0; i < size_a; ++i) fa[i] = from_bits(ha[i] = to_bits(dist(rng), t.in), t.in);
+  for (size_t i = 0; i < size_b; ++i) fb[i] = from_bits(hb[i] = to_bits(dist(rng), t.in), t.in);
   const bool out16 = t.out != DType::F32;
-  std::vector<float> c_old(c_count);
+  // C before the call: NaN where beta = 0 (it must not be read), every element outside the m x n
+  // result too (it must stay as it was).
+  std::vector<float> c_old(size_c);
   for (float& v : c_old) v = t.beta == 0.0f ? NAN : dist(rng);
-  std::vector<uint16_t> hc16(c_count);
+  std::vector<uint16_t> hc16(size_c);
   if (out16)
-    for (size_t i = 0; i < c_count; ++i) c_old[i] = from_bits(hc16[i] = to_bits(c_old[i], t.out), t.out);
+    for (size_t i = 0; i < size_c; ++i) c_old[i] = from_bits(hc16[i] = to_bits(c_old[i], t.out), t.out);
 
-  DeviceBuffer<uint16_t> a(ha.size()), b(hb.size());
-  a.upload(ha);
-  b.upload(hb);
-  DeviceBuffer<uint16_t> c16(out16 ? c_count : 1);
-  DeviceBuffer<float> c32(out16 ? 1 : c_count);
-  if (out16) c16.upload(hc16);
-  else c32.upload(c_old);
-
+  DeviceBuffer<uint16_t> a(std::max<size_t>(size_a, 1)), b(std::max<size_t>(size_b, 1));
+  if (size_a) a.upload(ha);
+  if (size_b) b.upload(hb);
+  DeviceBuffer<uint16_t> c16(out16 ? std::max<size_t>(size_c, 1) : 1);
+  DeviceBuffer<float> c32(out16 ? 1 : std::max<size_t>(size_c, 1));
+  if (size_c) {
+    if (out16) c16.upload(hc16);
+    else c32.upload(c_old);
+  }
   GemmArgs args;
   args.layout = t.layout;
+  args.op_a = t.op_a;
+  args.op_b = t.op_b;
   args.m = t.m;
   args.n = t.n;
   args.k = t.k;
-  if (row) {  // C (m x n) = A (m x k) * op(B), B stored n x k: op_b = T
-    args.op_a = Op::N, args.op_b = Op::T;
-    args.a = {t.in, a.get(), lda, 0};
-    args.b = {t.in, b.get(), ldb, 0};
-  } else {  // column-major: A' = B's memory (k x n, op T), B' = A's memory (k x m, op N)
-    args.m = t.n, args.n = t.m;
-    args.op_a = Op::T, args.op_b = Op::N;
-    args.a = {t.in, b.get(), ldb, 0};
-    args.b = {t.in, a.get(), lda, 0};
-  }
-  args.c = {t.out, out16 ? static_cast<void*>(c16.get()) : static_cast<void*>(c32.get()), ldc, 0};
+  args.a = {t.in, a.get() + t.offset, lda, 0};
+  args.b = {t.in, b.get() + t.offset, ldb, 0};
+  void* c_data = out16 ? static_cast<void*>(c16.get() + t.offset) : static_cast<void*>(c32.get() + t.offset);
+  args.c = {t.out, c_data, ldc, 0};
   args.epilogue.alpha = t.alpha;
   args.epilogue.beta = t.beta;
   GemmOptions options;
   options.config = t.config;
-  EXPECT_EQ(explain_choice(args, options).family, "wgmma");
+  if (t.m > 0 && t.n > 0 && t.k > 0 && t.alpha != 0.0f) {
+    const std::string family = explain_choice(args, options).family;
+    EXPECT_TRUE(family == "wgmma" || family == "gemv16") << family;  // gemv16: skinny K-major products
+  }
   gemm(args, nullptr, options);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  if (size_c == 0) return;
 
-  std::vector<float> got(c_count);
+  std::vector<float> got(size_c);
   if (out16) {
     const std::vector<uint16_t> raw = c16.download();
-    for (size_t i = 0; i < c_count; ++i) got[i] = from_bits(raw[i], t.out);
+    for (size_t i = 0; i < size_c; ++i) got[i] = from_bits(raw[i], t.out);
   } else {
     got = c32.download();
   }
-  // C[i][j] = alpha * sum_l A[i][l] B[j][l] + beta * C_old, at i * ldc + j in either form.
+  auto a_at = [&](int64_t i, int64_t l) {
+    return fa[t.offset + (t.op_a == Op::N ? at(t.layout, i, l, lda) : at(t.layout, l, i, lda))];
+  };
+  auto b_at = [&](int64_t l, int64_t j) {
+    return fb[t.offset + (t.op_b == Op::N ? at(t.layout, l, j, ldb) : at(t.layout, j, l, ldb))];
+  };
+  // Every row of small products; of large ones the first, the last and 30 random rows, all columns.
+  std::vector<int64_t> rows;
+  if (t.m * t.n * std::max<int64_t>(t.k, 1) <= (int64_t(1) << 26)) {
+    for (int64_t i = 0; i < t.m; ++i) rows.push_back(i);
+  } else {
+    rows = {0, t.m - 1};
+    for (int r = 0; r < 30; ++r) rows.push_back(static_cast<int64_t>(rng() % t.m));
+  }
   const double u = unit_roundoff(t.out), gamma = 2.0 * t.k * std::ldexp(1.0, -24);
+  std::vector<double> row_a(t.k);
   int bad = 0;
-  for (int64_t i = 0; i < t.m && bad < 5; ++i)
+  for (int64_t i : rows) {
+    for (int64_t l = 0; l < t.k; ++l) row_a[l] = a_at(i, l);
     for (int64_t j = 0; j < t.n && bad < 5; ++j) {
       double dot = 0, mag = 0;
       for (int64_t l = 0; l < t.k; ++l) {
-        const double p = double(fa[i * lda + l]) * fb[j * ldb + l];
+        const double p = row_a[l] * b_at(l, j);
         dot += p;
         mag += std::fabs(p);
       }
-      const size_t at = static_cast<size_t>(i * ldc + j);
-      const double want = t.alpha * dot + (t.beta == 0.0f ? 0.0 : double(t.beta) * c_old[at]);
+      const size_t c_at = static_cast<size_t>(t.offset + at(t.layout, i, j, ldc));
+      const double want = t.alpha * dot + (t.beta == 0.0f ? 0.0 : double(t.beta) * c_old[c_at]);
       const double tol = 2.0 * u * std::fabs(want) + std::fabs(t.alpha) * gamma * mag +
-                         (t.beta == 0.0f ? 0.0 : std::ldexp(std::fabs(double(t.beta) * c_old[at]), -23)) + 1e-30;
-      if (!(std::fabs(got[at] - want) <= tol)) {
+                         (t.beta == 0.0f ? 0.0 : std::ldexp(std::fabs(double(t.beta) * c_old[c_at]), -23)) + 1e-30;
+      if (!(std::fabs(got[c_at] - want) <= tol)) {
         ++bad;
-        ADD_FAILURE() << "C(" << i << ", " << j << ") = " << got[at] << ", want " << want << " (tolerance " << tol << ")";
+        ADD_FAILURE() << "C(" << i << ", " << j << ") = " << got[c_at] << ", want " << want << " (tolerance " << tol
+                      << ")";
       }
     }
-  // Padding past each stored row is untouched (beta = 0 writes only C).
-  if (t.pad > 0)
-    for (int64_t r = 0; r < c_rows; ++r)
-      for (int64_t e = t.n; e < ldc; ++e) {
-        const size_t at = static_cast<size_t>(r * ldc + e);
-        const bool same = std::isnan(c_old[at]) ? std::isnan(got[at]) : got[at] == c_old[at];
-        if (!same) {
-          ADD_FAILURE() << "padding element " << at << " written";
-          return;
+  }
+  // Everything outside the m x n result (the offset, the padding past each stored row) is untouched.
+  std::vector<bool> result(size_c, false);
+  for (int64_t i = 0; i < t.m; ++i)
+    for (int64_t j = 0; j < t.n; ++j) result[t.offset + at(t.layout, i, j, ldc)] = true;
+  for (size_t e = 0; e < size_c; ++e) {
+    if (result[e]) continue;
+    const bool same = std::isnan(c_old[e]) ? std::isnan(got[e]) : got[e] == c_old[e];
+    if (!same) {
+      ADD_FAILURE() << "C element " << e << " outside the result written";
+      return;
+    }
+  }
+}
+
+const Layout kLayouts[] = {Layout::RowMajor, Layout::ColMajor};
+const Op kOps[] = {Op::N, Op::T};
+
+// Every layout and op combination, 16-byte aligned operands (TMA) and operands off 16 bytes in their
+// leading dimension and address (the copy producer), bf16 and f16, outputs in the input type and f32.
+TEST(Wgmma, EveryLayoutOpAndAlignmentAgainstTheFp64Reference) {
+  for (DType in : {DType::BF16, DType::F16})
+    for (Layout layout : kLayouts)
+      for (Op op_a : kOps)
+        for (Op op_b : kOps) {
+          const DType out = op_a == op_b ? in : DType::F32;
+          run_case({in, out, layout, op_a, op_b, 257, 383, 200, 0, 0, 1.0f, 0.0f, ""});
+          run_case({in, out, layout, op_a, op_b, 200, 129, 131, 3, 1, 1.5f, -0.5f, ""});
         }
+}
+
+TEST(Wgmma, BothTilesOnSeveralTilesPerBlock) {
+  for (const char* config : {"wgmma:128x128x64:s4", "wgmma:128x256x64:s4"})
+    for (Op op_a : kOps)
+      for (Op op_b : kOps) {
+        run_case({DType::BF16, DType::BF16, Layout::RowMajor, op_a, op_b, 2048, 1280, 384, 0, 0, 1.0f, 0.0f, config});
+        run_case({DType::F16, DType::F32, Layout::ColMajor, op_a, op_b, 1536, 1100, 200, 5, 3, 1.0f, 1.0f, config});
       }
 }
 
-TEST(Wgmma, Bf16AndF16AgainstTheFp64Reference) {
+// The standard shapes: empty and one-element dimensions, k = 0 and alpha = 0 (C = beta C without
+// reading A and B), primes, 4095 x 4097 x 4093, skinny and long-k products, padded leading
+// dimensions, beta = 0 over NaN.
+TEST(Wgmma, StandardShapes) {
+  const DType bf = DType::BF16, h = DType::F16, f = DType::F32;
+  const Layout row = Layout::RowMajor, col = Layout::ColMajor;
   const std::vector<WgmmaCase> cases = {
-      {DType::BF16, DType::BF16, Layout::RowMajor, 256, 256, 256, 0, 1.0f, 0.0f, ""},
-      {DType::BF16, DType::BF16, Layout::RowMajor, 1000, 776, 520, 0, 1.0f, 0.0f, ""},    // ragged m, n, k
-      {DType::BF16, DType::BF16, Layout::RowMajor, 129, 257, 72, 8, 1.5f, -0.5f, ""},     // beta reads C
-      {DType::BF16, DType::F32, Layout::RowMajor, 300, 200, 136, 0, 0.75f, 0.0f, ""},     // f32 output
-      {DType::F16, DType::F16, Layout::RowMajor, 384, 640, 1024, 16, 1.0f, 0.0f, ""},
-      {DType::F16, DType::F32, Layout::ColMajor, 200, 333, 200, 8, 1.0f, 2.0f, ""},       // column-major form
-      {DType::BF16, DType::BF16, Layout::ColMajor, 77, 1, 64, 0, 1.0f, 0.0f, ""},        // one column
-      {DType::BF16, DType::BF16, Layout::RowMajor, 1, 4096, 8, 0, 1.0f, 0.0f, ""},       // one row, k < 64
-      {DType::BF16, DType::BF16, Layout::RowMajor, 2048, 1024, 2048, 0, 1.0f, 0.0f, "wgmma:128x128x64:s4"},
-      {DType::F16, DType::F16, Layout::RowMajor, 1536, 2304, 4096, 0, 1.0f, 0.0f, "wgmma:128x256x64:s4"},  // several tiles per block
+      {bf, bf, row, Op::N, Op::T, 0, 64, 64, 0, 0, 1.0f, 0.0f, ""},
+      {bf, bf, row, Op::N, Op::T, 64, 0, 64, 0, 0, 1.0f, 0.0f, ""},
+      {bf, bf, row, Op::N, Op::T, 33, 65, 0, 0, 0, 1.0f, 0.0f, ""},     // k = 0, beta = 0: zeros over NaN
+      {h, h, col, Op::T, Op::N, 33, 65, 0, 2, 1, 1.0f, 0.5f, ""},       // k = 0: C = beta C
+      {bf, f, row, Op::N, Op::N, 40, 50, 60, 0, 0, 0.0f, 2.0f, ""},     // alpha = 0
+      {bf, bf, row, Op::N, Op::T, 1, 1, 1, 0, 0, 1.0f, 0.0f, ""},
+      {bf, bf, col, Op::T, Op::T, 1, 4096, 4096, 0, 0, 1.0f, 0.0f, ""},  // decode
+      {h, h, row, Op::N, Op::N, 4096, 1, 4096, 0, 0, 1.0f, 0.0f, ""},    // one column
+      {bf, bf, row, Op::N, Op::T, 16, 4096, 4096, 0, 0, 1.0f, 0.0f, ""},
+      {bf, bf, row, Op::T, Op::N, 31, 97, 61, 0, 0, 1.0f, 0.0f, ""},     // primes
+      {h, f, col, Op::N, Op::T, 127, 251, 509, 0, 0, 1.0f, 0.0f, ""},
+      {bf, bf, row, Op::N, Op::T, 4095, 4097, 4093, 0, 0, 1.0f, 0.0f, ""},
+      {bf, bf, row, Op::N, Op::N, 4095, 4097, 4093, 0, 0, 1.0f, 0.0f, ""},
+      {bf, f, row, Op::N, Op::T, 64, 128, 65536, 0, 0, 1.0f, 0.0f, ""},  // long k
+      {h, h, col, Op::T, Op::N, 96, 80, 65536, 8, 0, 1.0f, 0.0f, ""},
+      {bf, bf, row, Op::N, Op::T, 300, 500, 256, 64, 0, 1.0f, 0.0f, ""},  // padded, still aligned
   };
   for (const WgmmaCase& t : cases) run_case(t);
 }
 
-TEST(Wgmma, LayoutsItCannotRunAreRefusedNamingTheReason) {
-  DeviceBuffer<uint16_t> a(64 * 64), b(64 * 64), c(64 * 64);
+// Small odd shapes in every layout, op and alignment: the cases compute-sanitizer runs (memcheck:
+// the copy producer never reads outside A and B; racecheck: the stages' handoff).
+TEST(Wgmma, SmallOddShapes) {
+  for (Layout layout : kLayouts)
+    for (Op op_a : kOps)
+      for (Op op_b : kOps) {
+        run_case({DType::BF16, DType::BF16, layout, op_a, op_b, 5, 7, 3, 0, 0, 1.0f, 0.0f, ""});
+        run_case({DType::BF16, DType::BF16, layout, op_a, op_b, 17, 9, 33, 1, 1, 1.0f, 0.0f, ""});
+        run_case({DType::F16, DType::F32, layout, op_a, op_b, 65, 130, 70, 1, 3, 1.0f, 1.0f, ""});
+        run_case({DType::F16, DType::F16, layout, op_a, op_b, 72, 136, 64, 0, 0, 1.0f, 0.0f, ""});
+      }
+}
+
+// Family gemv16 (kernels/gemm/gemv_16bit.cuh): decode K-major products, m or n <= 4, each X-row count
+// the kernel instantiates, both input types, outputs in the input type and f32, beta.
+TEST(Gemv16, SkinnyProductsAgainstTheFp64Reference) {
+  const DType bf = DType::BF16, h = DType::F16, f = DType::F32;
+  const Layout row = Layout::RowMajor, col = Layout::ColMajor;
+  const std::vector<WgmmaCase> cases = {
+      {bf, bf, row, Op::N, Op::T, 1, 4096, 4096, 0, 0, 1.0f, 0.0f, "gemv16"},  // decode
+      {h, h, row, Op::N, Op::T, 2, 1000, 520, 0, 0, 1.0f, 0.0f, "gemv16"},
+      {bf, f, row, Op::N, Op::T, 3, 333, 64, 8, 0, 0.5f, 2.0f, "gemv16"},     // beta reads C
+      {h, f, row, Op::N, Op::T, 4, 2048, 1024, 0, 8, 1.0f, 0.0f, "gemv16"},   // offset by 16 bytes
+      {bf, bf, row, Op::N, Op::T, 4, 777, 4104, 0, 0, 1.0f, 0.0f, "gemv16"},
+      {bf, bf, row, Op::N, Op::T, 3000, 3, 256, 0, 0, 1.0f, 0.0f, "gemv16"},  // n short: B is X
+      {h, h, col, Op::T, Op::N, 600, 4, 128, 16, 0, 1.0f, -1.0f, "gemv16"},   // column-major x^T W
+      {bf, bf, row, Op::N, Op::T, 1, 8, 8, 0, 0, 1.0f, 0.0f, "gemv16"},
+  };
+  for (const WgmmaCase& t : cases) run_case(t);
+}
+
+TEST(Wgmma, MixedInputTypesAreRefusedBeforeAnythingIsWritten) {
+  DeviceBuffer<uint16_t> a(64 * 64), b(64 * 64);
+  DeviceBuffer<float> c(64 * 64);
+  const std::vector<float> before(64 * 64, 7.0f);
+  c.upload(before);
   GemmArgs args;
   args.m = args.n = args.k = 64;
   args.a = {DType::BF16, a.get(), 64, 0};
-  args.b = {DType::BF16, b.get(), 64, 0};
-  args.c = {DType::BF16, c.get(), 64, 0};
-  args.op_b = Op::N;  // B contiguous along n: not yet
+  args.b = {DType::F16, b.get(), 64, 0};
+  args.c = {DType::F32, c.get(), 64, 0};
   try {
     gemm(args);
-    ADD_FAILURE() << "an NN bf16 product ran";
+    ADD_FAILURE() << "a bf16 x f16 product ran";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("wgmma: A and B must both be contiguous along k"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("A and B must have one type"), std::string::npos) << e.what();
   }
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(c.download(), before);
 }
 
 }  // namespace

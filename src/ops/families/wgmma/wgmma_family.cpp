@@ -2,13 +2,15 @@
 // A and B in bf16 or f16, FP32 accumulation, C in the input type or f32. Configs
 // "wgmma:128x<BN>x64:s4" for the compiled tiles, BN = 256 or 128.
 //
-// What it runs today: A and B both contiguous along k (canonical row-major: A not transposed, B
-// transposed; torch's x @ W^T), their addresses and leading dimensions 16-byte aligned (TMA), one
-// product per launch. Other layouts and alignments are refused with the reason.
+// Every layout and op combination (each operand K-major or MN-major in shared memory) and any
+// alignment of 16-bit elements: an operand whose address or leading dimension is not a multiple of
+// 16 bytes (which TMA cannot load) is first packed into workspace rows that are
+// (kernels/gemm/pack_16bit.cuh); the user's data is only read.
 #include <algorithm>
 #include <cmath>
 
 #include "core/config_text.hpp"
+#include "core/workspace.hpp"
 #include "ops/families/wgmma/wgmma_launch.hpp"
 #include "ops/family.hpp"
 #include "tilegemm/error.hpp"
@@ -23,6 +25,22 @@ struct WgmmaConfig {
 };
 
 bool sixteen_bit(DType t) { return t == DType::BF16 || t == DType::F16; }
+// An operand as stored: `lines` lines of `inner` elements. A: m x k (MN-major: k x m); B: n x k
+// (MN-major: k x n). It is packed (TMA reads only addresses and leading dimensions that are multiples
+// of 16 bytes) unless `align` is 16.
+struct StoredOperand {
+  int64_t lines, inner;
+  bool packed;
+  size_t packed_bytes() const {  // rounded to 256 bytes, so the next one starts aligned
+    return packed ? (static_cast<size_t>(lines * packed_ld(inner)) * 2 + 255) / 256 * 256 : 0;
+  }
+};
+StoredOperand stored_a(const Problem& p) {
+  return {p.trans_a ? p.k : p.m, p.trans_a ? p.m : p.k, p.align_a < 16};
+}
+StoredOperand stored_b(const Problem& p) {
+  return {p.trans_b ? p.n : p.k, p.trans_b ? p.k : p.n, p.align_b < 16};
+}
 
 // The SMs of the H100 the rates in estimate() were measured on.
 constexpr double kMeasuredSms = 132;
@@ -61,17 +79,19 @@ class WgmmaFamily final : public Family {
   std::string can_implement(const Problem& p, const Config&) const override {
     const std::string why = supports(p);
     if (!why.empty()) return why;
-    if (p.trans_a || !p.trans_b)
-      return "A and B must both be contiguous along k (row-major A = A, B stored as B^T: op(A) = N, op(B) = T; "
-             "column-major: op(A) = T, op(B) = N); the other layouts are to come";
-    if (p.align_a < 16) return "A's address and leading dimension must be 16-byte aligned (TMA)";
-    if (p.align_b < 16) return "B's address and leading dimension must be 16-byte aligned (TMA)";
+    if (p.align_a < 2) return "A's address is not aligned to its 2-byte elements";
+    if (p.align_b < 2) return "B's address is not aligned to its 2-byte elements";
     const int64_t limit = 2147483647;
     if (p.m > limit || p.n > limit || p.k > limit) return "m, n and k must each be below 2^31";
+    // The packing kernel indexes 16-byte chunks in 32 bits.
+    if (stored_a(p).packed_bytes() >= (size_t(1) << 35))
+      return "A is not 16-byte aligned and spans 2^35 bytes or more: too large to pack for TMA";
+    if (stored_b(p).packed_bytes() >= (size_t(1) << 35))
+      return "B is not 16-byte aligned and spans 2^35 bytes or more: too large to pack for TMA";
     return "";
   }
-  size_t workspace_bytes(const Problem&, const Config&, const Operands&, const DeviceFacts&) const override {
-    return 0;
+  size_t workspace_bytes(const Problem& p, const Config&, const Operands&, const DeviceFacts&) const override {
+    return stored_a(p).packed_bytes() + stored_b(p).packed_bytes();
   }
   // Tensor-core time at the measured rate of the tile (prototype, H100, 2026-11-27: 128x256 ~700
   // TFLOP/s on big squares, 128x128 ~620) over whole waves of tiles, or the operands' bytes at
@@ -83,11 +103,17 @@ class WgmmaFamily final : public Family {
     const double per_sm_flops = (bn == 256 ? 700e12 : 620e12) / kMeasuredSms;
     const double tile_us = 2.0 * 128 * bn * std::max<int64_t>(p.k, 1) / per_sm_flops * 1e6;
     const double bytes = 2.0 * (p.m * p.k + p.n * p.k) + dtype_bytes(p.c_type) * double(p.m) * p.n;
-    const double us = 4.0 + std::max(waves * tile_us, bytes / 3.0e12 * 1e6);
+    // Packing reads and writes each packed operand once, and launches once more.
+    const size_t packed = stored_a(p).packed_bytes() + stored_b(p).packed_bytes();
+    const double pack_us = packed > 0 ? 3.0 + 2.0 * packed / 3.0e12 * 1e6 : 0.0;
+    // The memory floor: ~2.5 TB/s with every SM streaming tiles, proportionally less with fewer
+    // tiles than SMs (1 x 11008 x 4096 on 86 tiles: 56 us measured, H100, 2026-11-28).
+    const double streaming = 2.5e12 * std::min(1.0, tiles / std::max(1, d.sm_count));
+    const double us = 4.0 + pack_us + std::max(waves * tile_us, bytes / streaming * 1e6);
     Estimate e;
     e.us = e.rank_us = us;
     e.why = std::to_string(static_cast<long long>(tiles)) + " tiles in " + std::to_string(static_cast<int>(waves)) +
-            " waves";
+            " waves" + (packed > 0 ? ", operands packed for TMA first" : "");
     return e;
   }
   std::string config_class(const Problem&, const Config&, const DeviceFacts&) const override { return "wgmma"; }
@@ -112,6 +138,22 @@ class WgmmaFamily final : public Family {
     l.out = p.c_type;
     l.bn = c.fields<WgmmaConfig>().bn;
     l.sm_count = std::max(1, d.sm_count);
+    l.a_mn_major = p.trans_a;   // canonical A stored k x m
+    l.b_mn_major = !p.trans_b;  // canonical B stored k x n
+    const StoredOperand sa = stored_a(p), sb = stored_b(p);
+    // Freed in stream order after the product.
+    detail::Workspace packed(stream, sa.packed_bytes() + sb.packed_bytes(), 0);
+    if (sa.packed) {
+      pack_16bit(o.a, o.lda, sa.lines, sa.inner, packed.get(), l.sm_count, stream);
+      l.a = packed.get();
+      l.lda = packed_ld(sa.inner);
+    }
+    if (sb.packed) {
+      void* at = packed.get() + sa.packed_bytes();
+      pack_16bit(o.b, o.ldb, sb.lines, sb.inner, at, l.sm_count, stream);
+      l.b = at;
+      l.ldb = packed_ld(sb.inner);
+    }
     launch_wgmma(l, stream);
   }
 

@@ -1,5 +1,6 @@
-#include "ops/families/wgmma/wgmma_launch.hpp"
-
+// The launch template of ladder level 8 (wgmma_launch.hpp), instantiated per input type in
+// wgmma_launch_bf16.cu and wgmma_launch_f16.cu so the two compile in parallel.
+#pragma once
 #include <cuda.h>
 #include <cudaTypedefs.h>
 
@@ -7,19 +8,21 @@
 
 #include "core/cuda_check.hpp"
 #include "core/device_context.hpp"
+#include "core/with_bool.hpp"
 #include "kernels/gemm/08_wgmma_tma.cuh"
+#include "ops/families/wgmma/wgmma_launch.hpp"
 #include "tilegemm/error.hpp"
 
 namespace tilegemm {
 namespace ops {
 
-namespace {
+namespace wgmma_launch_detail {
 
 constexpr int kStages = 4;
 
 // cuTensorMapEncodeTiled from the driver through the runtime (the library does not link libcuda).
 // A process-wide function pointer, looked up once: not per-device state.
-PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
+inline PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
   static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
     void* p = nullptr;
     cudaDriverEntryPointQueryResult q{};
@@ -34,7 +37,7 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
 // A rows x cols row-major 16-bit matrix, ld elements apart, in boxes of box_rows x 64 (128-byte rows,
 // 128-byte swizzle: the layout the kernel's shared-memory descriptors read). Reads past the matrix
 // return zeros.
-CUtensorMap tensor_map(const void* base, DType t, int64_t rows, int64_t cols, int64_t ld, int box_rows) {
+inline CUtensorMap tensor_map(const void* base, DType t, int64_t rows, int64_t cols, int64_t ld, int box_rows) {
   CUtensorMap map;
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
   const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * 2};
@@ -51,40 +54,43 @@ CUtensorMap tensor_map(const void* base, DType t, int64_t rows, int64_t cols, in
   return map;
 }
 
-template <bool kF16, class OutT, int BN>
+template <bool kF16, class OutT, int BN, bool kAMn, bool kBMn>
 void launch(const WgmmaLaunch& l, cudaStream_t stream) {
-  auto kernel = kernels::gemm_wgmma_tma<kF16, OutT, BN, kStages>;
+  auto kernel = kernels::gemm_wgmma_tma<kF16, OutT, BN, kStages, kAMn, kBMn>;
   constexpr int smem = kernels::wgmma_smem_bytes<BN, kStages>();
   detail::ensure_smem_opt_in(kernel, smem);
-  const CUtensorMap map_a = tensor_map(l.a, l.in, l.m, l.k, l.lda, kernels::kWgmmaBM);
-  const CUtensorMap map_b = tensor_map(l.b, l.in, l.n, l.k, l.ldb, BN);
+  // K-major: boxes of 64 k x the tile's rows; MN-major: boxes of 64 of m or n x 64 k.
+  const CUtensorMap map_a =
+      kAMn ? tensor_map(l.a, l.in, l.k, l.m, l.lda, 64) : tensor_map(l.a, l.in, l.m, l.k, l.lda, kernels::kWgmmaBM);
+  const CUtensorMap map_b = kBMn ? tensor_map(l.b, l.in, l.k, l.n, l.ldb, 64) : tensor_map(l.b, l.in, l.n, l.k, l.ldb, BN);
   const int64_t tiles = ((l.m + kernels::kWgmmaBM - 1) / kernels::kWgmmaBM) * ((l.n + BN - 1) / BN);
   const unsigned grid = static_cast<unsigned>(tiles < l.sm_count ? tiles : l.sm_count);
   // Column pairs are one access when C's address and row pitch keep them aligned.
   const bool pairs = l.ldc % 2 == 0 && reinterpret_cast<uintptr_t>(l.c) % (2 * sizeof(OutT)) == 0;
-  const kernels::WgmmaParams p{l.c, static_cast<int>(l.m), static_cast<int>(l.n), static_cast<int>(l.k), l.ldc,
-                               l.alpha, l.beta, pairs};
+  const kernels::WgmmaParams p{l.c,     static_cast<int>(l.m), static_cast<int>(l.n), static_cast<int>(l.k), l.ldc,
+                               l.alpha, l.beta,                 pairs};
   kernel<<<grid, kernels::kWgmmaThreads, smem, stream>>>(map_a, map_b, p);
   TILEGEMM_CHECK_LAUNCH();
+}
+
+template <bool kF16, class OutT, int BN>
+void launch_layout(const WgmmaLaunch& l, cudaStream_t stream) {
+  detail::with_bool(l.a_mn_major, [&](auto a_mn) {
+    detail::with_bool(l.b_mn_major, [&](auto b_mn) { launch<kF16, OutT, BN, a_mn(), b_mn()>(l, stream); });
+  });
 }
 
 template <bool kF16, class In>
 void launch_in(const WgmmaLaunch& l, cudaStream_t stream) {
   if (l.out == DType::F32) {
-    if (l.bn == 128) launch<kF16, float, 128>(l, stream);
-    else launch<kF16, float, 256>(l, stream);
+    if (l.bn == 128) launch_layout<kF16, float, 128>(l, stream);
+    else launch_layout<kF16, float, 256>(l, stream);
   } else {
-    if (l.bn == 128) launch<kF16, In, 128>(l, stream);
-    else launch<kF16, In, 256>(l, stream);
+    if (l.bn == 128) launch_layout<kF16, In, 128>(l, stream);
+    else launch_layout<kF16, In, 256>(l, stream);
   }
 }
 
-}  // namespace
-
-void launch_wgmma(const WgmmaLaunch& l, cudaStream_t stream) {
-  if (l.in == DType::F16) launch_in<true, __half>(l, stream);
-  else launch_in<false, __nv_bfloat16>(l, stream);
-}
-
+}  // namespace wgmma_launch_detail
 }  // namespace ops
 }  // namespace tilegemm

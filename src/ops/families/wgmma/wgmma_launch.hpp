@@ -1,5 +1,6 @@
 // The launch of ladder level 8 (kernels/gemm/08_wgmma_tma.cuh) on a canonical row-major product:
-// the TMA descriptors of A and B, the persistent grid, the instantiation for the dtypes and tile.
+// the TMA descriptors of A and B, the persistent grid, the instantiation for the dtypes, tile and
+// operand orientations; and the packing of operands TMA cannot address.
 #pragma once
 #include <cuda_runtime_api.h>
 
@@ -11,8 +12,8 @@ namespace tilegemm {
 namespace ops {
 
 struct WgmmaLaunch {
-  const void* a = nullptr;  // m x k, row-major, lda elements apart
-  const void* b = nullptr;  // n x k, row-major (B^T of the product), ldb elements apart
+  const void* a = nullptr;  // m x k row-major (a_mn_major: k x m), lda elements apart
+  const void* b = nullptr;  // n x k row-major, B^T of the product (b_mn_major: k x n), ldb elements apart
   void* c = nullptr;        // m x n, row-major
   int64_t lda = 0, ldb = 0, ldc = 0;
   int64_t m = 0, n = 0, k = 0;
@@ -21,10 +22,25 @@ struct WgmmaLaunch {
   DType out = DType::BF16;          // C: `in` or F32
   int bn = 256;                     // the tile's columns: 128 or 256 (the compiled ones)
   int sm_count = 1;                 // the persistent grid's size bound
+  bool a_mn_major = false, b_mn_major = false;
 };
 
-// Enqueues the product on `stream`. Throws Error(Internal) when the driver refuses a descriptor.
-void launch_wgmma(const WgmmaLaunch& l, cudaStream_t stream);
+// Enqueue the product on `stream` (l.in BF16, F16). Throw Error(Internal) when the driver refuses a
+// TMA descriptor.
+// The leading dimension (elements) of a packed operand with lines of `inner` elements: a multiple of 8
+// (16 bytes).
+inline int64_t packed_ld(int64_t inner) { return (inner + 7) / 8 * 8; }
+// Copies `lines` lines of `inner` 16-bit elements, `ld` apart, to `dst` (16-byte aligned) with
+// packed_ld(inner) apart (kernels/gemm/pack_16bit.cuh), on `stream`.
+void pack_16bit(const void* src, int64_t ld, int64_t lines, int64_t inner, void* dst, int sm_count,
+                cudaStream_t stream);
+
+void launch_wgmma_bf16(const WgmmaLaunch& l, cudaStream_t stream);
+void launch_wgmma_f16(const WgmmaLaunch& l, cudaStream_t stream);
+inline void launch_wgmma(const WgmmaLaunch& l, cudaStream_t stream) {
+  if (l.in == DType::F16) launch_wgmma_f16(l, stream);
+  else launch_wgmma_bf16(l, stream);
+}
 
 }  // namespace ops
 }  // namespace tilegemm

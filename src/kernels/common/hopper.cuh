@@ -1,0 +1,158 @@
+// Hopper (sm_90a) building blocks of the tensor-core kernels: mbarriers, TMA tile loads, the
+// shared-memory matrix descriptors of wgmma for 128-byte swizzled tiles, and the wgmma instructions
+// for 16-bit A and B with FP32 accumulators in registers.
+//
+// The shared-memory layout everything here agrees on is TMA's CU_TENSOR_MAP_SWIZZLE_128B "box": a
+// box of `lines` x 64 16-bit elements (128-byte lines), line l at byte l * 128, its 16-byte chunk j
+// at chunk position j ^ (l % 8), boxes 1024-byte aligned. Such a box holds an operand either
+//  - K-major (lines along M or N, 64 k per line): one box of BM (or BN) lines per k step of 64, or
+//  - MN-major (lines along k, 64 M or N per line): BM / 64 boxes of 64 lines per k step, 8 KB apart.
+//
+// Device code only.
+#pragma once
+
+namespace tilegemm {
+namespace kernels {
+namespace hopper {
+
+__device__ __forceinline__ unsigned smem_u32(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+
+__device__ __forceinline__ void mbar_init(unsigned long long* b, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_u32(b)), "r"(count));
+}
+// Arrives once and expects `bytes` more from asynchronous copies (the TMA producer's arrival).
+__device__ __forceinline__ void mbar_expect_tx(unsigned long long* b, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_u32(b)), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(unsigned long long* b) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_u32(b)) : "memory");
+}
+__device__ __forceinline__ void mbar_wait(unsigned long long* b, unsigned parity) {
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "WAIT_%=:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+      "@!p bra WAIT_%=;\n"
+      "}\n" ::"r"(smem_u32(b)),
+      "r"(parity)
+      : "memory");
+}
+__device__ __forceinline__ void tma_load_2d(void* dst, const void* map, int inner, int outer, unsigned long long* bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
+          smem_u32(dst)),
+      "l"(reinterpret_cast<unsigned long long>(map)), "r"(inner), "r"(outer), "r"(smem_u32(bar))
+      : "memory");
+}
+
+// Loads the rows x 64 (k) tile of an operand at (mn0, k0) into `dst` (the stage's tile), arming `bar`:
+// K-major, one box of `kRows` lines of k; MN-major, kRows / 64 boxes of 64 lines (k) x 64 of m or n,
+// 8 KB apart. The tensor map's boxes are 64 x kRows (K-major) or 64 x 64 (MN-major).
+template <int kRows, bool kMnMajor>
+__device__ __forceinline__ void tma_load_tile(unsigned short* dst, const void* map, int mn0, int k0,
+                                              unsigned long long* bar) {
+  if (kMnMajor) {
+#pragma unroll
+    for (int box = 0; box < kRows / 64; ++box) tma_load_2d(dst + box * 4096, map, mn0 + box * 64, k0, bar);
+  } else {
+    tma_load_2d(dst, map, k0, mn0, bar);
+  }
+}
+
+// Shared-memory matrix descriptors of 128-byte swizzled boxes (the layout above). Bits: start address
+// >> 4 (0-13), leading byte offset >> 4 (16-29), stride byte offset >> 4 (32-45), swizzle mode 1 =
+// 128 bytes (62-63).
+//  - K-major: 8-line core groups 1024 bytes apart (stride offset); a k16 step inside the 128-byte
+//    line adds 32 bytes to the start.
+//  - MN-major: 64-element atoms along M/N one box (8 KB) apart (leading offset), 8-k groups 1024
+//    bytes apart (stride offset); a k16 step adds 16 lines = 2048 bytes to the start.
+constexpr unsigned kBoxBytes = 64 * 64 * 2;
+__device__ __forceinline__ unsigned long long desc_k_major(const void* p) {
+  const unsigned long long addr = smem_u32(p);
+  return ((addr & 0x3FFFF) >> 4) | (1ull << 16) | ((1024ull >> 4) << 32) | (1ull << 62);
+}
+__device__ __forceinline__ unsigned long long desc_mn_major(const void* p) {
+  const unsigned long long addr = smem_u32(p);
+  return ((addr & 0x3FFFF) >> 4) | (static_cast<unsigned long long>(kBoxBytes >> 4) << 16) | ((1024ull >> 4) << 32) |
+         (1ull << 62);
+}
+// The descriptor of k16 step kk of a box that starts at descriptor d (the start address is in 16-byte
+// units).
+template <bool kMnMajor>
+__device__ __forceinline__ unsigned long long desc_k_step(unsigned long long d, int kk) {
+  return d + (kMnMajor ? kk * (2048 >> 4) : kk * (32 >> 4));
+}
+
+// m64nNk16 wgmma with FP32 accumulators in registers, A and B from shared-memory descriptors;
+// scale_d = 0 starts the accumulators at zero. kTransA / kTransB: the operand is MN-major. kF16:
+// f16 inputs, else bf16.
+template <int N, bool kF16, bool kTransA, bool kTransB>
+struct Wgmma;
+
+#define TILEGEMM_WGMMA_REGS_64                                                                             \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, "   \
+  "%22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, "   \
+  "%42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, "   \
+  "%62, %63"
+#define TILEGEMM_WGMMA_REGS_128_TAIL                                                                       \
+  ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, "  \
+  "%84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, "     \
+  "%103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, " \
+  "%120, %121, %122, %123, %124, %125, %126, %127"
+#define TILEGEMM_D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
+                       "+f"(d[i + 6]), "+f"(d[i + 7])
+#define TILEGEMM_D64(i) TILEGEMM_D8(i), TILEGEMM_D8(i + 8), TILEGEMM_D8(i + 16), TILEGEMM_D8(i + 24), \
+                        TILEGEMM_D8(i + 32), TILEGEMM_D8(i + 40), TILEGEMM_D8(i + 48), TILEGEMM_D8(i + 56)
+
+template <bool kF16, bool kTransA, bool kTransB>
+struct Wgmma<256, kF16, kTransA, kTransB> {
+  __device__ __forceinline__ static void mma(float (&d)[128], unsigned long long da, unsigned long long db,
+                                             int scale_d) {
+    if constexpr (kF16)
+      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+                   "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {" TILEGEMM_WGMMA_REGS_64
+                       TILEGEMM_WGMMA_REGS_128_TAIL "}, %128, %129, p, 1, 1, %131, %132;\n}\n"
+                   : TILEGEMM_D64(0), TILEGEMM_D64(64)
+                   : "l"(da), "l"(db), "r"(scale_d), "n"(int(kTransA)), "n"(int(kTransB)));
+    else
+      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+                   "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {" TILEGEMM_WGMMA_REGS_64
+                       TILEGEMM_WGMMA_REGS_128_TAIL "}, %128, %129, p, 1, 1, %131, %132;\n}\n"
+                   : TILEGEMM_D64(0), TILEGEMM_D64(64)
+                   : "l"(da), "l"(db), "r"(scale_d), "n"(int(kTransA)), "n"(int(kTransB)));
+  }
+};
+template <bool kF16, bool kTransA, bool kTransB>
+struct Wgmma<128, kF16, kTransA, kTransB> {
+  __device__ __forceinline__ static void mma(float (&d)[64], unsigned long long da, unsigned long long db,
+                                             int scale_d) {
+    if constexpr (kF16)
+      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+                   "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {" TILEGEMM_WGMMA_REGS_64
+                   "}, %64, %65, p, 1, 1, %67, %68;\n}\n"
+                   : TILEGEMM_D64(0)
+                   : "l"(da), "l"(db), "r"(scale_d), "n"(int(kTransA)), "n"(int(kTransB)));
+    else
+      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+                   "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {" TILEGEMM_WGMMA_REGS_64
+                   "}, %64, %65, p, 1, 1, %67, %68;\n}\n"
+                   : TILEGEMM_D64(0)
+                   : "l"(da), "l"(db), "r"(scale_d), "n"(int(kTransA)), "n"(int(kTransB)));
+  }
+};
+#undef TILEGEMM_WGMMA_REGS_64
+#undef TILEGEMM_WGMMA_REGS_128_TAIL
+#undef TILEGEMM_D8
+#undef TILEGEMM_D64
+
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+template <int kInFlight>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kInFlight) : "memory");
+}
+
+}  // namespace hopper
+}  // namespace kernels
+}  // namespace tilegemm

@@ -451,14 +451,37 @@ TEST(CliChoiceLog, TextNamesTheConfigTheClassAndTheRunnersUp) {
 
 // --- dtype and kernel lists -------------------------------------------------------------------------
 
-TEST(CliDType, AcceptsFp32Only) {
+TEST(CliDType, AcceptsFp32Bf16AndFp16) {
   EXPECT_EQ(parse_dtype("fp32").dtype, DType::F32);
   EXPECT_EQ(parse_dtype("FP32").name, "fp32");
-  for (const char* bad : {"bf16", "fp16", "tf32", "", "float"}) {
+  EXPECT_EQ(parse_dtype("bf16").dtype, DType::BF16);
+  EXPECT_EQ(parse_dtype("FP16").dtype, DType::F16);
+  for (const char* bad : {"tf32", "", "float", "f16"}) {
     SCOPED_TRACE(bad);
     expect_invalid([&] { parse_dtype(bad); }, std::string("--dtype: unsupported value '") + bad + "'",
-                   "(accepted: fp32)");
+                   "(accepted: fp32, bf16 or fp16)");
   }
+}
+
+TEST(CliDType, A16BitGemmRunTypesEveryProblemAndDefaultsToAuto) {
+  BenchArgs a;
+  a.shapes = {"64x32x16", "5x6x7"};
+  a.dtype = "bf16";
+  const BenchPlan plan = plan_bench(a);
+  ASSERT_EQ(plan.problems.size(), 2u);
+  for (const Problem& p : plan.problems) EXPECT_EQ(p.dtype, DType::BF16);
+  EXPECT_EQ(plan.kernels, std::vector<Kernel>{Kernel::Auto});  // the ladder is FP32: not in the default list
+  // 2-byte elements, and the FP64 reference: 2 (A + B + 2 C) + 8 (A + B + C).
+  const double elements = 64 * 16 + 16 * 32 + 64 * 32;
+  EXPECT_DOUBLE_EQ(problem_bytes(plan.problems[0], 2), 2.0 * (64 * 16 + 16 * 32 + 2 * 64 * 32) + 8.0 * elements);
+  a.kernels = "auto,6";  // named levels stay (their rows say why they cannot run)
+  EXPECT_EQ(plan_bench(a).kernels, (std::vector<Kernel>{Kernel::Auto, Kernel::WarpTiled}));
+  CheckArgs c;
+  c.shapes = {"8x8x8"};
+  c.dtype = "fp16";
+  const CheckPlan check = plan_check(c);
+  EXPECT_EQ(check.problems[0].dtype, DType::F16);
+  EXPECT_EQ(check.kernels, std::vector<Kernel>{Kernel::Auto});
 }
 
 TEST(CliDType, ErrorListsEverySupportedDtype) {
@@ -564,7 +587,7 @@ TEST(CliPlanBench, RejectsEachBadArgument) {
   expect_invalid(with([](BenchArgs& a) { a.shapes = {"12x"}; }), "--shape: malformed value '12x'");
   expect_invalid(with([](BenchArgs& a) { a.sizes = "1:2"; }), "--sizes: malformed value '1:2'");
   expect_invalid(with([](BenchArgs& a) { a.preset = "nope"; }), "--preset: unknown preset 'nope'");
-  expect_invalid(with([](BenchArgs& a) { a.dtype = "bf16"; }), "--dtype: unsupported value 'bf16'", "fp32");
+  expect_invalid(with([](BenchArgs& a) { a.dtype = "tf32"; }), "--dtype: unsupported value 'tf32'", "fp32");
   expect_invalid(with([](BenchArgs& a) { a.kernels = "8"; }), "--kernels: unknown value '8'");
   expect_invalid(with([](BenchArgs& a) { a.layout = "diag"; }), "--layout: unknown value 'diag'");
   expect_invalid(with([](BenchArgs& a) { a.trans = "NTT"; }), "--trans: unknown value 'NTT'");
@@ -651,8 +674,8 @@ TEST(CliPlanCheck, DefaultsAndErrors) {
   a.shapes.clear();
   expect_invalid([&] { plan_check(a); }, "--preset: no shapes to check");
   a.shapes = {"5x6x7"};
-  a.dtype = "fp16";
-  expect_invalid([&] { plan_check(a); }, "--dtype: unsupported value 'fp16'");
+  a.dtype = "tf32";
+  expect_invalid([&] { plan_check(a); }, "--dtype: unsupported value 'tf32'");
 }
 
 TEST(CliFits, RejectsShapesLargerThanTheDevice) {
@@ -1234,8 +1257,8 @@ TEST(CliPlanSparse, RejectsEachBadArgument) {
   expect_invalid(with([](SparseBenchArgs& a) { a.sparsities = {"-0.1"}; }), "--sparsity: value '-0.1' out of range");
   expect_invalid(with([](SparseBenchArgs& a) { a.rows = {"zipf"}; }), "--rows: unknown value 'zipf'");
   expect_invalid(with([](SparseBenchArgs& a) { a.op = "xw"; }), "--op: unknown value 'xw'");
+  expect_invalid(with([](SparseBenchArgs& a) { a.dtype = "bf16"; }), "--dtype: bench bsr computes fp32 only");
   expect_invalid(with([](SparseBenchArgs& a) { a.kernels = "6"; }), "--kernels: unknown value '6'");
-  expect_invalid(with([](SparseBenchArgs& a) { a.dtype = "bf16"; }), "--dtype: unsupported value 'bf16'");
   expect_invalid(with([](SparseBenchArgs& a) { a.seed = "-3"; }), "--seed: malformed value '-3'");
   expect_invalid(with([](SparseBenchArgs& a) { a.warm = a.cold = true; }), "--warm: cannot be combined with --cold");
   expect_invalid(with([](SparseBenchArgs& a) { a.min_time = -1; }), "--min-time: invalid value '-1'");

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "contenders.hpp"
+
 namespace tilegemm {
 namespace tools {
 
@@ -25,9 +27,8 @@ std::string choice_text(const Problem& p, const GemmChoice& choice) {
   return out;
 }
 
-void log_choice_for(const Problem& p, const float* a, const float* b, const float* c) {
-  const GemmChoice choice = explain_choice(p.layout, p.op_a, p.op_b, p.m, p.n, p.k, 1.0f, a, p.lda(), b, p.ldb(),
-                                           0.0f, c, p.ldc());
+void log_choice_for(const Problem& p, const void* a, const void* b, const void* c) {
+  const GemmChoice choice = explain_choice(gemm_args(p, a, b, c));
   std::fprintf(stderr, "%s", choice_text(p, choice).c_str());
 }
 

@@ -14,7 +14,7 @@ bool log_choice_requested();
 // The text printed for one problem (one line per field), from explain_choice's answer.
 std::string choice_text(const Problem& p, const GemmChoice& choice);
 // Prints choice_text for Auto on the problem (laid out at a, b, c) to stderr.
-void log_choice_for(const Problem& p, const float* a, const float* b, const float* c);
+void log_choice_for(const Problem& p, const void* a, const void* b, const void* c);
 
 }  // namespace tools
 }  // namespace tilegemm

@@ -9,6 +9,7 @@
 #include "ops/choose.hpp"
 #include "ops/gemm_call.hpp"
 #include "ops/registry.hpp"
+#include "tilegemm/error.hpp"
 #include "tilegemm/gemm.hpp"
 
 namespace tilegemm {
@@ -16,13 +17,12 @@ namespace tools {
 
 namespace {
 
-void run_sgemm(const Problem& p, const float* a, const float* b, float* c, const GemmOptions& opt) {
-  sgemm(p.layout, p.op_a, p.op_b, p.m, p.n, p.k, 1.0f, a, p.lda(), b, p.ldb(), 0.0f, c, p.ldc(), bench_stream(), opt);
+void run_gemm(const Problem& p, const void* a, const void* b, void* c, const GemmOptions& opt) {
+  gemm(gemm_args(p, a, b, c), bench_stream(), opt);
 }
 
-GemmChoice explain(const Problem& p, const float* a, const float* b, const float* c, const GemmOptions& opt) {
-  return explain_choice(p.layout, p.op_a, p.op_b, p.m, p.n, p.k, 1.0f, a, p.lda(), b, p.ldb(), 0.0f, c, p.ldc(),
-                        opt);
+GemmChoice explain(const Problem& p, const void* a, const void* b, const void* c, const GemmOptions& opt) {
+  return explain_choice(gemm_args(p, a, b, c), opt);
 }
 
 // raster: nullptr = the library's default order (and no "@order" in the label). math: Auto's; FfmaOnly
@@ -38,20 +38,27 @@ Contender library_contender(Kernel kernel, const Raster* raster, Math math = Mat
   }
   Contender c;
   c.label = label;
-  c.run = [opt](const Problem& p, const float* a, const float* b, float* cc) { run_sgemm(p, a, b, cc, opt); };
-  c.config = [opt](const Problem& p, const float* a, const float* b, const float* cc) {
+  c.run = [opt](const Problem& p, const void* a, const void* b, void* cc) { run_gemm(p, a, b, cc, opt); };
+  c.config = [opt](const Problem& p, const void* a, const void* b, const void* cc) {
     return explain(p, a, b, cc, opt).config;
+  };
+  // A level or Auto that cannot run the product (an FP32 level on bf16 data): the library's reason.
+  c.unsupported = [opt](const Problem& p, const void* a, const void* b, const void* cc) -> std::string {
+    if (p.k == 0 || p.m == 0 || p.n == 0) return "";
+    try {
+      explain(p, a, b, cc, opt);
+      return "";
+    } catch (const Error& e) {
+      return e.what();
+    }
   };
   return c;
 }
 
 // The problem laid out at a, b, c in the library's canonical form (what can_implement and the chooser
 // judge: sizes, transposes, alignment).
-ops::Problem canonical_problem(const Problem& p, const float* a, const float* b, const float* c) {
-  return ops::gemm_call(detail::sgemm_args(p.layout, p.op_a, p.op_b, p.m, p.n, p.k, 1.0f, a, p.lda(), b, p.ldb(), 0.0f,
-                                           c, p.ldc()),
-                        GemmOptions{})
-      .problem;
+ops::Problem canonical_problem(const Problem& p, const void* a, const void* b, const void* c) {
+  return ops::gemm_call(gemm_args(p, a, b, c), GemmOptions{}).problem;
 }
 
 // An explicit config (GemmOptions::config; `text` was checked by parse_config_list), skipped with
@@ -62,9 +69,9 @@ Contender config_contender(const std::string& text, const std::string& label) {
   const ops::Config config = ops::registry().parse(text, "--config", ops::OpKind::Gemm);
   Contender c;
   c.label = label;
-  c.run = [opt](const Problem& p, const float* a, const float* b, float* cc) { run_sgemm(p, a, b, cc, opt); };
-  c.config = [text](const Problem&, const float*, const float*, const float*) { return text; };
-  c.unsupported = [config](const Problem& p, const float* a, const float* b, const float* cc) -> std::string {
+  c.run = [opt](const Problem& p, const void* a, const void* b, void* cc) { run_gemm(p, a, b, cc, opt); };
+  c.config = [text](const Problem&, const void*, const void*, const void*) { return text; };
+  c.unsupported = [config](const Problem& p, const void* a, const void* b, const void* cc) -> std::string {
     if (p.k == 0) return "K = 0 runs no config";
     return config.family()->can_implement(canonical_problem(p, a, b, cc), config);
   };
@@ -83,7 +90,7 @@ Contender family_contender(const std::string& name) {
     std::string text;
   };
   auto memo = std::make_shared<Memo>();
-  auto best = [family, memo](const Problem& p, const float* a, const float* b, const float* cc) -> std::string {
+  auto best = [family, memo](const Problem& p, const void* a, const void* b, const void* cc) -> std::string {
     if (p.k == 0 || p.m == 0 || p.n == 0) return "";
     if (memo->at[0] == a && memo->at[1] == b && memo->at[2] == cc && memo->m == p.m && memo->n == p.n && memo->k == p.k)
       return memo->text;
@@ -93,13 +100,13 @@ Contender family_contender(const std::string& name) {
   };
   Contender c;
   c.label = name;
-  c.run = [best](const Problem& p, const float* a, const float* b, float* cc) {
+  c.run = [best](const Problem& p, const void* a, const void* b, void* cc) {
     GemmOptions opt;
     opt.config = best(p, a, b, cc);
-    run_sgemm(p, a, b, cc, opt);
+    run_gemm(p, a, b, cc, opt);
   };
   c.config = best;
-  c.unsupported = [best, name](const Problem& p, const float* a, const float* b, const float* cc) -> std::string {
+  c.unsupported = [best, name](const Problem& p, const void* a, const void* b, const void* cc) -> std::string {
     if (p.k == 0) return "K = 0 runs no config";
     return best(p, a, b, cc).empty() ? "no " + name + " config can run this product" : "";
   };
@@ -107,6 +114,20 @@ Contender family_contender(const std::string& name) {
 }
 
 }  // namespace
+
+GemmArgs gemm_args(const Problem& p, const void* a, const void* b, const void* c) {
+  GemmArgs args;
+  args.layout = p.layout;
+  args.op_a = p.op_a;
+  args.op_b = p.op_b;
+  args.m = p.m;
+  args.n = p.n;
+  args.k = p.k;
+  args.a = {p.dtype, a, p.lda(), 0};
+  args.b = {p.dtype, b, p.ldb(), 0};
+  args.c = {p.dtype, const_cast<void*>(c), p.ldc(), 0};
+  return args;
+}
 
 std::vector<Contender> make_contenders(const Problem& p, const std::vector<Kernel>& kernels,
                                        const std::vector<std::string>& families,
@@ -116,10 +137,8 @@ std::vector<Contender> make_contenders(const Problem& p, const std::vector<Kerne
   Contender base;
   base.label = "cublas";
   base.is_baseline = true;
-  base.run = [&cublas](const Problem& pr, const float* a, const float* b, float* c) {
-    cublas.sgemm(pr, 1.0f, a, b, 0.0f, c);
-  };
-  base.config = [](const Problem&, const float*, const float*, const float*) { return std::string(); };
+  base.run = [&cublas](const Problem& pr, const void* a, const void* b, void* c) { cublas.gemm(pr, a, b, c); };
+  base.config = [](const Problem&, const void*, const void*, const void*) { return std::string(); };
   out.push_back(base);
 
   for (Kernel k : kernels) {
@@ -138,7 +157,7 @@ std::vector<Contender> make_contenders(const Problem& p, const std::vector<Kerne
     // canonical form with the alignment the bench's buffers give it (cudaMalloc bases are 256-byte
     // aligned; the matrices start p.offset elements in).
     const auto at = [&p](int which) {
-      return reinterpret_cast<const float*>((uintptr_t(which + 1) << 40) + 4 * uintptr_t(p.offset));
+      return reinterpret_cast<const void*>((uintptr_t(which + 1) << 40) + dtype_bytes(p.dtype) * uintptr_t(p.offset));
     };
     const ops::Ranking ranking = ops::rank(canonical_problem(p, at(0), at(1), at(2)), detail::current_device_facts());
     std::vector<std::string> seen;  // error groups (a tile shape, the GEMV kernel) taken

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cublas.hpp"
+#include "tilegemm/gemm.hpp"
 
 namespace tilegemm {
 namespace tools {
@@ -14,23 +15,26 @@ namespace tools {
 struct Contender {
   std::string label;
   bool is_baseline = false;
-  // Runs C = A*B (alpha 1, beta 0) on bench_stream(), asynchronously: launches only (no allocation
-  // outside the stream order, copy or synchronization), so --graph-batch can capture it. a, b, c
-  // point at the matrices (the problem's offset already applied).
-  std::function<void(const Problem&, const float* a, const float* b, float* c)> run;
+  // Runs C = A*B (alpha 1, beta 0) in p.dtype on bench_stream(), asynchronously: launches only (no
+  // allocation outside the stream order, copy or synchronization), so --graph-batch can capture it.
+  // a, b, c point at the matrices (the problem's offset already applied).
+  std::function<void(const Problem&, const void* a, const void* b, void* c)> run;
   // Empty when the contender supports the problem (laid out at a, b, c), else why not (shown instead
   // of a time).
-  std::function<std::string(const Problem&, const float* a, const float* b, const float* c)> unsupported =
-      [](const Problem&, const float*, const float*, const float*) { return std::string(); };
+  std::function<std::string(const Problem&, const void* a, const void* b, const void* c)> unsupported =
+      [](const Problem&, const void*, const void*, const void*) { return std::string(); };
   // The config it runs on the problem (for the CSV/JSON "config" column and TILEGEMM_LOG_CHOICE);
   // empty for cuBLAS.
-  std::function<std::string(const Problem&, const float* a, const float* b, const float* c)> config;
+  std::function<std::string(const Problem&, const void* a, const void* b, const void* c)> config;
 };
 
 // cuBLAS first (the baseline), then each kernel (levels 4-6 once per raster order; empty: the
 // library's default order; with `ffma_auto` Auto again under Math::FfmaOnly, as "auto-ffma"), each
 // kernel family named in --kernels (its best config per problem), each --config, then with `schedules`
 // the ranking's best config of each error group (a tile shape, a GEMV kernel) over every family.
+// The typed entry's arguments of C = A*B (alpha 1, beta 0) for `p` laid out at a, b, c.
+GemmArgs gemm_args(const Problem& p, const void* a, const void* b, const void* c);
+
 std::vector<Contender> make_contenders(const Problem& p, const std::vector<Kernel>& kernels,
                                        const std::vector<std::string>& families,
                                        const std::vector<std::string>& configs, const std::vector<Raster>& rasters,

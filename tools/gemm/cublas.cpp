@@ -43,19 +43,36 @@ Cublas::~Cublas() {
   if (workspace_) cudaFree(workspace_);
 }
 
-void Cublas::sgemm(const Problem& p, float alpha, const float* a, const float* b, float beta, float* c) {
+void Cublas::gemm_ex(const Problem& p, cudaDataType type_ab, cudaDataType type_c, cublasComputeType_t compute,
+                     const void* alpha, const void* a, const void* b, const void* beta, void* c) {
   auto op = [](Op o) { return o == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T; };
   // cuBLAS is column-major; a row-major product is the column-major product of the transposes.
   const bool row = p.layout == Layout::RowMajor;
   const int m = static_cast<int>(row ? p.n : p.m), n = static_cast<int>(row ? p.m : p.n);
-  const float* x = row ? b : a;
-  const float* y = row ? a : b;
+  const void* x = row ? b : a;
+  const void* y = row ? a : b;
   const int ldx = static_cast<int>(row ? p.ldb() : p.lda()), ldy = static_cast<int>(row ? p.lda() : p.ldb());
   const Op ox = row ? p.op_b : p.op_a, oy = row ? p.op_a : p.op_b;
-  TILEGEMM_CUBLAS_CHECK(cublasGemmEx(handle_, op(ox), op(oy), m, n, static_cast<int>(p.k), &alpha, x,
-                                     CUDA_R_32F, ldx, y, CUDA_R_32F, ldy, &beta, c, CUDA_R_32F,
-                                     static_cast<int>(p.ldc()), CUBLAS_COMPUTE_32F_PEDANTIC,
+  TILEGEMM_CUBLAS_CHECK(cublasGemmEx(handle_, op(ox), op(oy), m, n, static_cast<int>(p.k), alpha, x, type_ab, ldx, y,
+                                     type_ab, ldy, beta, c, type_c, static_cast<int>(p.ldc()), compute,
                                      CUBLAS_GEMM_DEFAULT));
+}
+
+void Cublas::sgemm(const Problem& p, float alpha, const float* a, const float* b, float beta, float* c) {
+  gemm_ex(p, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC, &alpha, a, b, &beta, c);
+}
+
+void Cublas::gemm(const Problem& p, const void* a, const void* b, void* c) {
+  const float one = 1.0f, zero = 0.0f;
+  if (p.dtype == DType::F32) return sgemm(p, one, static_cast<const float*>(a), static_cast<const float*>(b), zero,
+                                          static_cast<float*>(c));
+  const cudaDataType t = p.dtype == DType::BF16 ? CUDA_R_16BF : CUDA_R_16F;
+  gemm_ex(p, t, t, CUBLAS_COMPUTE_32F, &one, a, b, &zero, c);
+}
+
+void Cublas::dgemm(const Problem& p, const double* a, const double* b, double* c) {
+  const double one = 1.0, zero = 0.0;
+  gemm_ex(p, CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F, &one, a, b, &zero, c);
 }
 
 }  // namespace tools

@@ -1,5 +1,6 @@
 // The cuBLAS baseline of the GEMM bench, check and tune (and the dense reference of the BSR bench):
-// FP32 products on bench_stream() in the command's layout conventions.
+// products on bench_stream() in the command's layout conventions: FP32, the run's 16-bit type, and
+// the FP64 reference of 16-bit runs.
 #pragma once
 #include <cublas_v2.h>
 
@@ -20,8 +21,15 @@ class Cublas {
   Cublas(const Cublas&) = delete;
   Cublas& operator=(const Cublas&) = delete;
   void sgemm(const Problem& p, float alpha, const float* a, const float* b, float beta, float* c);
+  // C = A B in p.dtype: FP32 as sgemm; BF16 / FP16 A, B and C with CUBLAS_COMPUTE_32F (what
+  // torch.matmul runs).
+  void gemm(const Problem& p, const void* a, const void* b, void* c);
+  // C = A B in FP64 (the reference of 16-bit runs), over matrices laid out as p's.
+  void dgemm(const Problem& p, const double* a, const double* b, double* c);
 
  private:
+  void gemm_ex(const Problem& p, cudaDataType type_ab, cudaDataType type_c, cublasComputeType_t compute,
+               const void* alpha, const void* a, const void* b, const void* beta, void* c);
   cublasHandle_t handle_ = nullptr;
   void* workspace_ = nullptr;
 };

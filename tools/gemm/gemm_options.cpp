@@ -22,6 +22,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
+void apply_dtype(std::vector<Problem>& problems, DType t) {
+  for (Problem& p : problems) p.dtype = t;
+}
+// The ladder's levels compute FP32 only: a 16-bit run's default list is Auto alone.
+std::string kernels_for(DType t, const std::string& typed, const std::string& default_list) {
+  return t != DType::F32 && typed == default_list ? "auto" : typed;
+}
+
 [[noreturn]] void invalid(const std::string& message) { throw Error(ErrorCode::InvalidArgument, message); }
 
 }  // namespace
@@ -162,7 +170,9 @@ BenchPlan plan_bench(const BenchArgs& args) {
   apply_layout(plan.problems, args.layout, args.trans, args.ld, args.offset);
   const TimingChoice timing = parse_timing(args.dtype, args.warm, args.cold, args.min_time, args.graph_batch);
   plan.dtype = timing.dtype;
-  plan.kernels = parse_kernel_list(args.kernels, "--kernels", &plan.families);
+  apply_dtype(plan.problems, plan.dtype.dtype);
+  plan.kernels = parse_kernel_list(kernels_for(plan.dtype.dtype, args.kernels, BenchArgs{}.kernels), "--kernels",
+                                   &plan.families);
   plan.configs = parse_config_list(args.configs, "--config");
   plan.rasters = parse_raster_list(args.rasters, "--rasters");
   plan.schedules = args.schedules;
@@ -192,7 +202,9 @@ CheckPlan plan_check(const CheckArgs& args) {
   if (plan.problems.empty()) invalid("--preset: no shapes to check (give a preset or --shape)");
   apply_layout(plan.problems, args.layout, args.trans, args.ld, args.offset);
   plan.dtype = parse_dtype(args.dtype, "--dtype");
-  plan.kernels = parse_kernel_list(args.kernels, "--kernels", &plan.families);
+  apply_dtype(plan.problems, plan.dtype.dtype);
+  plan.kernels = parse_kernel_list(kernels_for(plan.dtype.dtype, args.kernels, CheckArgs{}.kernels), "--kernels",
+                                   &plan.families);
   plan.configs = parse_config_list(args.configs, "--config");
   return plan;
 }
@@ -211,8 +223,11 @@ std::vector<Problem> plan_gemm_tune(const std::vector<std::string>& shapes, cons
 
 double problem_bytes(const Problem& p, int c_buffers) {
   // In double: sizes reach 2^62 elements, so 4 bytes each would overflow int64.
-  return 4.0 * (static_cast<double>(p.size_a()) + static_cast<double>(p.size_b()) +
-                c_buffers * static_cast<double>(p.size_c()));
+  const double a = static_cast<double>(p.size_a()), b = static_cast<double>(p.size_b()),
+               c = static_cast<double>(p.size_c());
+  const double bytes = dtype_bytes(p.dtype) * (a + b + c_buffers * c);
+  // 16-bit runs: the FP64 reference C, and A and B widened while it is computed.
+  return p.dtype == DType::F32 ? bytes : bytes + 8.0 * (a + b + c);
 }
 
 void check_fits(const std::vector<Problem>& problems, int c_buffers, double extra_bytes, double device_bytes,

@@ -47,7 +47,7 @@ std::string plot_csv_path(const std::string& plot_path);
 
 struct BenchArgs {  // as typed
   std::vector<std::string> shapes;
-  // kernels: Auto (the product the library runs) first, then the ladder.
+  // kernels: Auto (the product the library runs) first, then the ladder (FP32); bf16/fp16: Auto.
   std::string sizes, preset, dtype = "fp32", kernels = "auto,all", layout = "row", trans = "NN";
   std::string ld = "+0", offset = "0";
   std::vector<std::string> configs;  // --config
@@ -102,7 +102,8 @@ struct GemmTuneArgs {
 std::vector<Problem> plan_gemm_tune(const std::vector<std::string>& shapes, const std::string& preset,
                                     const GemmTuneArgs& args);
 
-// Device bytes one problem needs: A, B and `c_buffers` C-sized buffers of 4-byte elements.
+// Device bytes one problem needs: A, B and `c_buffers` C-sized buffers of its dtype, and for 16-bit
+// dtypes the FP64 reference (C, and A and B widened).
 double problem_bytes(const Problem& p, int c_buffers);
 // Throws naming the first problem that cannot fit (with `extra_bytes` also allocated) on a device
 // with `device_bytes` of memory, so an impossible shape fails before anything is allocated.

@@ -1,6 +1,8 @@
-// `tilegemm bench|check|tune gemm`: the GEMM problems (presets, --shape, --sizes, layouts), their
-// contenders (cuBLAS, the ladder, Auto, families, configs; contenders.hpp) and cuBLAS as baseline
-// and reference.
+// `tilegemm bench|check|tune gemm`: the GEMM problems (presets, --shape, --sizes, layouts, --dtype),
+// their contenders (cuBLAS, the ladder, Auto, families, configs; contenders.hpp) and cuBLAS as
+// baseline. The reference: cuBLAS FP32 (pedantic) for fp32 runs; for bf16 and fp16 runs the product
+// of the same 16-bit inputs in FP64 (cuBLAS DGEMM), which every contender, cuBLAS included, is
+// measured against (the error column).
 #include "gemm_profiler.hpp"
 
 #include <cmath>
@@ -16,8 +18,10 @@
 #include "gemm_options.hpp"
 #include "gemm_report.hpp"
 #include "plot.hpp"
+#include "profiler/peaks.hpp"
 #include "ref/reference.hpp"
 #include "shapes.hpp"
+#include "typed_matrices.hpp"
 
 namespace tilegemm {
 namespace tools {
@@ -54,7 +58,9 @@ void add_layout_options(CLI::App* cmd, Args& a) {
 class GemmProfiler final : public OperationProfiler {
  public:
   std::string name() const override { return "gemm"; }
-  std::string summary() const override { return "dense products C = op(A) op(B), FP32, against cuBLAS"; }
+  std::string summary() const override {
+    return "dense products C = op(A) op(B), FP32, BF16 or FP16, against cuBLAS";
+  }
   const ReportFormat& report() const override { return gemm_report(); }
 
   // --- bench ---------------------------------------------------------------------------------------
@@ -91,19 +97,17 @@ class GemmProfiler final : public OperationProfiler {
 
   void start_bench(const RunInfo& run) override {
     check_fits(bench_.problems, 2, run.flush_bytes, static_cast<double>(run.device.global_mem_bytes), run.device.name);
-    fp32_peak_ = run.device.fp32_peak_tflops();
+    peak_ = bench_.dtype.dtype == DType::F32
+                ? run.device.fp32_peak_tflops()
+                : peak_tflops(run.device, tensor_flop_per_clk_per_sm(run.device.cc_major, run.device.cc_minor).bf16);
     cublas_.emplace();
   }
 
   std::vector<Row> bench_problem(size_t pi, const TimingPlan& timing, const volatile std::sig_atomic_t& stop) override {
     const Problem& p = bench_.problems[pi];
-    DeviceBuffer<float> a(p.size_a()), b(p.size_b()), c(p.size_c()), c_ref(p.size_c());
-    fill_uniform(a.get(), p.size_a(), 1 + pi);
-    fill_uniform(b.get(), p.size_b(), 1000 + pi);
-    fill_value(c_ref.get(), p.size_c(), std::nanf(""));
-    cublas_->sgemm(p, 1.0f, a.get() + p.offset, b.get() + p.offset, 0.0f, c_ref.get() + p.offset);
-    TILEGEMM_CUDA_CHECK(cudaDeviceSynchronize());
-    if (log_choice_requested()) log_choice_for(p, a.get() + p.offset, b.get() + p.offset, c.get() + p.offset);
+    const Operands o(p, 1 + pi, 1000 + pi);
+    const Reference ref = reference(p, o, *cublas_);
+    if (log_choice_requested()) log_choice_for(p, o.a.at(p.offset), o.b.at(p.offset), o.c.at(p.offset));
     const std::vector<Contender> contenders = make_contenders(p, bench_.kernels, bench_.families, bench_.configs,
                                                               bench_.rasters, bench_.schedules, bench_.ffma_auto, *cublas_);
     std::vector<Row> rows;
@@ -111,7 +115,7 @@ class GemmProfiler final : public OperationProfiler {
       const Contender& ct = contenders[ci];
       std::fprintf(stderr, "[shape %zu/%zu %s] %s (%zu/%zu)\n", pi + 1, bench_.problems.size(), p.str().c_str(),
                    ct.label.c_str(), ci + 1, contenders.size());
-      rows.push_back(measure(ct, p, timing, a.get(), b.get(), c.get(), c_ref.get()));
+      rows.push_back(measure(ct, p, timing, o, ref));
     }
     set_ratios(rows);
     return rows;
@@ -130,7 +134,7 @@ class GemmProfiler final : public OperationProfiler {
     CheckArgs& a = check_args_;
     cmd->add_option("--preset", a.preset, join_alternatives(preset_names()) + ", or '' for none")->capture_default_str();
     cmd->add_option("--shape", a.shapes, "MxNxK (repeatable)");
-    cmd->add_option("--dtype", a.dtype, "element type: fp32")->capture_default_str();
+    cmd->add_option("--dtype", a.dtype, "element type of A, B and C: fp32 | bf16 | fp16")->capture_default_str();
     cmd->add_option("--kernels", a.kernels, "comma list of levels, auto, all")->capture_default_str();
     add_layout_options(cmd, a);
     cmd->add_option("--config", a.configs, "also check this config (text form, repeatable)");
@@ -150,12 +154,29 @@ class GemmProfiler final : public OperationProfiler {
 
   void check_problem(size_t i, CheckTable& table) override {
     const Problem& p = check_.problems[i];
+    const int64_t off = p.offset;
+    if (p.dtype != DType::F32) {  // against the FP64 product of the same inputs
+      const Operands o(p, 7, 8);
+      const Reference ref = reference(p, o, *cublas_);
+      for (const Contender& ct :
+           make_contenders(p, check_.kernels, check_.families, check_.configs, {}, false, false, *cublas_)) {
+        const std::string why = ct.unsupported(p, o.a.at(off), o.b.at(off), o.c.at(off));
+        if (!why.empty()) {
+          table.skipped(p.str(), ct.label, why);
+          continue;
+        }
+        fill_nan(o.c, p.size_c());
+        ct.run(p, o.a.at(off), o.b.at(off), o.c.at(off));
+        TILEGEMM_CUDA_CHECK(cudaDeviceSynchronize());
+        table.result(p.str(), ct.label, "fp64", ref.compare(p, o.c).diff, ref.tol);
+      }
+      return;
+    }
     DeviceBuffer<float> a(p.size_a()), b(p.size_b()), c(p.size_c());
     fill_uniform(a.get(), p.size_a(), 7);
     fill_uniform(b.get(), p.size_b(), 8);
     // The fills ran on the bench stream; download() copies on the legacy stream, not ordered after it.
     TILEGEMM_CUDA_CHECK(cudaStreamSynchronize(bench_stream()));
-    const int64_t off = p.offset;
     const bool cpu = p.flops() <= 2.0 * 1024 * 1024 * 1024;
     std::vector<float> expect(p.size_c(), 0.0f);
     if (cpu) {
@@ -224,31 +245,71 @@ class GemmProfiler final : public OperationProfiler {
   }
 
  private:
-  // Verifies (unless it is the baseline) and times one contender on one problem. a, b, c, c_ref: the
-  // buffers (the matrices start p.offset elements in).
-  Row measure(const Contender& ct, const Problem& p, const TimingPlan& timing, const float* a_buf, const float* b_buf,
-              float* c_buf, const float* c_ref) const {
-    const float* a = a_buf + p.offset;
-    const float* b = b_buf + p.offset;
-    float* c = c_buf + p.offset;
+  // A problem's A, B and C (and cuBLAS's C) in p.dtype, A and B uniform in [-1, 1).
+  struct Operands {
+    Operands(const Problem& p, uint64_t seed_a, uint64_t seed_b)
+        : a(p.dtype, p.size_a()), b(p.dtype, p.size_b()), c(p.dtype, p.size_c()), c_ref(p.dtype, p.size_c()) {
+      fill_uniform(a, p.size_a(), seed_a);
+      fill_uniform(b, p.size_b(), seed_b);
+    }
+    TypedBuffer a, b, c, c_ref;
+  };
+  // What a contender's C is compared with, and the tolerance. fp32: cuBLAS's C (c_ref), |A|,|B| <= 1:
+  // the FP32 rounding bound of a K-term dot product for both sides. 16-bit: the FP64 product of the
+  // same inputs; two roundings to the output type (2 x unit roundoff x the largest |C|: cuBLAS's split
+  // products round partial sums too) plus the FP32 accumulation's bound.
+  struct Reference {
+    std::optional<DeviceBuffer<double>> f64;  // 16-bit runs
+    const TypedBuffer* c_ref = nullptr;       // fp32 runs
+    double tol = 0;
+    F64Diff compare(const Problem& p, const TypedBuffer& c) const {
+      if (!f64) return {compare_c(p, static_cast<const float*>(c.at(0)), static_cast<const float*>(c_ref->at(0))), 0};
+      if (p.size_c() == 0) return {};
+      return compare_to_f64(c.at(p.offset), p.dtype, f64->get() + p.offset, p.c_outer(), p.c_inner(), p.ldc());
+    }
+  };
+  static Reference reference(const Problem& p, const Operands& o, Cublas& cublas) {
+    Reference r;
+    r.tol = 2.0 * ref::fp32_gemm_error_bound(p.k);
+    fill_nan(o.c_ref, p.size_c());
+    cublas.gemm(p, o.a.at(p.offset), o.b.at(p.offset), o.c_ref.at(p.offset));
+    if (p.dtype == DType::F32) {
+      r.c_ref = &o.c_ref;
+    } else {
+      DeviceBuffer<double> a64(p.size_a()), b64(p.size_b());
+      r.f64.emplace(p.size_c());
+      widen_to_f64(o.a, p.size_a(), a64.get());
+      widen_to_f64(o.b, p.size_b(), b64.get());
+      cublas.dgemm(p, a64.get() + p.offset, b64.get() + p.offset, r.f64->get() + p.offset);
+      r.tol += 2.0 * unit_roundoff(p.dtype) * r.compare(p, o.c_ref).max_ref;  // synchronizes before a64, b64 go
+    }
+    TILEGEMM_CUDA_CHECK(cudaDeviceSynchronize());
+    return r;
+  }
+
+  // Verifies (fp32: unless it is the baseline, the reference itself) and times one contender on one
+  // problem.
+  Row measure(const Contender& ct, const Problem& p, const TimingPlan& timing, const Operands& o,
+              const Reference& ref) const {
+    const void* a = o.a.at(p.offset);
+    const void* b = o.b.at(p.offset);
+    void* c = o.c.at(p.offset);
     Row r;
     r.what = p;
     r.dtype = bench_.dtype.name;
     r.kernel = ct.label;
     r.baseline = ct.is_baseline;
-    r.reference = ct.is_baseline;
-    // |A|,|B| <= 1: the FP32 rounding bound of a K-term dot product, for both sides of the comparison.
-    r.tol = 2.0 * ref::fp32_gemm_error_bound(p.k);
+    r.reference = ct.is_baseline && p.dtype == DType::F32;
+    r.tol = ref.tol;
     const std::string why = ct.unsupported(p, a, b, c);
     if (!why.empty()) {
       r.status = "skipped: " + why;
       return r;
     }
     std::function<Diff()> compare;
-    if (!ct.is_baseline) compare = [&] { return compare_c(p, c_buf, c_ref); };
+    if (!r.reference) compare = [&] { return ref.compare(p, o.c).diff; };
     verify_and_time(
-        r, [&] { ct.run(p, a, b, c); }, [&] { fill_value(c_buf, p.size_c(), std::nanf("")); }, compare, p.flops(),
-        fp32_peak_, timing);
+        r, [&] { ct.run(p, a, b, c); }, [&] { fill_nan(o.c, p.size_c()); }, compare, p.flops(), peak_, timing);
     if (r.ok()) r.config = ct.config(p, a, b, c);
     return r;
   }
@@ -260,7 +321,7 @@ class GemmProfiler final : public OperationProfiler {
   CheckPlan check_;
   std::vector<Problem> tune_problems_;
   std::string plot_script_;
-  double fp32_peak_ = 0;
+  double peak_ = 0;  // of the run's dtype: FP32 CUDA cores, or dense BF16/FP16 tensor cores
   std::optional<Cublas> cublas_;  // created on the device, after the arguments are checked
 };
 

@@ -14,6 +14,7 @@ struct Problem {
   Op op_a = Op::N, op_b = Op::N;
   bool ops_fixed = false;  // the preset fixed op_a/op_b (--trans leaves them alone)
   int64_t m = 0, n = 0, k = 0;
+  DType dtype = DType::F32;  // A, B and C (--dtype)
   // Memory layout (--ld, --offset): every leading dimension is ld_abs when > 0, else the tight one
   // plus ld_pad; every matrix starts `offset` elements into its buffer.
   int64_t ld_pad = 0, ld_abs = 0, offset = 0;

@@ -39,7 +39,7 @@ void check_distinct(const std::string& a, const char* what_a, const std::string&
 
 
 const std::vector<DTypeChoice>& supported_dtypes() {
-  static const std::vector<DTypeChoice> list = {{"fp32", DType::F32}};
+  static const std::vector<DTypeChoice> list = {{"fp32", DType::F32}, {"bf16", DType::BF16}, {"fp16", DType::F16}};
   return list;
 }
 

@@ -284,6 +284,18 @@ TEST(Gemv16Family, TakesSkinnyKMajorProductsAndLeavesTheRestToWgmma) {
   EXPECT_EQ(best_family(1, 4096, 4096, Op::N, Op::N, 0), "wgmma");    // B MN-major
   EXPECT_EQ(best_family(1, 4096, 4093, Op::N, Op::T, 0), "wgmma");    // k not a multiple of 8
   EXPECT_EQ(best_family(4, 4096, 4096, Op::N, Op::T, 3), "wgmma");    // rows off 16 bytes
+  // Few tiles, long k: level 8 splits k (one wave of 4 x 4 tiles would leave 116 SMs idle).
+  GemmArgs long_k;
+  long_k.m = long_k.n = 512;
+  long_k.k = 65536;
+  long_k.op_b = Op::T;
+  long_k.a = MatrixArg{DType::BF16, base, 65536, 0};
+  long_k.b = MatrixArg{DType::BF16, base + (uint64_t(1) << 32), 65536, 0};
+  long_k.c = OutputArg{DType::BF16, const_cast<uint16_t*>(base) + (uint64_t(1) << 33), 512, 0};
+  const std::string text = ops::rank(ops::gemm_call(long_k, GemmOptions{}).problem, h100()).best().text();
+  EXPECT_NE(text.find(":k"), std::string::npos) << text;
+  EXPECT_EQ(ops::registry().parse("WGMMA:128x128x64:S4:K8", "config", ops::OpKind::Gemm).text(),
+            "wgmma:128x128x64:s4:k8");
   const ops::Family* f = ops::registry().find("gemv16");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(ops::registry().parse(" GEMV16 ", "config", ops::OpKind::Gemm).text(), "gemv16");

@@ -233,6 +233,21 @@ TEST(Wgmma, SmallOddShapes) {
       }
 }
 
+// Split-K (configs ":k<N>"): the slices' FP32 partial sums reduced in slice order, alpha and beta
+// applied once; k not a multiple of the slices, fewer k steps than asked slices, every layout.
+TEST(Wgmma, SplitKAgainstTheFp64Reference) {
+  const DType bf = DType::BF16, h = DType::F16, f = DType::F32;
+  const Layout row = Layout::RowMajor, col = Layout::ColMajor;
+  const std::vector<WgmmaCase> cases = {
+      {bf, bf, row, Op::N, Op::T, 256, 256, 4096, 0, 0, 1.0f, 0.0f, "wgmma:128x128x64:s4:k4"},
+      {bf, f, row, Op::N, Op::N, 200, 300, 1000, 0, 0, 1.5f, -0.5f, "wgmma:128x256x64:s4:k8"},  // beta reads C
+      {h, h, col, Op::T, Op::T, 129, 65, 4093, 3, 1, 1.0f, 0.0f, "wgmma:128x128x64:s4:k16"},   // packed, ragged
+      {h, f, row, Op::T, Op::N, 64, 64, 65536, 0, 0, 1.0f, 0.0f, "wgmma:128x128x64:s4:k16"},
+      {bf, bf, row, Op::N, Op::T, 100, 100, 100, 0, 0, 1.0f, 2.0f, "wgmma:128x128x64:s4:k16"},  // 2 k steps: 2 slices
+  };
+  for (const WgmmaCase& t : cases) run_case(t);
+}
+
 // Family gemv16 (kernels/gemm/gemv_16bit.cuh): decode K-major products, m or n <= 4, each X-row count
 // the kernel instantiates, both input types, outputs in the input type and f32, beta.
 TEST(Gemv16, SkinnyProductsAgainstTheFp64Reference) {

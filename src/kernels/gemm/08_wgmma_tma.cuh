@@ -48,6 +48,12 @@ struct WgmmaParams {
   long long ldc;
   float alpha, beta;  // beta == 0: C is not read
   bool pairs;         // C's address and ldc keep column pairs aligned: one 2-element access per pair
+  // Split-K: each tile's k steps in `splits` slices of kt_per_split (the last may be shorter, none
+  // empty); with splits > 1 a slice writes its raw FP32 sums to partial + slice * m * ld_partial
+  // (ld_partial even) and split_reduce_16bit.cuh makes C from them.
+  int splits, kt_per_split;
+  float* partial;
+  long long ld_partial;
 };
 
 namespace wgmma_detail {
@@ -86,14 +92,17 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   auto& s = *reinterpret_cast<WgmmaSmem<BN, kStages>*>((reinterpret_cast<uintptr_t>(raw) + 1023) & ~uintptr_t(1023));
   const int wg = threadIdx.x / 128;
   const int kt_count = (p.k + BK - 1) / BK;
-  // Persistent: block b takes tiles b, b + grid, ... in grouped order (8 tile rows share their B
-  // columns in L2).
-  const int tiles_n = (p.n + BN - 1) / BN, tiles_m = (p.m + BM - 1) / BM, tiles = tiles_n * tiles_m;
-  auto tile_origin = [&](int t, int& m0, int& n0) {
+  // Persistent: block b takes work units b, b + grid, ...; unit u is k slice u % splits of tile
+  // u / splits, the tiles in grouped order (8 tile rows share their B columns in L2).
+  const int tiles_n = (p.n + BN - 1) / BN, tiles_m = (p.m + BM - 1) / BM, units = tiles_n * tiles_m * p.splits;
+  auto unit_origin = [&](int u, int& m0, int& n0, int& kt0, int& kt1) {
+    const int t = u / p.splits;
     const int per_group = 8 * tiles_n, first_m = (t / per_group) * 8;
     const int group_rows = min(tiles_m - first_m, 8);
     m0 = (first_m + (t % per_group) % group_rows) * BM;
     n0 = ((t % per_group) / group_rows) * BN;
+    kt0 = (u % p.splits) * p.kt_per_split;
+    kt1 = min(kt0 + p.kt_per_split, kt_count);
   };
   if (threadIdx.x == 0) {
     for (int i = 0; i < kStages; ++i) {
@@ -107,10 +116,10 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
     if (threadIdx.x != 0) return;
     int it = 0;
-    for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
-      int m0, n0;
-      tile_origin(t, m0, n0);
-      for (int kt = 0; kt < kt_count; ++kt, ++it) {
+    for (int u = blockIdx.x; u < units; u += gridDim.x) {
+      int m0, n0, kt0, kt1;
+      unit_origin(u, m0, n0, kt0, kt1);
+      for (int kt = kt0; kt < kt1; ++kt, ++it) {
         const int st = it % kStages;
         if (it >= kStages) mbar_wait(&s.empty[st], ((it / kStages) - 1) & 1);
         mbar_expect_tx(&s.full[st], (BM + BN) * BK * 2);
@@ -127,10 +136,10 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   const int t_in = threadIdx.x % 128, warp = t_in / 32, lane = t_in % 32;
   float acc[BN / 2];
   int it = 0;
-  for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
-    int m0, n0;
-    tile_origin(t, m0, n0);
-    for (int kt = 0; kt < kt_count; ++kt, ++it) {
+  for (int u = blockIdx.x; u < units; u += gridDim.x) {
+    int m0, n0, kt0, kt1;
+    unit_origin(u, m0, n0, kt0, kt1);
+    for (int kt = kt0; kt < kt1; ++kt, ++it) {
       const int st = it % kStages;
       mbar_wait(&s.full[st], (it / kStages) & 1);
       wgmma_fence();
@@ -139,18 +148,34 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
 #pragma unroll
       for (int kk = 0; kk < BK / 16; ++kk)
         Wgmma<BN, kF16, kAMn, kBMn>::mma(acc, desc_k_step<kAMn>(da, kk), desc_k_step<kBMn>(db, kk),
-                                         (kt > 0 || kk > 0) ? 1 : 0);
+                                         (kt > kt0 || kk > 0) ? 1 : 0);
       wgmma_commit();
       // One group in flight: the previous stage's products are done, its buffers free.
       wgmma_wait<1>();
-      if (kt > 0 && t_in == 0) mbar_arrive(&s.empty[(it - 1) % kStages]);
+      if (kt > kt0 && t_in == 0) mbar_arrive(&s.empty[(it - 1) % kStages]);
     }
     wgmma_wait<0>();
     if (t_in == 0) mbar_arrive(&s.empty[(it - 1) % kStages]);
     // The m64nBN accumulator layout: thread (warp, lane) holds rows warp * 16 + lane / 4 (+ 8) and
     // column pairs 8 j + 2 (lane % 4).
-    OutT* c = static_cast<OutT*>(p.c);
     const int row_base = m0 + cw * 64 + warp * 16 + lane / 4;
+    if (p.splits > 1) {  // the slice's raw sums; the reduction applies alpha and beta
+      float* part = p.partial + static_cast<long long>(u % p.splits) * p.m * p.ld_partial;
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j) {
+        const int col = n0 + j * 8 + (lane % 4) * 2;
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int row = row_base + h * 8;
+          if (row >= p.m || col >= p.n) continue;
+          float* out = part + row * p.ld_partial + col;
+          if (col + 1 < p.n) *reinterpret_cast<float2*>(out) = make_float2(acc[j * 4 + h * 2], acc[j * 4 + h * 2 + 1]);
+          else out[0] = acc[j * 4 + h * 2];
+        }
+      }
+      continue;
+    }
+    OutT* c = static_cast<OutT*>(p.c);
 #pragma unroll
     for (int j = 0; j < BN / 8; ++j) {
       const int col = n0 + j * 8 + (lane % 4) * 2;

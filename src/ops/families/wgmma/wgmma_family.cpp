@@ -22,7 +22,9 @@ namespace {
 struct WgmmaConfig {
   int bn = 256;
   int stages = 4;
+  int splits = 1;  // k slices per tile (split-K, ":k<N>" in the text)
 };
+constexpr int kSplitChoices[] = {2, 4, 8, 16, 32, 64};
 
 bool sixteen_bit(DType t) { return t == DType::BF16 || t == DType::F16; }
 // An operand as stored: `lines` lines of `inner` elements. A: m x k (MN-major: k x m); B: n x k
@@ -52,15 +54,21 @@ class WgmmaFamily final : public Family {
   bool claims(std::string_view text) const override { return text.substr(0, text.find(':')) == "wgmma"; }
   Config parse(const std::string& text, const char* what) const override {
     const std::string lowered = detail::lowered_text(text);
-    for (int bn : {256, 128})
-      if (lowered == "wgmma:128x" + std::to_string(bn) + "x64:s4") return of(bn);
+    for (int bn : {256, 128}) {
+      const std::string tile = "wgmma:128x" + std::to_string(bn) + "x64:s4";
+      if (lowered == tile) return of(bn, 1);
+      for (int splits : kSplitChoices)
+        if (lowered == tile + ":k" + std::to_string(splits)) return of(bn, splits);
+    }
     throw Error(ErrorCode::InvalidArgument, std::string(what) + ": '" + text +
                                                 "' is not a wgmma config (compiled: wgmma:128x256x64:s4, "
-                                                "wgmma:128x128x64:s4)");
+                                                "wgmma:128x128x64:s4, either with :k2, :k4, ... :k64 for "
+                                                "split-K)");
   }
   std::string print(const Config& c) const override {
     const WgmmaConfig& f = c.fields<WgmmaConfig>();
-    return "wgmma:128x" + std::to_string(f.bn) + "x64:s" + std::to_string(f.stages);
+    return "wgmma:128x" + std::to_string(f.bn) + "x64:s" + std::to_string(f.stages) +
+           (f.splits > 1 ? ":k" + std::to_string(f.splits) : "");
   }
   std::string supports(const Problem& p) const override {
     if (p.kind != OpKind::Gemm) return "not a GEMM";
@@ -74,7 +82,19 @@ class WgmmaFamily final : public Family {
     if (p.batch != 1) return "batch = " + std::to_string(p.batch) + ": this family runs one product per launch";
     return "";
   }
-  std::vector<Config> candidates(const Problem&, const DeviceFacts&) const override { return {of(256), of(128)}; }
+  // Both tiles; split-K where the work units (tiles x slices) still fit one wave and every slice keeps
+  // 2 k steps or more (a second wave of half slices measured slower than one of whole tiles:
+  // 1 x 14336 x 4096 on 112 tiles, 0.76 -> 0.59x cuBLAS, H100, 2026-11-28).
+  std::vector<Config> candidates(const Problem& p, const DeviceFacts& d) const override {
+    std::vector<Config> out;
+    for (int bn : {256, 128}) {
+      out.push_back(of(bn, 1));
+      const int64_t tiles = (p.m + 127) / 128 * ((p.n + bn - 1) / bn), steps = (p.k + 63) / 64;
+      for (int splits : kSplitChoices)
+        if (tiles * splits <= d.sm_count && steps >= 2 * splits) out.push_back(of(bn, splits));
+    }
+    return out;
+  }
   std::vector<Config> neighbours(const Problem&, const Config&) const override { return {}; }
   std::string can_implement(const Problem& p, const Config&) const override {
     const std::string why = supports(p);
@@ -90,30 +110,39 @@ class WgmmaFamily final : public Family {
       return "B is not 16-byte aligned and spans 2^35 bytes or more: too large to pack for TMA";
     return "";
   }
-  size_t workspace_bytes(const Problem& p, const Config&, const Operands&, const DeviceFacts&) const override {
-    return stored_a(p).packed_bytes() + stored_b(p).packed_bytes();
+  size_t workspace_bytes(const Problem& p, const Config& c, const Operands&, const DeviceFacts&) const override {
+    return stored_a(p).packed_bytes() + stored_b(p).packed_bytes() +
+           wgmma_partial_bytes(p.m, p.n, p.k, c.fields<WgmmaConfig>().splits);
   }
   // Tensor-core time at the measured rate of the tile (prototype, H100, 2026-11-27: 128x256 ~700
-  // TFLOP/s on big squares, 128x128 ~620) over whole waves of tiles, or the operands' bytes at
-  // memory bandwidth, plus a launch.
+  // TFLOP/s on big squares, 128x128 ~620) over whole waves of work units (a tile's k slice), each
+  // with ~1 us of pipeline fill and epilogue, or the operands' bytes at memory bandwidth, plus a
+  // launch; split-K adds its partial sums' traffic and the reduction's launch.
   std::optional<Estimate> estimate(const Problem& p, const Config& c, const DeviceFacts& d) const override {
-    const int bn = c.fields<WgmmaConfig>().bn;
+    const WgmmaConfig& f = c.fields<WgmmaConfig>();
+    const int bn = f.bn;
+    const WgmmaSlices slices = wgmma_slices(p.k, f.splits);
     const double tiles = std::ceil(p.m / 128.0) * std::ceil(p.n / double(bn));
-    const double waves = std::ceil(tiles / std::max(1, d.sm_count));
+    const double units = tiles * slices.splits;
+    const double waves = std::ceil(units / std::max(1, d.sm_count));
     const double per_sm_flops = (bn == 256 ? 700e12 : 620e12) / kMeasuredSms;
-    const double tile_us = 2.0 * 128 * bn * std::max<int64_t>(p.k, 1) / per_sm_flops * 1e6;
+    const double slice_k = std::min<double>(64.0 * slices.kt_per_split, std::max<int64_t>(p.k, 1));
+    const double tile_us = 1.0 + 2.0 * 128 * bn * slice_k / per_sm_flops * 1e6;
+    const double partial_bytes = static_cast<double>(wgmma_partial_bytes(p.m, p.n, p.k, f.splits));
+    const double reduce_us = partial_bytes > 0 ? 3.0 + 2.0 * partial_bytes / 2.5e12 * 1e6 : 0.0;
     const double bytes = 2.0 * (p.m * p.k + p.n * p.k) + dtype_bytes(p.c_type) * double(p.m) * p.n;
     // Packing reads and writes each packed operand once, and launches once more.
     const size_t packed = stored_a(p).packed_bytes() + stored_b(p).packed_bytes();
     const double pack_us = packed > 0 ? 3.0 + 2.0 * packed / 3.0e12 * 1e6 : 0.0;
     // The memory floor: ~2.5 TB/s with every SM streaming tiles, proportionally less with fewer
     // tiles than SMs (1 x 11008 x 4096 on 86 tiles: 56 us measured, H100, 2026-11-28).
-    const double streaming = 2.5e12 * std::min(1.0, tiles / std::max(1, d.sm_count));
-    const double us = 4.0 + pack_us + std::max(waves * tile_us, bytes / streaming * 1e6);
+    const double streaming = 2.5e12 * std::min(1.0, units / std::max(1, d.sm_count));
+    const double us = 4.0 + pack_us + reduce_us + std::max(waves * tile_us, bytes / streaming * 1e6);
     Estimate e;
     e.us = e.rank_us = us;
-    e.why = std::to_string(static_cast<long long>(tiles)) + " tiles in " + std::to_string(static_cast<int>(waves)) +
-            " waves" + (packed > 0 ? ", operands packed for TMA first" : "");
+    e.why = std::to_string(static_cast<long long>(tiles)) + " tiles" +
+            (slices.splits > 1 ? " x " + std::to_string(slices.splits) + " k slices" : "") + " in " +
+            std::to_string(static_cast<int>(waves)) + " waves" + (packed > 0 ? ", operands packed for TMA first" : "");
     return e;
   }
   std::string config_class(const Problem&, const Config&, const DeviceFacts&) const override { return "wgmma"; }
@@ -141,8 +170,11 @@ class WgmmaFamily final : public Family {
     l.a_mn_major = p.trans_a;   // canonical A stored k x m
     l.b_mn_major = !p.trans_b;  // canonical B stored k x n
     const StoredOperand sa = stored_a(p), sb = stored_b(p);
-    // Freed in stream order after the product.
-    detail::Workspace packed(stream, sa.packed_bytes() + sb.packed_bytes(), 0);
+    l.splits = c.fields<WgmmaConfig>().splits;
+    // Packed operands, then split-K's partial sums; freed in stream order after the product.
+    detail::Workspace packed(stream, workspace_bytes(p, c, o, d), 0);
+    if (wgmma_slices(p.k, l.splits).splits > 1)
+      l.partial = reinterpret_cast<float*>(packed.get() + sa.packed_bytes() + sb.packed_bytes());
     if (sa.packed) {
       pack_16bit(o.a, o.lda, sa.lines, sa.inner, packed.get(), l.sm_count, stream);
       l.a = packed.get();
@@ -158,7 +190,7 @@ class WgmmaFamily final : public Family {
   }
 
  private:
-  Config of(int bn) const { return Config(*this, WgmmaConfig{bn, 4}); }
+  Config of(int bn, int splits) const { return Config(*this, WgmmaConfig{bn, 4, splits}); }
 };
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "core/device_context.hpp"
 #include "core/with_bool.hpp"
 #include "kernels/gemm/08_wgmma_tma.cuh"
+#include "kernels/gemm/split_reduce_16bit.cuh"
 #include "ops/families/wgmma/wgmma_launch.hpp"
 #include "tilegemm/error.hpp"
 
@@ -63,14 +64,32 @@ void launch(const WgmmaLaunch& l, cudaStream_t stream) {
   const CUtensorMap map_a =
       kAMn ? tensor_map(l.a, l.in, l.k, l.m, l.lda, 64) : tensor_map(l.a, l.in, l.m, l.k, l.lda, kernels::kWgmmaBM);
   const CUtensorMap map_b = kBMn ? tensor_map(l.b, l.in, l.k, l.n, l.ldb, 64) : tensor_map(l.b, l.in, l.n, l.k, l.ldb, BN);
-  const int64_t tiles = ((l.m + kernels::kWgmmaBM - 1) / kernels::kWgmmaBM) * ((l.n + BN - 1) / BN);
-  const unsigned grid = static_cast<unsigned>(tiles < l.sm_count ? tiles : l.sm_count);
+  const WgmmaSlices k_slices = wgmma_slices(l.k, l.splits);
+  const int64_t units = ((l.m + kernels::kWgmmaBM - 1) / kernels::kWgmmaBM) * ((l.n + BN - 1) / BN) * k_slices.splits;
+  const unsigned grid = static_cast<unsigned>(units < l.sm_count ? units : l.sm_count);
   // Column pairs are one access when C's address and row pitch keep them aligned.
   const bool pairs = l.ldc % 2 == 0 && reinterpret_cast<uintptr_t>(l.c) % (2 * sizeof(OutT)) == 0;
-  const kernels::WgmmaParams p{l.c,     static_cast<int>(l.m), static_cast<int>(l.n), static_cast<int>(l.k), l.ldc,
-                               l.alpha, l.beta,                 pairs};
+  kernels::WgmmaParams p{};
+  p.c = l.c;
+  p.m = static_cast<int>(l.m);
+  p.n = static_cast<int>(l.n);
+  p.k = static_cast<int>(l.k);
+  p.ldc = l.ldc;
+  p.alpha = l.alpha;
+  p.beta = l.beta;
+  p.pairs = pairs;
+  p.splits = k_slices.splits;
+  p.kt_per_split = k_slices.kt_per_split;
+  p.partial = l.partial;
+  p.ld_partial = wgmma_partial_ld(l.n);
   kernel<<<grid, kernels::kWgmmaThreads, smem, stream>>>(map_a, map_b, p);
   TILEGEMM_CHECK_LAUNCH();
+  if (k_slices.splits > 1) {
+    const int64_t count = l.m * l.n, want = (count + 255) / 256, most = int64_t(l.sm_count) * 8;
+    kernels::split_reduce_16bit<OutT><<<static_cast<unsigned>(want < most ? want : most), 256, 0, stream>>>(
+        l.partial, k_slices.splits, p.m, p.n, p.ld_partial, static_cast<OutT*>(l.c), l.ldc, l.alpha, l.beta);
+    TILEGEMM_CHECK_LAUNCH();
+  }
 }
 
 template <bool kF16, class OutT, int BN>

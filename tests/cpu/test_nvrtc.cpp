@@ -104,6 +104,9 @@ std::vector<KernelCase> all_cases() {
   std::vector<KernelCase> cases;
   cases.push_back({"L00_scale_c", "kernels/gemm/00_scale.cuh",
                    {"&" + ns + "scale_c<0>", "&" + ns + "scale_c<1>", "&" + ns + "scale_c<2>"}});
+  // Level 8's packing kernel. The other 16-bit headers include cuda_bf16.h / cuda_fp16.h (and level
+  // 8 cuda.h's CUtensorMap), which NVRTC does not find with -I src alone: not run-time compiled yet.
+  cases.push_back({"L08_pack_16bit", "kernels/gemm/pack_16bit.cuh", {"&" + ns + "pack_16bit"}});
 
   struct Simple {
     const char* level;

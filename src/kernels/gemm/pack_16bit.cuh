@@ -9,7 +9,7 @@
 // needs, so no read starts before the operand's first 16-byte block; a chunk whose blocks would reach
 // past the operand's last element (which may end its allocation) is read element by element.
 //
-// Device code only.
+// Device code only, includes nothing: compiles with nvcc and with NVRTC (-I src).
 #pragma once
 
 namespace tilegemm {

@@ -92,16 +92,64 @@ void sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float al
                     ldb, beta, as_ptr<float>(c) + i * stride_c, ldc, as_stream(stream), options);
 }
 
+tilegemm::DType dtype_of(const std::string& name) {
+  if (name == "float32") return tilegemm::DType::F32;
+  if (name == "bfloat16") return tilegemm::DType::BF16;
+  if (name == "float16") return tilegemm::DType::F16;
+  throw Error(ErrorCode::InvalidArgument, "dtype: '" + name + "' is not float32, bfloat16 or float16");
+}
+
+// The typed entry tilegemm::gemm(GemmArgs) for A, B and C all of `dtype` ("float32", "bfloat16",
+// "float16"; FP32 accumulation), row-major, batches as in sgemm.
+tilegemm::GemmArgs typed_args(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, uintptr_t a,
+                              int64_t lda, uintptr_t b, int64_t ldb, float beta, uintptr_t c, int64_t ldc,
+                              const std::string& dtype, int64_t batch, int64_t stride_a, int64_t stride_b,
+                              int64_t stride_c) {
+  const tilegemm::DType t = dtype_of(dtype);
+  tilegemm::GemmArgs args;
+  args.layout = tilegemm::Layout::RowMajor;
+  args.op_a = trans_a ? tilegemm::Op::T : tilegemm::Op::N;
+  args.op_b = trans_b ? tilegemm::Op::T : tilegemm::Op::N;
+  args.m = m;
+  args.n = n;
+  args.k = k;
+  args.batch = batch;
+  args.a = {t, as_ptr<const void>(a), lda, stride_a};
+  args.b = {t, as_ptr<const void>(b), ldb, stride_b};
+  args.c = {t, as_ptr<void>(c), ldc, stride_c};
+  args.epilogue.alpha = alpha;
+  args.epilogue.beta = beta;
+  return args;
+}
+
+void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, uintptr_t a, int64_t lda,
+          uintptr_t b, int64_t ldb, float beta, uintptr_t c, int64_t ldc, uintptr_t stream, int device,
+          const std::string& kernel, const std::string& config, int64_t batch, int64_t stride_a, int64_t stride_b,
+          int64_t stride_c, const std::string& math, const std::string& dtype) {
+  const tilegemm::GemmOptions options = gemm_options(kernel, config, math);
+  const tilegemm::GemmArgs args =
+      typed_args(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, dtype, batch, stride_a, stride_b,
+                 stride_c);
+  DeviceGuard guard(device);
+  tilegemm::gemm(args, as_stream(stream), options);
+}
+
 nb::dict explain(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, uintptr_t a,
                  int64_t lda, uintptr_t b, int64_t ldb, float beta, uintptr_t c, int64_t ldc,
-                 int device, const std::string& kernel, const std::string& config, const std::string& math) {
+                 int device, const std::string& kernel, const std::string& config, const std::string& math,
+                 const std::string& dtype) {
   tilegemm::GemmChoice choice;
   {
     DeviceGuard guard(device);
-    choice = tilegemm::explain_choice(tilegemm::Layout::RowMajor, trans_a ? tilegemm::Op::T : tilegemm::Op::N,
-                                      trans_b ? tilegemm::Op::T : tilegemm::Op::N, m, n, k, alpha,
-                                      as_ptr<const float>(a), lda, as_ptr<const float>(b), ldb, beta,
-                                      as_ptr<const float>(c), ldc, gemm_options(kernel, config, math));
+    if (dtype == "float32")  // sgemm's argument names in the errors, as the float32 products run
+      choice = tilegemm::explain_choice(tilegemm::Layout::RowMajor, trans_a ? tilegemm::Op::T : tilegemm::Op::N,
+                                        trans_b ? tilegemm::Op::T : tilegemm::Op::N, m, n, k, alpha,
+                                        as_ptr<const float>(a), lda, as_ptr<const float>(b), ldb, beta,
+                                        as_ptr<const float>(c), ldc, gemm_options(kernel, config, math));
+    else
+      choice = tilegemm::explain_choice(
+          typed_args(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, dtype, 1, 0, 0, 0),
+          gemm_options(kernel, config, math));
   }
   nb::dict d;
   d["config"] = choice.config;
@@ -240,8 +288,13 @@ NB_MODULE(_tilegemm, m) {
         "b"_a, "ldb"_a, "beta"_a, "c"_a, "ldc"_a, "stream"_a, "device"_a, "kernel"_a, "config"_a,
         "batch"_a = 1, "stride_a"_a = 0, "stride_b"_a = 0, "stride_c"_a = 0, "math"_a = "fp32",
         nb::call_guard<nb::gil_scoped_release>());
+  m.def("gemm", &gemm, "trans_a"_a, "trans_b"_a, "m"_a, "n"_a, "k"_a, "alpha"_a, "a"_a, "lda"_a, "b"_a, "ldb"_a,
+        "beta"_a, "c"_a, "ldc"_a, "stream"_a, "device"_a, "kernel"_a, "config"_a, "batch"_a = 1, "stride_a"_a = 0,
+        "stride_b"_a = 0, "stride_c"_a = 0, "math"_a = "fp32", "dtype"_a = "float32",
+        nb::call_guard<nb::gil_scoped_release>());
   m.def("explain_choice", &explain, "trans_a"_a, "trans_b"_a, "m"_a, "n"_a, "k"_a, "alpha"_a, "a"_a,
-        "lda"_a, "b"_a, "ldb"_a, "beta"_a, "c"_a, "ldc"_a, "device"_a, "kernel"_a, "config"_a, "math"_a = "fp32");
+        "lda"_a, "b"_a, "ldb"_a, "beta"_a, "c"_a, "ldc"_a, "device"_a, "kernel"_a, "config"_a, "math"_a = "fp32",
+        "dtype"_a = "float32");
 
   // dynamic_attr: the Python side pins the source arrays on the handle (they hold the blocks).
   nb::class_<BsrHandle>(m, "DeviceBsr", nb::dynamic_attr())

@@ -27,6 +27,7 @@ class Array(NamedTuple):
     device: int  # CUDA ordinal, or -1 when the array does not say (current device)
     framework: str  # "torch", "cupy", "cuda_array_interface" or "dlpack"
     source: Any  # the caller's object (kept alive by the caller during the call)
+    dtype: str = "float32"  # "float32", "bfloat16" or "float16" (matmul; BSR takes float32)
 
 
 _torch = None  # the torch module, once an argument showed that the caller uses it
@@ -55,10 +56,14 @@ def _check_ndim(name: str, shape: Tuple[int, ...]) -> None:
             f"(shape {tuple(shape)})")
 
 
-_TORCH_DTYPES = {"torch.float32": "float32", "torch.int32": "int32", "torch.int64": "int64"}
-_TYPESTRS = {"f4": "float32", "i4": "int32", "i8": "int64"}
-_DLPACK_DTYPES = {(2, 32, 1): "float32", (0, 32, 1): "int32", (0, 64, 1): "int64"}
-_ITEMSIZE = {"float32": 4, "int32": 4, "int64": 8}
+_TORCH_DTYPES = {"torch.float32": "float32", "torch.bfloat16": "bfloat16", "torch.float16": "float16",
+                 "torch.int32": "int32", "torch.int64": "int64"}
+_TYPESTRS = {"f4": "float32", "f2": "float16", "i4": "int32", "i8": "int64"}
+_DLPACK_DTYPES = {(2, 32, 1): "float32", (2, 16, 1): "float16", (4, 16, 1): "bfloat16", (0, 32, 1): "int32",
+                  (0, 64, 1): "int64"}
+_ITEMSIZE = {"float32": 4, "bfloat16": 2, "float16": 2, "int32": 4, "int64": 8}
+# The element types of matmul's arrays (FP32 accumulation for the 16-bit ones).
+MATMUL_DTYPES = ("float32", "bfloat16", "float16")
 
 
 class Raw(NamedTuple):
@@ -133,15 +138,15 @@ def _raw(name: str, x: Any, stream: int) -> Raw:
                     "tilegemm takes torch tensors, CuPy arrays or any DLPack CUDA array")
 
 
-def describe(name: str, x: Any, stream: int = 0) -> Array:
-    """A float32 matrix (2-D) or batch of matrices (3-D) argument; TypeError/ValueError naming it
-    when it cannot be used."""
+def describe(name: str, x: Any, stream: int = 0, dtypes: Tuple[str, ...] = ("float32",)) -> Array:
+    """A matrix (2-D) or batch of matrices (3-D) argument of one of `dtypes`; TypeError/ValueError
+    naming it when it cannot be used."""
     r = _raw(name, x, stream)
-    if r.dtype != "float32":
-        raise TypeError(f"{name}: dtype {r.dtype} is not supported; tilegemm takes float32 "
-                        "(the tensor-core dtypes are not in the library yet)")
+    if r.dtype not in dtypes:
+        raise TypeError(f"{name}: dtype {r.dtype} is not supported here; this takes "
+                        + " or ".join(dtypes))
     _check_ndim(name, r.shape)
-    return Array(r.address, r.shape, r.strides, r.device, r.framework, r.source)
+    return Array(r.address, r.shape, r.strides, r.device, r.framework, r.source, r.dtype)
 
 
 class IndexArray(NamedTuple):
@@ -240,17 +245,20 @@ class Output(NamedTuple):
 
 
 def new_output(a: Array, shape: Tuple[int, ...], stream: int) -> Output:
-    """A new float32 array of `shape` on a's device, of a's framework."""
+    """A new array of `shape` and a's dtype on a's device, of a's framework."""
     if a.framework == "torch":
         torch = _torch_module()
-        t = torch.empty(shape, dtype=torch.float32, device=a.source.device)
-        return Output(describe("out", t), lambda: t)
-    if a.framework == "cupy":
+        t = torch.empty(shape, dtype=getattr(torch, a.dtype), device=a.source.device)
+        return Output(describe("out", t, dtypes=MATMUL_DTYPES), lambda: t)
+    if a.framework == "cupy" and a.dtype != "bfloat16":
         import cupy
 
         with cupy.cuda.Device(a.device):
-            c = cupy.empty(shape, dtype=cupy.float32)
-        return Output(describe("out", c), lambda: c)
+            c = cupy.empty(shape, dtype=getattr(cupy, a.dtype))
+        return Output(describe("out", c, dtypes=MATMUL_DTYPES), lambda: c)
+    if a.dtype != "float32":
+        raise ValueError(f"out: tilegemm allocates {a.dtype} results for torch tensors (and float16 for "
+                         "CuPy arrays) only; pass out=")
     namespace = getattr(a.source, "__array_namespace__", None)
     if namespace is None:
         raise ValueError(f"out: a {type(a.source).__name__} has no array namespace to allocate the "

@@ -1,6 +1,7 @@
 """tilegemm.matmul: C = alpha * A @ B + beta * C on framework arrays, without copies."""
 from __future__ import annotations
 
+import functools
 from typing import Any, NamedTuple, Optional
 
 from . import _arrays, _tilegemm
@@ -156,9 +157,10 @@ def _torch_2d(torch, a, b, out, alpha, beta, kernel, config, stream, math):
     """The common torch case (2-D float32 CUDA tensors on one device) with as few Python steps as
     possible: call overhead is what small products pay. None when anything is unusual: the
     general path then runs (and names what is wrong)."""
-    f32 = torch.float32
-    if (a.dtype is not f32 or b.dtype is not f32 or not a.is_cuda or not b.is_cuda or a.dim() != 2
-            or b.dim() != 2 or a.layout is not torch.strided or b.layout is not torch.strided):
+    dt = a.dtype
+    if ((dt is not torch.float32 and dt is not torch.bfloat16 and dt is not torch.float16) or b.dtype is not dt
+            or not a.is_cuda or not b.is_cuda or a.dim() != 2 or b.dim() != 2 or a.layout is not torch.strided
+            or b.layout is not torch.strided):
         return None
     device = a.get_device()
     m, k = a.shape
@@ -175,11 +177,11 @@ def _torch_2d(torch, a, b, out, alpha, beta, kernel, config, stream, math):
     if out is None:
         if beta != 0:
             return None
-        c = torch.empty((m, n), dtype=f32, device=a.device)
+        c = torch.empty((m, n), dtype=dt, device=a.device)
         tc, ldc = False, max(n, 1)
     else:
         c = out
-        if (c.dtype is not f32 or not c.is_cuda or c.dim() != 2 or c.layout is not torch.strided
+        if (c.dtype is not dt or not c.is_cuda or c.dim() != 2 or c.layout is not torch.strided
                 or c.get_device() != device or tuple(c.shape) != (m, n)):
             return None
         sc0, sc1 = c.stride()
@@ -188,14 +190,14 @@ def _torch_2d(torch, a, b, out, alpha, beta, kernel, config, stream, math):
         except ValueError:
             return None
     s = _arrays.stream_handle(stream) if stream is not None else _arrays.torch_stream(device)
+    # float32 through sgemm (its argument names in errors); 16-bit through the typed entry.
+    call = _tilegemm.sgemm if dt is torch.float32 else functools.partial(_tilegemm.gemm, dtype=str(dt)[6:])
     if tc:  # C stored column-major: C^T = B^T A^T
-        _tilegemm.sgemm(not mb.transposed, not ma.transposed, n, m, k, float(alpha), b.data_ptr(), mb.ld,
-                        a.data_ptr(), ma.ld, float(beta), c.data_ptr(), ldc, s, device, str(kernel),
-                        config or "", math=str(math))
+        call(not mb.transposed, not ma.transposed, n, m, k, float(alpha), b.data_ptr(), mb.ld, a.data_ptr(), ma.ld,
+             float(beta), c.data_ptr(), ldc, s, device, str(kernel), config or "", math=str(math))
     else:
-        _tilegemm.sgemm(ma.transposed, mb.transposed, m, n, k, float(alpha), a.data_ptr(), ma.ld,
-                        b.data_ptr(), mb.ld, float(beta), c.data_ptr(), ldc, s, device, str(kernel),
-                        config or "", math=str(math))
+        call(ma.transposed, mb.transposed, m, n, k, float(alpha), a.data_ptr(), ma.ld, b.data_ptr(), mb.ld,
+             float(beta), c.data_ptr(), ldc, s, device, str(kernel), config or "", math=str(math))
     return c
 
 
@@ -263,8 +265,8 @@ def run(a: Any, b: Any, out: Any, alpha: float, beta: float, kernel: Any, config
 def _general(a, b, out, alpha, beta, kernel, config, stream, math: str):
     """Any arrays, 2-D or batched: described, checked and planned in full."""
     user_stream = _arrays.stream_handle(stream) if stream is not None else None
-    A = describe("a", a, user_stream or 0)
-    B = describe("b", b, user_stream or 0)
+    A = describe("a", a, user_stream or 0, _arrays.MATMUL_DTYPES)
+    B = describe("b", b, user_stream or 0, (A.dtype,))
     s = user_stream if user_stream is not None else _arrays.current_stream(A, None)
     ops = operands(A, B)
     if out is None:
@@ -273,12 +275,15 @@ def _general(a, b, out, alpha, beta, kernel, config, stream, math: str):
         result = _arrays.new_output(A, ops.shape, s)
         C, finish = result.target, result.finish
     else:
-        C, finish = describe("out", out, s), (lambda: out)
+        C, finish = describe("out", out, s, (A.dtype,)), (lambda: out)
     call = plan(A, B, ops, C)
-    _tilegemm.sgemm(call.trans_a, call.trans_b, call.m, call.n, call.k, float(alpha), call.a,
-                    call.lda, call.b, call.ldb, float(beta), call.c, call.ldc, s, call.device,
-                    str(kernel), config or "", call.batch, call.stride_a, call.stride_b,
-                    call.stride_c, math=str(math))
+    args = (call.trans_a, call.trans_b, call.m, call.n, call.k, float(alpha), call.a, call.lda, call.b, call.ldb,
+            float(beta), call.c, call.ldc, s, call.device, str(kernel), config or "", call.batch, call.stride_a,
+            call.stride_b, call.stride_c)
+    if A.dtype == "float32":  # sgemm's argument names in errors
+        _tilegemm.sgemm(*args, math=str(math))
+    else:
+        _tilegemm.gemm(*args, math=str(math), dtype=A.dtype)
     return finish()
 
 
@@ -290,14 +295,14 @@ def explain_choice(a: Any, b: Any, *, out: Any = None, alpha: float = 1.0, beta:
     if math is None and _arrays.is_torch_tensor(a):
         math = torch_math(_arrays._torch)
     math = resolve_math(math)
-    A = describe("a", a)
-    B = describe("b", b)
+    A = describe("a", a, dtypes=_arrays.MATMUL_DTYPES)
+    B = describe("b", b, dtypes=(A.dtype,))
     ops = operands(A, B)
     if out is not None:
-        C = describe("out", out)
+        C = describe("out", out, dtypes=(A.dtype,))
     else:  # an aligned row-major result stands in for the one matmul would allocate
-        C = Array(256, ops.shape, tuple(_arrays._contiguous_strides(ops.shape)), A.device, "none", None)
+        C = Array(256, ops.shape, tuple(_arrays._contiguous_strides(ops.shape)), A.device, "none", None, A.dtype)
     call = plan(A, B, ops, C)
     return _tilegemm.explain_choice(call.trans_a, call.trans_b, call.m, call.n, call.k, float(alpha),
                                     call.a, call.lda, call.b, call.ldb, float(beta), call.c, call.ldc,
-                                    call.device, str(kernel), config or "", math=str(math))
+                                    call.device, str(kernel), config or "", math=str(math), dtype=A.dtype)

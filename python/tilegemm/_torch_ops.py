@@ -144,7 +144,8 @@ def matmul_autograd(a, b, *, out, alpha, beta, kernel, config, stream, math):
     if beta != 0:
         raise ValueError(f"beta: {beta} scales out's contents; pass out= (or beta=0)")
     # Named errors for what the op's schema or device dispatch would refuse in their own words.
-    _matmul.operands(_arrays.describe("a", a), _arrays.describe("b", b))
+    A = _arrays.describe("a", a, dtypes=_arrays.MATMUL_DTYPES)
+    _matmul.operands(A, _arrays.describe("b", b, dtypes=(A.dtype,)))
     if stream is None:
         return mm(a, b, float(alpha), str(kernel), config or "", str(math))
     if not isinstance(stream, torch.cuda.Stream):

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/device_buffer.hpp"
@@ -264,6 +265,35 @@ TEST(Gemv16, SkinnyProductsAgainstTheFp64Reference) {
       {bf, bf, row, Op::N, Op::T, 1, 8, 8, 0, 0, 1.0f, 0.0f, "gemv16"},
   };
   for (const WgmmaCase& t : cases) run_case(t);
+}
+
+// A thread whose first CUDA call is the product (torch's autograd worker runs backward so): encoding
+// TMA descriptors needs the context current, which the launch makes so.
+TEST(Wgmma, RunsOnAThreadWithNoCudaCallBefore) {
+  const int64_t n = 256;
+  const uint16_t one = to_bits(1.0f, DType::BF16);
+  DeviceBuffer<uint16_t> a(n * n), b(n * n), c(n * n);
+  a.upload(std::vector<uint16_t>(n * n, one));
+  b.upload(std::vector<uint16_t>(n * n, one));
+  c.upload(std::vector<uint16_t>(n * n, 0));
+  GemmArgs args;
+  args.m = args.n = args.k = n;
+  args.op_b = Op::T;
+  args.a = {DType::BF16, a.get(), n, 0};
+  args.b = {DType::BF16, b.get(), n, 0};
+  args.c = {DType::BF16, c.get(), n, 0};
+  std::string error;
+  std::thread worker([&] {
+    try {
+      gemm(args);
+      if (cudaDeviceSynchronize() != cudaSuccess) error = "synchronize failed";
+    } catch (const Error& e) {
+      error = e.what();
+    }
+  });
+  worker.join();
+  ASSERT_EQ(error, "");
+  for (uint16_t v : c.download()) ASSERT_EQ(from_bits(v, DType::BF16), 256.0f);  // k ones, exact in bf16
 }
 
 TEST(Wgmma, MixedInputTypesAreRefusedBeforeAnythingIsWritten) {

@@ -44,10 +44,19 @@ inline CUtensorMap tensor_map(const void* base, DType t, int64_t rows, int64_t c
   const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * 2};
   const cuuint32_t box[2] = {static_cast<cuuint32_t>(kernels::kWgmmaBK), static_cast<cuuint32_t>(box_rows)};
   const cuuint32_t element_strides[2] = {1, 1};
-  const CUresult r = encode_tiled()(
-      &map, t == DType::F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2,
-      const_cast<void*>(base), dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-      CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  auto encode = [&] {
+    return encode_tiled()(&map, t == DType::F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2,
+                          const_cast<void*>(base), dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                          CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                          CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  };
+  CUresult r = encode();
+  if (r == CUDA_ERROR_INVALID_CONTEXT) {
+    // A thread on which the runtime has not made the device's context current yet (torch's autograd
+    // worker, whose first CUDA call this may be): cudaFree(nullptr) makes it current.
+    cudaFree(nullptr);
+    r = encode();
+  }
   if (r != CUDA_SUCCESS)
     throw Error(ErrorCode::Internal, "cuTensorMapEncodeTiled refused a " + std::to_string(rows) + " x " +
                                          std::to_string(cols) + " operand (ld " + std::to_string(ld) +

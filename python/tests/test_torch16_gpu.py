@@ -1,0 +1,85 @@
+"""tilegemm.matmul on bfloat16 and float16 torch tensors (FP32 accumulation, the result in the input
+type), against torch's float64 product of the same 16-bit values: layouts and views, out/beta,
+batches, autograd, explain_choice and the dtype errors."""
+import pytest
+
+import tilegemm
+
+torch = pytest.importorskip("torch")
+if not torch.cuda.is_available():
+    pytest.skip("no CUDA device", allow_module_level=True)
+
+DTYPES = [torch.bfloat16, torch.float16]
+UNIT_ROUNDOFF = {torch.bfloat16: 2.0 ** -8, torch.float16: 2.0 ** -11}
+
+
+def assert_close16(got, want, k, dtype):
+    # Two roundings to the 16-bit output (of the largest |C|) plus the FP32 accumulation over k terms.
+    assert got.dtype == dtype
+    scale = want.abs().max().item() if want.numel() else 0.0
+    bound = 2 * UNIT_ROUNDOFF[dtype] * scale + 4 * 1.2e-7 * (k + 2) * max(scale, 1.0)
+    err = (got.double() - want).abs().max().item() if want.numel() else 0.0
+    assert err <= bound, f"max error {err}, bound {bound}"
+
+
+def operand(rows, cols, how, dtype, gen):
+    """rows x cols: 'c' contiguous, 't' a transposed view, 'pad' rows padded by 3 elements, 'off'
+    starting one element in (addresses off 16 bytes)."""
+    if how == "t":
+        return torch.rand(cols, rows, device="cuda", generator=gen).mul(2).sub(1).to(dtype).t()
+    if how == "pad":
+        return torch.rand(rows, cols + 3, device="cuda", generator=gen).mul(2).sub(1).to(dtype)[:, :cols]
+    if how == "off":
+        flat = torch.rand(rows * cols + 1, device="cuda", generator=gen).mul(2).sub(1).to(dtype)
+        return flat[1:].view(rows, cols)
+    return torch.rand(rows, cols, device="cuda", generator=gen).mul(2).sub(1).to(dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("m, n, k", [(1, 4096, 4096), (4, 1000, 520), (257, 383, 200), (1024, 768, 1031), (33, 1, 65)])
+@pytest.mark.parametrize("la, lb", [("c", "t"), ("c", "c"), ("t", "c"), ("t", "t"), ("pad", "off")])
+def test_matmul_16bit_shapes_and_views(dtype, m, n, k, la, lb):
+    gen = torch.Generator(device="cuda").manual_seed(m * 7 + n + k)
+    a, b = operand(m, k, la, dtype, gen), operand(k, n, lb, dtype, gen)
+    c = tilegemm.matmul(a, b)
+    assert c.shape == (m, n)
+    assert_close16(c, a.double() @ b.double(), k, dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_out_beta_and_batches(dtype):
+    gen = torch.Generator(device="cuda").manual_seed(5)
+    a, b = operand(300, 200, "c", dtype, gen), operand(200, 100, "t", dtype, gen)
+    out = operand(300, 100, "c", dtype, gen)
+    want = 1.5 * (a.double() @ b.double()) - 0.5 * out.double()
+    tilegemm.matmul(a, b, out=out, alpha=1.5, beta=-0.5)
+    assert_close16(out, want, 200, dtype)
+    x = operand(4 * 64, 96, "c", dtype, gen).view(4, 64, 96)
+    w = operand(96, 80, "t", dtype, gen)  # broadcast over the batch
+    y = tilegemm.matmul(x, w)
+    assert y.shape == (4, 64, 80) and y.dtype == dtype
+    assert_close16(y, x.double() @ w.double(), 96, dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_autograd_16bit(dtype):
+    gen = torch.Generator(device="cuda").manual_seed(9)
+    a = operand(128, 256, "c", dtype, gen).requires_grad_()
+    b = operand(256, 64, "t", dtype, gen).requires_grad_()
+    c = tilegemm.matmul(a, b)
+    g = operand(128, 64, "c", dtype, gen)
+    c.backward(g)
+    assert a.grad.dtype == dtype and b.grad.dtype == dtype
+    assert_close16(a.grad, g.double() @ b.detach().double().t(), 64, dtype)
+    assert_close16(b.grad, a.detach().double().t() @ g.double(), 128, dtype)
+
+
+def test_explain_and_dtype_errors():
+    a = torch.randn(64, 4096, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16)
+    assert tilegemm.explain_choice(a, w)["config"].startswith("wgmma:")
+    assert tilegemm.explain_choice(a[:1], w.t())["config"] == "gemv16"  # decode, x @ W^T
+    with pytest.raises(TypeError, match=r"^b: dtype float16 is not supported here; this takes bfloat16"):
+        tilegemm.matmul(a, w.half())
+    with pytest.raises(TypeError, match=r"^out: dtype float32 is not supported here; this takes bfloat16"):
+        tilegemm.matmul(a, w, out=torch.empty(64, 4096, device="cuda"))

@@ -91,10 +91,11 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   extern __shared__ __align__(1024) unsigned char raw[];
   auto& s = *reinterpret_cast<WgmmaSmem<BN, kStages>*>((reinterpret_cast<uintptr_t>(raw) + 1023) & ~uintptr_t(1023));
   const int wg = threadIdx.x / 128;
-  const int kt_count = (p.k + BK - 1) / BK;
+  // Rounded up without overflow for sizes up to 2^31 - 1 (m, n, k >= 1 here).
+  const int kt_count = (p.k - 1) / BK + 1;
   // Persistent: block b takes work units b, b + grid, ...; unit u is k slice u % splits of tile
   // u / splits, the tiles in grouped order (8 tile rows share their B columns in L2).
-  const int tiles_n = (p.n + BN - 1) / BN, tiles_m = (p.m + BM - 1) / BM, units = tiles_n * tiles_m * p.splits;
+  const int tiles_n = (p.n - 1) / BN + 1, tiles_m = (p.m - 1) / BM + 1, units = tiles_n * tiles_m * p.splits;
   auto unit_origin = [&](int u, int& m0, int& n0, int& kt0, int& kt1) {
     const int t = u / p.splits;
     const int per_group = 8 * tiles_n, first_m = (t / per_group) * 8;

@@ -29,9 +29,9 @@ template <bool kF16, class OutT, int kRows>
 __global__ void __launch_bounds__(256) gemv_16bit(const Gemv16Params p) {
   using namespace gemv16_detail;
   const int lane = threadIdx.x % 32;
-  const int warps = gridDim.x * 8;
+  const long long warps = gridDim.x * 8ll;  // 64-bit: line + warps passes 2^31 near the size limit
   const int chunks = p.k / 8;
-  for (int line = blockIdx.x * 8 + threadIdx.x / 32; line < p.lines; line += warps) {
+  for (long long line = blockIdx.x * 8ll + threadIdx.x / 32; line < p.lines; line += warps) {
     const uint4* w = reinterpret_cast<const uint4*>(static_cast<const unsigned short*>(p.w) + line * p.w_ld);
     float acc[kRows];
 #pragma unroll

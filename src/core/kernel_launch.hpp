@@ -5,9 +5,18 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <cstdint>
 
 namespace tilegemm {
 namespace detail {
+
+// Blocks of a grid-stride kernel over `items`, `items_per_block` per block and pass: enough for one
+// pass, at most `blocks_per_sm` on each of `sm_count` SMs.
+inline unsigned grid_stride_blocks(int64_t items, int64_t items_per_block, int blocks_per_sm, int sm_count) {
+  const int64_t want = (items + items_per_block - 1) / items_per_block;
+  const int64_t most = int64_t(blocks_per_sm) * (sm_count > 0 ? sm_count : 1);
+  return static_cast<unsigned>(want < most ? want : most);
+}
 
 // Launches `kernel` (a __global__ function's address, or a run-time compiled function) with `args`
 // (pointers to each argument). after_prologue: the previous launch on `stream` is this call's

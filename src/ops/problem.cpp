@@ -46,6 +46,17 @@ int alignment_of(uint64_t v) {
   return a;
 }
 
+std::string sixteen_bit_gemm_types(const Problem& p) {
+  if (p.a_type != DType::BF16 && p.a_type != DType::F16)
+    return "A is " + tilegemm::to_string(p.a_type) + ": this family computes bf16 or f16 A and B";
+  if (p.b_type != p.a_type)
+    return "B is " + tilegemm::to_string(p.b_type) + ", A " + tilegemm::to_string(p.a_type) +
+           ": A and B must have one type";
+  if (p.c_type != p.a_type && p.c_type != DType::F32)
+    return "C is " + tilegemm::to_string(p.c_type) + ": C must be " + tilegemm::to_string(p.a_type) + " or f32";
+  return "";
+}
+
 std::string dtype_text(const Problem& p) {
   if (p.a_type == DType::F32 && p.b_type == DType::F32 && p.c_type == DType::F32) return "f32";
   return tilegemm::to_string(p.a_type) + "." + tilegemm::to_string(p.b_type) + "." + tilegemm::to_string(p.c_type);

@@ -89,6 +89,10 @@ struct Operands {
 // The largest power of two <= 16 dividing `v` (16 for 0).
 int alignment_of(uint64_t v);
 
+// "" when A and B are one 16-bit type (bf16 or f16) and C is that type or f32 (the tensor-core GEMM
+// families' types, FP32 accumulation), else why not, naming the operand.
+std::string sixteen_bit_gemm_types(const Problem& p);
+
 // "f32" for an all-F32 product, else "a.b.c" types ("bf16.bf16.f32"): the dtype field of keys and logs.
 std::string dtype_text(const Problem& p);
 

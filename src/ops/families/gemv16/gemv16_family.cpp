@@ -15,7 +15,6 @@ namespace {
 
 struct Gemv16Config {};
 
-bool sixteen_bit(DType t) { return t == DType::BF16 || t == DType::F16; }
 
 class Gemv16Family final : public Family {
  public:
@@ -29,11 +28,8 @@ class Gemv16Family final : public Family {
   std::string print(const Config&) const override { return "gemv16"; }
   std::string supports(const Problem& p) const override {
     if (p.kind != OpKind::Gemm) return "not a GEMM";
-    if (!sixteen_bit(p.a_type))
-      return "A is " + tilegemm::to_string(p.a_type) + ": this family computes bf16 or f16 A and B";
-    if (p.b_type != p.a_type) return "A and B must have one type";
-    if (p.c_type != p.a_type && p.c_type != DType::F32)
-      return "C is " + tilegemm::to_string(p.c_type) + ": C must be " + tilegemm::to_string(p.a_type) + " or f32";
+    const std::string types = sixteen_bit_gemm_types(p);
+    if (!types.empty()) return types;
     if (std::min(p.m, p.n) > kGemv16MaxRows)
       return "m and n are both above " + std::to_string(kGemv16MaxRows) + ": not a skinny product";
     return "";

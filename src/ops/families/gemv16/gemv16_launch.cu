@@ -1,6 +1,7 @@
 #include "ops/families/gemv16/gemv16_launch.hpp"
 
 #include "core/cuda_check.hpp"
+#include "core/kernel_launch.hpp"
 #include "kernels/gemm/gemv_16bit.cuh"
 
 namespace tilegemm {
@@ -11,8 +12,7 @@ namespace {
 template <bool kF16, class OutT, int kRows>
 void launch(const kernels::Gemv16Params& p, int sm_count, cudaStream_t stream) {
   // 8 warps per block, one line of W per warp at a time; at most 16 blocks per SM of grid.
-  const long long want = (static_cast<long long>(p.lines) + 7) / 8, most = 16LL * sm_count;
-  kernels::gemv_16bit<kF16, OutT, kRows><<<static_cast<unsigned>(want < most ? want : most), 256, 0, stream>>>(p);
+  kernels::gemv_16bit<kF16, OutT, kRows><<<detail::grid_stride_blocks(p.lines, 8, 16, sm_count), 256, 0, stream>>>(p);
   TILEGEMM_CHECK_LAUNCH();
 }
 

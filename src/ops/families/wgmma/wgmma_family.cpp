@@ -11,6 +11,7 @@
 
 #include "core/config_text.hpp"
 #include "core/workspace.hpp"
+#include "dense/matrix_extent.hpp"
 #include "ops/families/wgmma/wgmma_launch.hpp"
 #include "ops/family.hpp"
 #include "tilegemm/error.hpp"
@@ -26,7 +27,6 @@ struct WgmmaConfig {
 };
 constexpr int kSplitChoices[] = {2, 4, 8, 16, 32, 64};
 
-bool sixteen_bit(DType t) { return t == DType::BF16 || t == DType::F16; }
 // An operand as stored: `lines` lines of `inner` elements. A: m x k (MN-major: k x m); B: n x k
 // (MN-major: k x n). It is packed (TMA reads only addresses and leading dimensions that are multiples
 // of 16 bytes) unless `align` is 16.
@@ -37,11 +37,16 @@ struct StoredOperand {
     return packed ? (static_cast<size_t>(lines * packed_ld(inner)) * 2 + 255) / 256 * 256 : 0;
   }
 };
+StoredOperands stored(const Problem& p) {
+  return stored_shapes(p.trans_a ? Op::T : Op::N, p.trans_b ? Op::T : Op::N, p.m, p.n, p.k);
+}
 StoredOperand stored_a(const Problem& p) {
-  return {p.trans_a ? p.k : p.m, p.trans_a ? p.m : p.k, p.align_a < 16};
+  const StoredMatrix a = stored(p).a;
+  return {a.rows, a.cols, p.align_a < 16};
 }
 StoredOperand stored_b(const Problem& p) {
-  return {p.trans_b ? p.n : p.k, p.trans_b ? p.k : p.n, p.align_b < 16};
+  const StoredMatrix b = stored(p).b;
+  return {b.rows, b.cols, p.align_b < 16};
 }
 
 // The SMs of the H100 the rates in estimate() were measured on.
@@ -72,13 +77,8 @@ class WgmmaFamily final : public Family {
   }
   std::string supports(const Problem& p) const override {
     if (p.kind != OpKind::Gemm) return "not a GEMM";
-    if (!sixteen_bit(p.a_type))
-      return "A is " + tilegemm::to_string(p.a_type) + ": this family computes bf16 or f16 A and B";
-    if (p.b_type != p.a_type)
-      return "B is " + tilegemm::to_string(p.b_type) + ", A " + tilegemm::to_string(p.a_type) +
-             ": A and B must have one type";
-    if (p.c_type != p.a_type && p.c_type != DType::F32)
-      return "C is " + tilegemm::to_string(p.c_type) + ": C must be " + tilegemm::to_string(p.a_type) + " or f32";
+    const std::string types = sixteen_bit_gemm_types(p);
+    if (!types.empty()) return types;
     if (p.batch != 1) return "batch = " + std::to_string(p.batch) + ": this family runs one product per launch";
     return "";
   }

@@ -8,6 +8,7 @@
 
 #include "core/cuda_check.hpp"
 #include "core/device_context.hpp"
+#include "core/kernel_launch.hpp"
 #include "core/with_bool.hpp"
 #include "kernels/gemm/08_wgmma_tma.cuh"
 #include "kernels/gemm/split_reduce_16bit.cuh"
@@ -94,8 +95,7 @@ void launch(const WgmmaLaunch& l, cudaStream_t stream) {
   kernel<<<grid, kernels::kWgmmaThreads, smem, stream>>>(map_a, map_b, p);
   TILEGEMM_CHECK_LAUNCH();
   if (k_slices.splits > 1) {
-    const int64_t count = l.m * l.n, want = (count + 255) / 256, most = int64_t(l.sm_count) * 8;
-    kernels::split_reduce_16bit<OutT><<<static_cast<unsigned>(want < most ? want : most), 256, 0, stream>>>(
+    kernels::split_reduce_16bit<OutT><<<detail::grid_stride_blocks(l.m * l.n, 256, 8, l.sm_count), 256, 0, stream>>>(
         l.partial, k_slices.splits, p.m, p.n, p.ld_partial, static_cast<OutT*>(l.c), l.ldc, l.alpha, l.beta);
     TILEGEMM_CHECK_LAUNCH();
   }

@@ -1,6 +1,7 @@
 #include <string>
 
 #include "core/cuda_check.hpp"
+#include "core/kernel_launch.hpp"
 #include "kernels/gemm/pack_16bit.cuh"
 #include "ops/families/wgmma/wgmma_launch.hpp"
 #include "tilegemm/error.hpp"
@@ -16,9 +17,8 @@ void pack_16bit(const void* src, int64_t ld, int64_t lines, int64_t inner, void*
     throw Error(ErrorCode::Internal, "an operand of " + std::to_string(lines) + " x " + std::to_string(inner) +
                                                 " elements that is not 16-byte aligned is too large to pack (2^35 bytes "
                                                 "at most)");
-  // Grid-stride: 8 blocks of 256 threads per SM keep enough loads in flight for the memory bandwidth.
-  const int64_t want = (chunks + 255) / 256, most = int64_t(sm_count) * 8;
-  kernels::pack_16bit<<<static_cast<unsigned>(want < most ? want : most), 256, 0, stream>>>(
+  // 8 blocks of 256 threads per SM keep enough loads in flight for the memory bandwidth.
+  kernels::pack_16bit<<<detail::grid_stride_blocks(chunks, 256, 8, sm_count), 256, 0, stream>>>(
       static_cast<const unsigned short*>(src), ld, static_cast<int>(lines), static_cast<int>(inner),
       static_cast<uint4*>(dst), static_cast<unsigned>(ld_out / 8));
   TILEGEMM_CHECK_LAUNCH();

@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "core/cuda_check.hpp"
+#include "core/kernel_launch.hpp"
 #include "core/workspace.hpp"
 #include "ops/context_state.hpp"
 #include "tilegemm/device.hpp"
@@ -113,6 +114,27 @@ int resident_blocks_per_sm(const void* kernel, int threads, int smem_bytes) {
   TILEGEMM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, threads, smem_bytes));
   std::lock_guard<std::mutex> lock(ctx.opt_in_mutex);
   return ctx.resident_blocks.emplace(key, n > 0 ? n : 1).first->second;
+}
+
+int resident_clusters(const void* kernel, int threads, int smem_bytes, int cluster) {
+  const DeviceContext& ctx = current_device_context();
+  const auto key = std::make_tuple(kernel, threads, smem_bytes, cluster);
+  {
+    std::lock_guard<std::mutex> lock(ctx.opt_in_mutex);
+    const auto it = ctx.resident_cluster_count.find(key);
+    if (it != ctx.resident_cluster_count.end()) return it->second;
+  }
+  cudaLaunchAttribute attribute = cluster_dimension(cluster);
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(cluster));
+  config.blockDim = dim3(static_cast<unsigned>(threads));
+  config.dynamicSmemBytes = static_cast<size_t>(smem_bytes);
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  int n = 0;
+  TILEGEMM_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, kernel, &config));
+  std::lock_guard<std::mutex> lock(ctx.opt_in_mutex);
+  return ctx.resident_cluster_count.emplace(key, n > 0 ? n : 1).first->second;
 }
 
 }  // namespace detail

@@ -35,6 +35,9 @@ struct DeviceContext {
   mutable std::set<const void*> smem_opted_in;
   // Blocks of a kernel resident per SM (kernel, threads, shared bytes) -> count (resident_blocks_per_sm).
   mutable std::map<std::tuple<const void*, int, int>, int> resident_blocks;
+  // Clusters of a kernel resident on the device at once (kernel, threads, shared bytes, cluster
+  // size) -> count (resident_clusters).
+  mutable std::map<std::tuple<const void*, int, int, int>, int> resident_cluster_count;
   // The tuning database's entries for this device (problem key -> config text), read on the first
   // Auto choice that needs them (tune/tuned_table.hpp); tuned_loaded is cleared to read it again.
   mutable std::mutex tuned_mutex;
@@ -71,6 +74,13 @@ int resident_blocks_per_sm(const void* kernel, int threads, int smem_bytes);
 template <class Kernel>
 int resident_blocks_per_sm(Kernel* kernel, int threads, int smem_bytes) {
   return resident_blocks_per_sm(reinterpret_cast<const void*>(kernel), threads, smem_bytes);
+}
+// Clusters of `cluster` blocks of `kernel` resident on the current device at once (at least 1; the
+// GPCs' SM counts decide it, not only SMs / cluster), remembered per device.
+int resident_clusters(const void* kernel, int threads, int smem_bytes, int cluster);
+template <class Kernel>
+int resident_clusters(Kernel* kernel, int threads, int smem_bytes, int cluster) {
+  return resident_clusters(reinterpret_cast<const void*>(kernel), threads, smem_bytes, cluster);
 }
 
 }  // namespace detail

@@ -20,5 +20,18 @@ void launch_kernel(const void* kernel, dim3 grid, dim3 block, size_t smem_bytes,
   TILEGEMM_CUDA_CHECK(cudaLaunchKernelExC(&config, kernel, args));
 }
 
+void launch_kernel_in_clusters(const void* kernel, dim3 grid, dim3 block, size_t smem_bytes, cudaStream_t stream,
+                               int cluster, void** args) {
+  cudaLaunchAttribute attribute = cluster_dimension(cluster);
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = smem_bytes;
+  config.stream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  TILEGEMM_CUDA_CHECK(cudaLaunchKernelExC(&config, kernel, args));
+}
+
 }  // namespace detail
 }  // namespace tilegemm

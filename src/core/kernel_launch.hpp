@@ -32,5 +32,25 @@ void launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem
   launch_kernel(reinterpret_cast<const void*>(kernel), grid, block, smem_bytes, stream, after_prologue, pointers);
 }
 
+// The launch attribute of thread-block clusters of `blocks` blocks along x.
+inline cudaLaunchAttribute cluster_dimension(int blocks) {
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = static_cast<unsigned>(blocks);
+  attribute.val.clusterDim.y = 1;
+  attribute.val.clusterDim.z = 1;
+  return attribute;
+}
+
+// Launches `kernel` in thread-block clusters of `cluster` blocks along x (grid.x a multiple of it).
+void launch_kernel_in_clusters(const void* kernel, dim3 grid, dim3 block, size_t smem_bytes, cudaStream_t stream,
+                               int cluster, void** args);
+template <class... Params, class... Args>
+void launch_kernel_in_clusters(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem_bytes,
+                               cudaStream_t stream, int cluster, Args... args) {
+  void* pointers[] = {static_cast<void*>(&args)...};
+  launch_kernel_in_clusters(reinterpret_cast<const void*>(kernel), grid, block, smem_bytes, stream, cluster, pointers);
+}
+
 }  // namespace detail
 }  // namespace tilegemm

@@ -102,7 +102,8 @@ TEST(OpsRegistry, BuiltInFamiliesInEnumerationOrder) {
   // Every family parses what it prints, and the registry sends each text to its family.
   for (const char* text : {"tiled:128x256x32:w64x64:t16x8:s4:b1:k1:hilbert", "tiled:64x128x32:w32x64:tf32x3c4:s3:b2:k4:hilbert",
                            "gemv-cols:s1:l16:k2", "gemv-rows:s16:k4", "ladder:06-warp-tiled",
-                           "wgmma:128x256x64:s4"}) {
+                           "wgmma:128x256x64:s4", "wgmma:128x256x64:s4:c2", "wgmma:128x256x64:s4:c2:k8",
+                           "wgmma:128x128x64:s6:pp", "wgmma:128x128x64:s6:pp:c2:k4"}) {
     const ops::Config c = ops::registry().parse(text, "test", ops::OpKind::Gemm);
     EXPECT_EQ(c.text(), text);
     EXPECT_EQ(ops::registry().parse(c.text(), "test", ops::OpKind::Gemm), c);
@@ -301,6 +302,44 @@ TEST(Gemv16Family, TakesSkinnyKMajorProductsAndLeavesTheRestToWgmma) {
   EXPECT_EQ(ops::registry().parse(" GEMV16 ", "config", ops::OpKind::Gemm).text(), "gemv16");
 }
 
+// Level 8's schedules: clusters of two only where m has two tile rows; ping-pong only on the
+// 128-column tile it is compiled for; big squares on 128 x 256 tiles in clusters.
+TEST(WgmmaFamily, SchedulesByShape) {
+  const auto* base = reinterpret_cast<const uint16_t*>(uintptr_t(1) << 40);
+  auto problem = [&](int64_t m, int64_t n, int64_t k) {
+    GemmArgs args;
+    args.m = m;
+    args.n = n;
+    args.k = k;
+    args.op_b = Op::T;
+    args.a = MatrixArg{DType::BF16, base, k, 0};
+    args.b = MatrixArg{DType::BF16, base + (uint64_t(1) << 32), k, 0};
+    args.c = OutputArg{DType::BF16, const_cast<uint16_t*>(base) + (uint64_t(1) << 33), n, 0};
+    return ops::gemm_call(args, GemmOptions{}).problem;
+  };
+  const ops::Family* f = ops::registry().find("wgmma");
+  ASSERT_NE(f, nullptr);
+  for (const ops::Config& c : f->candidates(problem(128, 4096, 4096), h100()))
+    EXPECT_EQ(c.text().find(":c2"), std::string::npos) << c.text();
+  int clustered = 0, pingpong = 0;
+  for (const ops::Config& c : f->candidates(problem(4096, 4096, 4096), h100())) {
+    clustered += c.text().find(":c2") != std::string::npos;
+    pingpong += c.text().find(":pp") != std::string::npos;
+  }
+  EXPECT_EQ(clustered, 2);  // 128 x 256 and ping-pong, each in clusters
+  EXPECT_EQ(pingpong, 2);
+  EXPECT_EQ(ops::rank(problem(4096, 4096, 4096), h100()).best().text(), "wgmma:128x256x64:s4:c2");
+  EXPECT_EQ(ops::rank(problem(8192, 8192, 8192), h100()).best().text(), "wgmma:128x256x64:s4:c2");
+  for (const char* uncompiled : {"wgmma:128x256x64:s6:pp", "wgmma:128x128x64:s4:c2", "wgmma:128x128x64:s4:pp"}) {
+    try {
+      ops::registry().parse(uncompiled, "--config", ops::OpKind::Gemm);
+      ADD_FAILURE() << uncompiled << " parsed";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("is not a wgmma config"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(WgmmaFamily, ServesSixteenBitProductsInEveryLayoutAndAlignment) {
   GemmArgs args;
   args.m = args.n = args.k = 4096;
@@ -313,7 +352,7 @@ TEST(WgmmaFamily, ServesSixteenBitProductsInEveryLayoutAndAlignment) {
   const ops::DeviceFacts d = h100();
   const ops::Config best = ops::rank(problem_of(args), d).best();
   ASSERT_FALSE(best.empty());
-  EXPECT_EQ(best.text(), "wgmma:128x256x64:s4");
+  EXPECT_EQ(best.text(), "wgmma:128x256x64:s4:c2");
   args.c.type = DType::F32;  // an f32 output
   EXPECT_EQ(ops::rank(problem_of(args), d).best().family()->name(), "wgmma");
   args.a.type = args.b.type = DType::F16;

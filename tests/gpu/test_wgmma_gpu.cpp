@@ -186,7 +186,8 @@ TEST(Wgmma, EveryLayoutOpAndAlignmentAgainstTheFp64Reference) {
 }
 
 TEST(Wgmma, BothTilesOnSeveralTilesPerBlock) {
-  for (const char* config : {"wgmma:128x128x64:s4", "wgmma:128x256x64:s4"})
+  for (const char* config : {"wgmma:128x128x64:s4", "wgmma:128x256x64:s4", "wgmma:128x256x64:s4:c2",
+                             "wgmma:128x128x64:s6:pp", "wgmma:128x128x64:s6:pp:c2"})
     for (Op op_a : kOps)
       for (Op op_b : kOps) {
         run_case({DType::BF16, DType::BF16, Layout::RowMajor, op_a, op_b, 2048, 1280, 384, 0, 0, 1.0f, 0.0f, config});
@@ -231,6 +232,12 @@ TEST(Wgmma, SmallOddShapes) {
         run_case({DType::BF16, DType::BF16, layout, op_a, op_b, 17, 9, 33, 1, 1, 1.0f, 0.0f, ""});
         run_case({DType::F16, DType::F32, layout, op_a, op_b, 65, 130, 70, 1, 3, 1.0f, 1.0f, ""});
         run_case({DType::F16, DType::F16, layout, op_a, op_b, 72, 136, 64, 0, 0, 1.0f, 0.0f, ""});
+        const char* c2 = "wgmma:128x256x64:s4:c2";
+        const char* pp = "wgmma:128x128x64:s6:pp";
+        const char* pp_c2 = "wgmma:128x128x64:s6:pp:c2";
+        run_case({DType::BF16, DType::BF16, layout, op_a, op_b, 130, 9, 70, 1, 0, 1.0f, 1.0f, c2});
+        run_case({DType::F16, DType::F16, layout, op_a, op_b, 260, 140, 70, 0, 1, 1.0f, 1.0f, pp_c2});
+        run_case({DType::BF16, DType::BF16, layout, op_a, op_b, 256, 128, 64, 0, 0, 1.0f, 0.0f, pp});  // staged stores
       }
 }
 
@@ -245,8 +252,29 @@ TEST(Wgmma, SplitKAgainstTheFp64Reference) {
       {h, h, col, Op::T, Op::T, 129, 65, 4093, 3, 1, 1.0f, 0.0f, "wgmma:128x128x64:s4:k16"},   // packed, ragged
       {h, f, row, Op::T, Op::N, 64, 64, 65536, 0, 0, 1.0f, 0.0f, "wgmma:128x128x64:s4:k16"},
       {bf, bf, row, Op::N, Op::T, 100, 100, 100, 0, 0, 1.0f, 2.0f, "wgmma:128x128x64:s4:k16"},  // 2 k steps: 2 slices
+      {bf, bf, row, Op::N, Op::T, 520, 300, 3000, 0, 0, 1.0f, 0.0f, "wgmma:128x256x64:s4:c2:k4"},  // clusters
+      {h, f, col, Op::T, Op::N, 300, 200, 5000, 1, 0, 1.0f, 1.0f, "wgmma:128x128x64:s6:pp:k8"},     // ping-pong
+      {bf, bf, row, Op::N, Op::N, 700, 260, 2500, 0, 0, 1.0f, 0.0f, "wgmma:128x128x64:s6:pp:c2:k4"},
   };
   for (const WgmmaCase& t : cases) run_case(t);
+}
+
+// Clusters of two sharing B's tile (":c2") and ping-pong consumers (":pp"): an odd number of tile rows
+// (the second block of the last cluster has no rows of C), one k step, fewer stages' worth of k steps
+// than the pipeline holds, an odd number of tiles per block (one warpgroup takes one more), every
+// layout, op and alignment, beta reading C.
+TEST(Wgmma, ClustersAndPingPongAgainstTheFp64Reference) {
+  for (const char* config : {"wgmma:128x256x64:s4:c2", "wgmma:128x128x64:s6:pp", "wgmma:128x128x64:s6:pp:c2"})
+    for (Layout layout : kLayouts)
+      for (Op op_a : kOps)
+        for (Op op_b : kOps) {
+          run_case({DType::BF16, DType::BF16, layout, op_a, op_b, 385, 700, 64, 0, 0, 1.0f, 0.0f, config});
+          run_case({DType::F16, DType::F32, layout, op_a, op_b, 129, 257, 131, 3, 1, 1.5f, -0.5f, config});
+          run_case({DType::BF16, DType::F32, layout, op_a, op_b, 1000, 600, 520, 0, 0, 1.0f, 1.0f, config});
+          // Interior tiles through the shared-memory store path (16-byte rows of C, beta = 0), f32 and f16.
+          run_case({DType::BF16, DType::F32, layout, op_a, op_b, 512, 640, 128, 0, 0, 0.5f, 0.0f, config});
+          run_case({DType::F16, DType::F16, layout, op_a, op_b, 384, 520, 192, 0, 0, 1.0f, 0.0f, config});
+        }
 }
 
 // Family gemv16 (kernels/gemm/gemv_16bit.cuh): decode K-major products, m or n <= 4, each X-row count

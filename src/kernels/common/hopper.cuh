@@ -46,17 +46,62 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const void* map, int inne
       : "memory");
 }
 
+// Thread-block clusters: this block's rank, a barrier across the cluster's blocks (every thread of
+// each), and an arrival on the mbarrier at the same shared address in block `rank` of the cluster
+// (what a producer there waits on with mbar_wait before it loads into this block again).
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void mbar_arrive_in(unsigned long long* b, unsigned rank) {
+  // The default (CTA-scope) release: a cluster-scope release waits for this thread's earlier memory
+  // operations to reach the cluster, which on the consumers' path halved the speed of level 8 (c2).
+  asm volatile(
+      "{\n.reg .b32 remote;\n"
+      "mapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}" ::"r"(smem_u32(b)),
+      "r"(rank)
+      : "memory");
+}
+// Named barrier `id` (1-15; 0 is __syncthreads) over `threads` threads: wait for all of them, or
+// count this warp's arrival without waiting.
+__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ __forceinline__ void named_barrier_arrive(int id, int threads) {
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+// tma_load_2d into the same shared address of every block of the cluster in `blocks` (a bit per
+// rank), completing on each one's mbarrier at `bar`'s address.
+__device__ __forceinline__ void tma_load_2d_multicast(void* dst, const void* map, int inner, int outer,
+                                                      unsigned long long* bar, unsigned short blocks) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(smem_u32(dst)),
+      "l"(reinterpret_cast<unsigned long long>(map)), "r"(inner), "r"(outer), "r"(smem_u32(bar)), "h"(blocks)
+      : "memory");
+}
+
 // Loads the rows x 64 (k) tile of an operand at (mn0, k0) into `dst` (the stage's tile), arming `bar`:
 // K-major, one box of `kRows` lines of k; MN-major, kRows / 64 boxes of 64 lines (k) x 64 of m or n,
 // 8 KB apart. The tensor map's boxes are 64 x kRows (K-major) or 64 x 64 (MN-major).
+// With `blocks` != 0 the tile goes to every block of the cluster in that mask (tma_load_2d_multicast).
 template <int kRows, bool kMnMajor>
 __device__ __forceinline__ void tma_load_tile(unsigned short* dst, const void* map, int mn0, int k0,
-                                              unsigned long long* bar) {
+                                              unsigned long long* bar, unsigned short blocks = 0) {
+  auto load = [&](void* to, int inner, int outer) {
+    if (blocks) tma_load_2d_multicast(to, map, inner, outer, bar, blocks);
+    else tma_load_2d(to, map, inner, outer, bar);
+  };
   if (kMnMajor) {
 #pragma unroll
-    for (int box = 0; box < kRows / 64; ++box) tma_load_2d(dst + box * 4096, map, mn0 + box * 64, k0, bar);
+    for (int box = 0; box < kRows / 64; ++box) load(dst + box * 4096, mn0 + box * 64, k0);
   } else {
-    tma_load_2d(dst, map, k0, mn0, bar);
+    load(dst, k0, mn0);
   }
 }
 

@@ -17,6 +17,17 @@
 // out-of-bounds fill; the stores are bounds-checked. A and B are 16-byte aligned in address and
 // leading dimension (TMA; the family packs others first, pack_16bit.cuh). k >= 1 (the family runs a
 // product only when it reads A and B).
+//
+// kCluster = 2: the blocks run in clusters of two on vertically adjacent tiles (rows m0 and m0 + 128,
+// the same columns). Each block's producer loads its own A tile and half of the B tile, multicast to
+// both blocks, so B's traffic from L2 halves; a stage is free when the consumers of both blocks have
+// released it (empty[] counts four arrivals, each consumer arrives in both blocks).
+//
+// kPingPong: instead of splitting each tile's rows, the two consumer warpgroups take turns: warpgroup
+// w runs the block's units j with j % 2 == w on all 128 rows (two m64 wgmmas per k16), and one's
+// main loop runs while the other stores its tile, so the tensor cores do not wait for the epilogue.
+// Named barriers hand the main loop over: a warpgroup starts its unit only after the other has taken
+// the last stage of the previous one (its full-barrier phases then belong to this unit).
 #pragma once
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -34,6 +45,8 @@ template <int BN, int kStages>
 struct WgmmaSmem {
   unsigned short a[kStages][kWgmmaBM * kWgmmaBK];  // 16-bit elements, 1024-byte aligned stages
   unsigned short b[kStages][BN * kWgmmaBK];
+  // Per consumer warpgroup: 64 rows of 256 bytes of C on their way to global memory (store_tile).
+  uint4 c_rows[2][64 * 16];
   unsigned long long full[kStages], empty[kStages];
 };
 // Dynamic shared memory a launch takes: the stages, the barriers, and room to align to 1024 bytes.
@@ -48,6 +61,7 @@ struct WgmmaParams {
   long long ldc;
   float alpha, beta;  // beta == 0: C is not read
   bool pairs;         // C's address and ldc keep column pairs aligned: one 2-element access per pair
+  bool rows16;        // C's address and row pitch are multiples of 16 bytes: 16-byte row stores
   // Split-K: each tile's k steps in `splits` slices of kt_per_split (the last may be shorter, none
   // empty); with splits > 1 a slice writes its raw FP32 sums to partial + slice * m * ld_partial
   // (ld_partial even) and split_reduce_16bit.cuh makes C from them.
@@ -81,7 +95,7 @@ struct Pair<__half> {
 };
 }  // namespace wgmma_detail
 
-template <bool kF16, class OutT, int BN, int kStages, bool kAMn, bool kBMn>
+template <bool kF16, class OutT, int BN, int kStages, bool kAMn, bool kBMn, int kCluster, bool kPingPong>
 __global__ void __launch_bounds__(kWgmmaThreads, 1)
     gemm_wgmma_tma(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                    const WgmmaParams p) {
@@ -93,14 +107,17 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   const int wg = threadIdx.x / 128;
   // Rounded up without overflow for sizes up to 2^31 - 1 (m, n, k >= 1 here).
   const int kt_count = (p.k - 1) / BK + 1;
-  // Persistent: block b takes work units b, b + grid, ...; unit u is k slice u % splits of tile
-  // u / splits, the tiles in grouped order (8 tile rows share their B columns in L2).
-  const int tiles_n = (p.n - 1) / BN + 1, tiles_m = (p.m - 1) / BM + 1, units = tiles_n * tiles_m * p.splits;
+  // Persistent: cluster c (block b alone without clusters) takes work units c, c + clusters, ...;
+  // unit u is k slice u % splits of cluster tile u / splits (kCluster tiles stacked in m, this
+  // block's at its rank), the cluster tiles in grouped order (8 rows share their B columns in L2).
+  const unsigned rank = kCluster > 1 ? cluster_rank() : 0;
+  const int tiles_n = (p.n - 1) / BN + 1, tiles_m = (p.m - 1) / (BM * kCluster) + 1;
+  const int units = tiles_n * tiles_m * p.splits;
   auto unit_origin = [&](int u, int& m0, int& n0, int& kt0, int& kt1) {
     const int t = u / p.splits;
     const int per_group = 8 * tiles_n, first_m = (t / per_group) * 8;
     const int group_rows = min(tiles_m - first_m, 8);
-    m0 = (first_m + (t % per_group) % group_rows) * BM;
+    m0 = ((first_m + (t % per_group) % group_rows) * kCluster + static_cast<int>(rank)) * BM;
     n0 = ((t % per_group) / group_rows) * BN;
     kt0 = (u % p.splits) * p.kt_per_split;
     kt1 = min(kt0 + p.kt_per_split, kt_count);
@@ -108,89 +125,122 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   if (threadIdx.x == 0) {
     for (int i = 0; i < kStages; ++i) {
       mbar_init(&s.full[i], 1);
-      mbar_init(&s.empty[i], 2);
+      mbar_init(&s.empty[i], (kPingPong ? 1 : 2) * kCluster);  // the warpgroups that read a stage
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
-  __syncthreads();
+  // The barriers are initialized before any block of the cluster arrives on them or loads into them.
+  if constexpr (kCluster > 1) cluster_sync();
+  else __syncthreads();
   if (wg == 0) {  // the producer: one thread issues every load
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
     if (threadIdx.x != 0) return;
+    constexpr int kBRows = BN / kCluster;  // the B rows (n) this block loads for the cluster
     int it = 0;
-    for (int u = blockIdx.x; u < units; u += gridDim.x) {
+    for (int u = blockIdx.x / kCluster; u < units; u += gridDim.x / kCluster) {
       int m0, n0, kt0, kt1;
       unit_origin(u, m0, n0, kt0, kt1);
       for (int kt = kt0; kt < kt1; ++kt, ++it) {
         const int st = it % kStages;
         if (it >= kStages) mbar_wait(&s.empty[st], ((it / kStages) - 1) & 1);
-        mbar_expect_tx(&s.full[st], (BM + BN) * BK * 2);
+        mbar_expect_tx(&s.full[st], (BM + BN) * BK * 2);  // A and all of B, multicast halves included
         tma_load_tile<BM, kAMn>(s.a[st], &map_a, m0, kt * BK, &s.full[st]);
-        tma_load_tile<BN, kBMn>(s.b[st], &map_b, n0, kt * BK, &s.full[st]);
+        tma_load_tile<kBRows, kBMn>(s.b[st] + rank * kBRows * BK, &map_b, n0 + rank * kBRows, kt * BK, &s.full[st],
+                                    kCluster > 1 ? (1 << kCluster) - 1 : 0);
       }
     }
+    // With clusters, the block stays until the last stages are released: the other block's consumers
+    // arrive on this block's barriers and its loads write here (its stage is free only then).
+    if constexpr (kCluster > 1)
+      for (int i = max(it - kStages, 0); i < it; ++i) mbar_wait(&s.empty[i % kStages], (i / kStages) & 1);
     return;
   }
-  // The consumers: warpgroup wg - 1 takes rows (wg - 1) * 64 .. + 63 of the tile (K-major A: lines
-  // 64 (wg - 1) ..; MN-major A: box wg - 1; both start 4096 elements into the stage).
+  // The consumers: warpgroup cw = wg - 1 takes rows cw * 64 .. + 63 of the tile, or with kPingPong
+  // all of them as two halves (m64 slice h: K-major A lines 64 h ..; MN-major A box h; both start
+  // 4096 elements into the stage).
   asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
   const int cw = wg - 1;
   const int t_in = threadIdx.x % 128, warp = t_in / 32, lane = t_in % 32;
-  float acc[BN / 2];
-  int it = 0;
-  for (int u = blockIdx.x; u < units; u += gridDim.x) {
-    int m0, n0, kt0, kt1;
-    unit_origin(u, m0, n0, kt0, kt1);
-    for (int kt = kt0; kt < kt1; ++kt, ++it) {
-      const int st = it % kStages;
-      mbar_wait(&s.full[st], (it / kStages) & 1);
-      wgmma_fence();
-      const unsigned long long da = kAMn ? desc_mn_major(&s.a[st][cw * 4096]) : desc_k_major(&s.a[st][cw * 4096]);
-      const unsigned long long db = kBMn ? desc_mn_major(&s.b[st][0]) : desc_k_major(&s.b[st][0]);
-#pragma unroll
-      for (int kk = 0; kk < BK / 16; ++kk)
-        Wgmma<BN, kF16, kAMn, kBMn>::mma(acc, desc_k_step<kAMn>(da, kk), desc_k_step<kBMn>(db, kk),
-                                         (kt > kt0 || kk > 0) ? 1 : 0);
-      wgmma_commit();
-      // One group in flight: the previous stage's products are done, its buffers free.
-      wgmma_wait<1>();
-      if (kt > kt0 && t_in == 0) mbar_arrive(&s.empty[(it - 1) % kStages]);
+  constexpr int kSlices = kPingPong ? 2 : 1;  // m64 slices of a warpgroup
+  float acc[kSlices][BN / 2];
+  // A stage is free once this warpgroup's wgmmas read it: arrive on its empty barrier in every block
+  // of the cluster (the producers multicast into all of them), thread r in block r: one instruction.
+  auto release = [&](int st) {
+    if constexpr (kCluster > 1) {
+      if (t_in < kCluster) mbar_arrive_in(&s.empty[st], t_in);
+    } else if (t_in == 0) {
+      mbar_arrive(&s.empty[st]);
     }
-    wgmma_wait<0>();
-    if (t_in == 0) mbar_arrive(&s.empty[(it - 1) % kStages]);
-    // The m64nBN accumulator layout: thread (warp, lane) holds rows warp * 16 + lane / 4 (+ 8) and
-    // column pairs 8 j + 2 (lane % 4).
-    const int row_base = m0 + cw * 64 + warp * 16 + lane / 4;
+  };
+  // Stores one m64 slice of accumulators (rows r0 ..): the raw FP32 sums of k slice `slice` with
+  // split-K, else alpha * sums + beta * C into C. The m64nBN accumulator layout: thread (warp, lane)
+  // holds rows warp * 16 + lane / 4 (+ 8) and column pairs 8 j + 2 (lane % 4).
+  auto store_tile = [&](const float(&sums)[BN / 2], int r0, int n0, int slice) {
+    const int row0 = r0 + warp * 16 + lane / 4;
     if (p.splits > 1) {  // the slice's raw sums; the reduction applies alpha and beta
-      float* part = p.partial + static_cast<long long>(u % p.splits) * p.m * p.ld_partial;
+      float* part = p.partial + static_cast<long long>(slice) * p.m * p.ld_partial;
 #pragma unroll
       for (int j = 0; j < BN / 8; ++j) {
         const int col = n0 + j * 8 + (lane % 4) * 2;
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const int row = row_base + h * 8;
+        for (int half = 0; half < 2; ++half) {
+          const int row = row0 + half * 8;
           if (row >= p.m || col >= p.n) continue;
           float* out = part + row * p.ld_partial + col;
-          if (col + 1 < p.n) *reinterpret_cast<float2*>(out) = make_float2(acc[j * 4 + h * 2], acc[j * 4 + h * 2 + 1]);
-          else out[0] = acc[j * 4 + h * 2];
+          if (col + 1 < p.n)
+            *reinterpret_cast<float2*>(out) = make_float2(sums[j * 4 + half * 2], sums[j * 4 + half * 2 + 1]);
+          else out[0] = sums[j * 4 + half * 2];
         }
       }
-      continue;
+      return;
     }
     OutT* c = static_cast<OutT*>(p.c);
+    using P = Pair<OutT>;
+    if (p.rows16 && p.beta == 0.0f && r0 + 64 <= p.m && n0 + BN <= p.n) {
+      // The common case, a slice inside C written over, through shared memory: a pair store from
+      // the accumulator layout touches 8 rows (8 L1 wavefronts), which made the epilogue ~3 us of a
+      // 128 x 256 tile (H100, 2026-11-28); read back, a warp stores 2 rows of 256 contiguous bytes.
+      // Pass by pass, 256 bytes of each row (kCols columns); 16-byte chunk q of row r sits at chunk
+      // q ^ (r % 8), so the pairs of 8 rows and the chunks a quarter warp reads hit distinct banks.
+      constexpr int kCols = 256 / int(sizeof(OutT)), kPerChunk = 16 / int(sizeof(OutT));
+      unsigned char* rows = reinterpret_cast<unsigned char*>(s.c_rows[cw]);
+      const int bar = 3 + cw;  // this warpgroup's named barrier
+#pragma unroll
+      for (int pass = 0; pass < BN / kCols; ++pass) {
+        named_barrier_sync(bar, 128);  // the previous pass's reads are done
+#pragma unroll
+        for (int jj = 0; jj < kCols / 8; ++jj)
+#pragma unroll
+          for (int half = 0; half < 2; ++half) {
+            const int j = pass * (kCols / 8) + jj;
+            const int r = warp * 16 + lane / 4 + half * 8, x = jj * 8 + (lane % 4) * 2;
+            const int at = r * 256 + (((x / kPerChunk) ^ (r % 8)) * 16) + (x % kPerChunk) * int(sizeof(OutT));
+            *reinterpret_cast<typename P::type*>(rows + at) =
+                P::make(p.alpha * sums[j * 4 + half * 2], p.alpha * sums[j * 4 + half * 2 + 1]);
+          }
+        named_barrier_sync(bar, 128);
+#pragma unroll 2
+        for (int i = 0; i < 8; ++i) {
+          const int q = t_in + 128 * i, r = q / 16, chunk = q % 16;
+          *reinterpret_cast<uint4*>(c + (r0 + r) * p.ldc + n0 + pass * kCols + chunk * kPerChunk) =
+              *reinterpret_cast<const uint4*>(rows + r * 256 + ((chunk ^ (r % 8)) * 16));
+        }
+      }
+      return;
+    }
 #pragma unroll
     for (int j = 0; j < BN / 8; ++j) {
       const int col = n0 + j * 8 + (lane % 4) * 2;
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int row = row_base + h * 8;
+      for (int half = 0; half < 2; ++half) {
+        const int row = row0 + half * 8;
         if (row >= p.m) continue;
         OutT* out = c + row * p.ldc + col;
-        float v0 = p.alpha * acc[j * 4 + h * 2], v1 = p.alpha * acc[j * 4 + h * 2 + 1];
+        float v0 = p.alpha * sums[j * 4 + half * 2], v1 = p.alpha * sums[j * 4 + half * 2 + 1];
         // One access per pair where it is aligned: every pair (p.pairs), or with an odd ldc every
         // other row's.
         const bool aligned_pair = p.pairs || reinterpret_cast<uintptr_t>(out) % (2 * sizeof(OutT)) == 0;
         if (aligned_pair && col + 1 < p.n) {
-          using P = Pair<OutT>;
           auto* at = reinterpret_cast<typename P::type*>(out);
           if (p.beta != 0.0f) {
             const float2 old = P::get(*at);
@@ -204,6 +254,43 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
         if (col + 1 < p.n) out[1] = to_out<OutT>(p.beta != 0.0f ? v1 + p.beta * from_out(out[1]) : v1);
       }
     }
+  };
+  const int stride = gridDim.x / kCluster;
+  int it = 0, nth = 0;  // the block's stages and units so far
+  for (int u = blockIdx.x / kCluster; u < units; u += stride, ++nth) {
+    int m0, n0, kt0, kt1;
+    unit_origin(u, m0, n0, kt0, kt1);
+    if (kPingPong && nth % 2 != cw) {  // the other warpgroup's unit
+      it += kt1 - kt0;
+      continue;
+    }
+    if (kPingPong && nth > 0) named_barrier_sync(1 + cw, 256);  // the other has taken its last stage
+    for (int kt = kt0; kt < kt1; ++kt, ++it) {
+      const int st = it % kStages;
+      mbar_wait(&s.full[st], (it / kStages) & 1);
+      wgmma_fence();
+      const unsigned long long db = kBMn ? desc_mn_major(&s.b[st][0]) : desc_k_major(&s.b[st][0]);
+#pragma unroll
+      for (int kk = 0; kk < BK / 16; ++kk)
+#pragma unroll
+        for (int h = 0; h < kSlices; ++h) {
+          const unsigned short* a_slice = &s.a[st][(kPingPong ? h : cw) * 4096];
+          const unsigned long long da = kAMn ? desc_mn_major(a_slice) : desc_k_major(a_slice);
+          Wgmma<BN, kF16, kAMn, kBMn>::mma(acc[h], desc_k_step<kAMn>(da, kk), desc_k_step<kBMn>(db, kk),
+                                           (kt > kt0 || kk > 0) ? 1 : 0);
+        }
+      wgmma_commit();
+      // One group in flight: the previous stage's products are done, its buffers free.
+      wgmma_wait<1>();
+      if (kt > kt0) release((it - 1) % kStages);
+      // Ping-pong: the last stage is taken; the other warpgroup's next unit may start.
+      if (kPingPong && kt == kt1 - 1 && u + stride < units) named_barrier_arrive(2 - cw, 256);
+    }
+    wgmma_wait<0>();
+    release((it - 1) % kStages);
+#pragma unroll
+    for (int h = 0; h < kSlices; ++h)
+      store_tile(acc[h], m0 + (kPingPong ? h : cw) * 64, n0, u % p.splits);
   }
 }
 

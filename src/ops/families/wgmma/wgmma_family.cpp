@@ -1,6 +1,8 @@
 // Family wgmma: ladder level 8, 16-bit GEMM on Hopper tensor cores (kernels/gemm/08_wgmma_tma.cuh):
 // A and B in bf16 or f16, FP32 accumulation, C in the input type or f32. Configs
-// "wgmma:128x<BN>x64:s4" for the compiled tiles, BN = 256 or 128.
+// "wgmma:128x<BN>x64:s4" for the compiled tiles, BN = 256 or 128; "wgmma:128x128x64:s6:pp" has the
+// two consumer warpgroups take turns on whole tiles (ping-pong); ":c2" runs clusters of two blocks
+// sharing B's tile (TMA multicast); ":k<N>" splits k.
 //
 // Every layout and op combination (each operand K-major or MN-major in shared memory) and any
 // alignment of 16-bit elements: an operand whose address or leading dimension is not a multiple of
@@ -21,10 +23,11 @@ namespace ops {
 namespace {
 
 struct WgmmaConfig {
-  int bn = 256;
-  int stages = 4;
-  int splits = 1;  // k slices per tile (split-K, ":k<N>" in the text)
+  WgmmaSchedule schedule;  // "128x<bn>x64", ":pp", ":c2" in the text
+  int stages = 4;          // wgmma_stages(schedule.pingpong)
+  int splits = 1;          // k slices per tile (split-K, ":k<N>")
 };
+
 constexpr int kSplitChoices[] = {2, 4, 8, 16, 32, 64};
 
 // An operand as stored: `lines` lines of `inner` elements. A: m x k (MN-major: k x m); B: n x k
@@ -59,20 +62,22 @@ class WgmmaFamily final : public Family {
   bool claims(std::string_view text) const override { return text.substr(0, text.find(':')) == "wgmma"; }
   Config parse(const std::string& text, const char* what) const override {
     const std::string lowered = detail::lowered_text(text);
-    for (int bn : {256, 128}) {
-      const std::string tile = "wgmma:128x" + std::to_string(bn) + "x64:s4";
-      if (lowered == tile) return of(bn, 1);
+    for (const WgmmaSchedule& sc : kWgmmaSchedules) {
+      if (lowered == print(of(sc, 1))) return of(sc, 1);
       for (int splits : kSplitChoices)
-        if (lowered == tile + ":k" + std::to_string(splits)) return of(bn, splits);
+        if (lowered == print(of(sc, splits))) return of(sc, splits);
     }
     throw Error(ErrorCode::InvalidArgument, std::string(what) + ": '" + text +
                                                 "' is not a wgmma config (compiled: wgmma:128x256x64:s4, "
-                                                "wgmma:128x128x64:s4, either with :k2, :k4, ... :k64 for "
-                                                "split-K)");
+                                                "wgmma:128x256x64:s4:c2, wgmma:128x128x64:s4, "
+                                                "wgmma:128x128x64:s6:pp, wgmma:128x128x64:s6:pp:c2, each "
+                                                "with :k2, :k4, ... :k64 for split-K)");
   }
   std::string print(const Config& c) const override {
     const WgmmaConfig& f = c.fields<WgmmaConfig>();
-    return "wgmma:128x" + std::to_string(f.bn) + "x64:s" + std::to_string(f.stages) +
+    const WgmmaSchedule& sc = f.schedule;
+    return "wgmma:128x" + std::to_string(sc.bn) + "x64:s" + std::to_string(f.stages) + (sc.pingpong ? ":pp" : "") +
+           (sc.cluster > 1 ? ":c" + std::to_string(sc.cluster) : "") +
            (f.splits > 1 ? ":k" + std::to_string(f.splits) : "");
   }
   std::string supports(const Problem& p) const override {
@@ -85,13 +90,17 @@ class WgmmaFamily final : public Family {
   // Both tiles; split-K where the work units (tiles x slices) still fit one wave and every slice keeps
   // 2 k steps or more (a second wave of half slices measured slower than one of whole tiles:
   // 1 x 14336 x 4096 on 112 tiles, 0.76 -> 0.59x cuBLAS, H100, 2026-11-28).
+  // Clusters of two where m has two tile rows or more.
   std::vector<Config> candidates(const Problem& p, const DeviceFacts& d) const override {
     std::vector<Config> out;
-    for (int bn : {256, 128}) {
-      out.push_back(of(bn, 1));
-      const int64_t tiles = (p.m + 127) / 128 * ((p.n + bn - 1) / bn), steps = (p.k + 63) / 64;
+    for (const WgmmaSchedule& sc : kWgmmaSchedules) {
+      const int bn = sc.bn, cluster = sc.cluster;
+      if (cluster == 2 && p.m <= 128) continue;
+      out.push_back(of(sc, 1));
+      const int64_t units = (p.m + 128 * cluster - 1) / (128 * cluster) * ((p.n + bn - 1) / bn);
+      const int64_t steps = (p.k + 63) / 64;
       for (int splits : kSplitChoices)
-        if (tiles * splits <= d.sm_count && steps >= 2 * splits) out.push_back(of(bn, splits));
+        if (units * splits * cluster <= d.sm_count && steps >= 2 * splits) out.push_back(of(sc, splits));
     }
     return out;
   }
@@ -114,18 +123,17 @@ class WgmmaFamily final : public Family {
     return stored_a(p).packed_bytes() + stored_b(p).packed_bytes() +
            wgmma_partial_bytes(p.m, p.n, p.k, c.fields<WgmmaConfig>().splits);
   }
-  // Tensor-core time at the measured rate of the tile (prototype, H100, 2026-11-27: 128x256 ~700
-  // TFLOP/s on big squares, 128x128 ~620) over whole waves of work units (a tile's k slice), each
-  // with ~1 us of pipeline fill and epilogue, or the operands' bytes at memory bandwidth, plus a
-  // launch; split-K adds its partial sums' traffic and the reduction's launch.
+  // Tensor-core time at the measured rate of the schedule (rate()) over whole waves of work units
+  // (a tile's k slice), each with ~1 us of pipeline fill and epilogue, or the operands' bytes at
+  // memory bandwidth, plus a launch; split-K adds its partial sums' traffic and the reduction's launch.
   std::optional<Estimate> estimate(const Problem& p, const Config& c, const DeviceFacts& d) const override {
     const WgmmaConfig& f = c.fields<WgmmaConfig>();
-    const int bn = f.bn;
+    const int bn = f.schedule.bn, cluster = f.schedule.cluster;
     const WgmmaSlices slices = wgmma_slices(p.k, f.splits);
-    const double tiles = std::ceil(p.m / 128.0) * std::ceil(p.n / double(bn));
-    const double units = tiles * slices.splits;
-    const double waves = std::ceil(units / std::max(1, d.sm_count));
-    const double per_sm_flops = (bn == 256 ? 700e12 : 620e12) / kMeasuredSms;
+    const double tiles = std::ceil(p.m / (128.0 * cluster)) * cluster * std::ceil(p.n / double(bn));
+    const double units = tiles * slices.splits;  // a block's share: a tile's k slice
+    const double waves = std::ceil(units / std::max(cluster, d.sm_count / cluster * cluster));
+    const double per_sm_flops = rate(f) / kMeasuredSms;
     const double slice_k = std::min<double>(64.0 * slices.kt_per_split, std::max<int64_t>(p.k, 1));
     const double tile_us = 1.0 + 2.0 * 128 * bn * slice_k / per_sm_flops * 1e6;
     const double partial_bytes = static_cast<double>(wgmma_partial_bytes(p.m, p.n, p.k, f.splits));
@@ -165,7 +173,7 @@ class WgmmaFamily final : public Family {
     l.beta = p.beta_zero ? 0.0f : o.beta;
     l.in = p.a_type;
     l.out = p.c_type;
-    l.bn = c.fields<WgmmaConfig>().bn;
+    l.schedule = c.fields<WgmmaConfig>().schedule;
     l.sm_count = std::max(1, d.sm_count);
     l.a_mn_major = p.trans_a;   // canonical A stored k x m
     l.b_mn_major = !p.trans_b;  // canonical B stored k x n
@@ -190,7 +198,19 @@ class WgmmaFamily final : public Family {
   }
 
  private:
-  Config of(int bn, int splits) const { return Config(*this, WgmmaConfig{bn, 4, splits}); }
+  // A schedule's rate (TFLOP/s on 132 SMs; H100, 2026-11-28). Big aligned squares (4096^3 to
+  // 8192^3): 128 x 256 ~700 alone and in clusters of 2, ping-pong 128 x 128 ~650-690, 128 x 128 ~620.
+  // Clusters halve B's traffic from L2, which the ragged and packed shapes need: 4095 x 4097 x 4093
+  // NN 340 -> 429, 2501 x 3499 x 1777 NT 223 -> 257 (ping-pong 326 and 204; in clusters 433, 247).
+  // Clusters are rated above the rest so that they win wherever the tiles fit alike.
+  static double rate(const WgmmaConfig& f) {
+    if (f.schedule.pingpong) return f.schedule.cluster > 1 ? 700e12 : 680e12;
+    if (f.schedule.bn == 128) return 620e12;
+    return f.schedule.cluster > 1 ? 740e12 : 700e12;
+  }
+  Config of(const WgmmaSchedule& sc, int splits) const {
+    return Config(*this, WgmmaConfig{sc, wgmma_stages(sc.pingpong), splits});
+  }
 };
 
 }  // namespace

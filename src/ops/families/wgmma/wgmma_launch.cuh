@@ -20,8 +20,6 @@ namespace ops {
 
 namespace wgmma_launch_detail {
 
-constexpr int kStages = 4;
-
 // cuTensorMapEncodeTiled from the driver through the runtime (the library does not link libcuda).
 // A process-wide function pointer, looked up once: not per-device state.
 inline PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
@@ -65,18 +63,25 @@ inline CUtensorMap tensor_map(const void* base, DType t, int64_t rows, int64_t c
   return map;
 }
 
-template <bool kF16, class OutT, int BN, bool kAMn, bool kBMn>
+template <bool kF16, class OutT, int BN, int kStages, bool kAMn, bool kBMn, int kCluster, bool kPingPong>
 void launch(const WgmmaLaunch& l, cudaStream_t stream) {
-  auto kernel = kernels::gemm_wgmma_tma<kF16, OutT, BN, kStages, kAMn, kBMn>;
+  auto kernel = kernels::gemm_wgmma_tma<kF16, OutT, BN, kStages, kAMn, kBMn, kCluster, kPingPong>;
   constexpr int smem = kernels::wgmma_smem_bytes<BN, kStages>();
   detail::ensure_smem_opt_in(kernel, smem);
-  // K-major: boxes of 64 k x the tile's rows; MN-major: boxes of 64 of m or n x 64 k.
+  // K-major: boxes of 64 k x the rows a block loads (all of A's tile, B's tile over the cluster's
+  // blocks); MN-major: boxes of 64 of m or n x 64 k.
   const CUtensorMap map_a =
       kAMn ? tensor_map(l.a, l.in, l.k, l.m, l.lda, 64) : tensor_map(l.a, l.in, l.m, l.k, l.lda, kernels::kWgmmaBM);
-  const CUtensorMap map_b = kBMn ? tensor_map(l.b, l.in, l.k, l.n, l.ldb, 64) : tensor_map(l.b, l.in, l.n, l.k, l.ldb, BN);
+  const CUtensorMap map_b =
+      kBMn ? tensor_map(l.b, l.in, l.k, l.n, l.ldb, 64) : tensor_map(l.b, l.in, l.n, l.k, l.ldb, BN / kCluster);
   const WgmmaSlices k_slices = wgmma_slices(l.k, l.splits);
-  const int64_t units = ((l.m + kernels::kWgmmaBM - 1) / kernels::kWgmmaBM) * ((l.n + BN - 1) / BN) * k_slices.splits;
-  const unsigned grid = static_cast<unsigned>(units < l.sm_count ? units : l.sm_count);
+  // Work units of a cluster (a block without clusters), and the grid: one cluster per unit up to
+  // as many as the device holds at once.
+  constexpr int64_t kRows = int64_t(kernels::kWgmmaBM) * kCluster;
+  const int64_t units = ((l.m + kRows - 1) / kRows) * ((l.n + BN - 1) / BN) * k_slices.splits;
+  const int64_t resident =
+      kCluster > 1 ? detail::resident_clusters(kernel, kernels::kWgmmaThreads, smem, kCluster) : l.sm_count;
+  const unsigned grid = static_cast<unsigned>((units < resident ? units : resident) * kCluster);
   // Column pairs are one access when C's address and row pitch keep them aligned.
   const bool pairs = l.ldc % 2 == 0 && reinterpret_cast<uintptr_t>(l.c) % (2 * sizeof(OutT)) == 0;
   kernels::WgmmaParams p{};
@@ -88,12 +93,17 @@ void launch(const WgmmaLaunch& l, cudaStream_t stream) {
   p.alpha = l.alpha;
   p.beta = l.beta;
   p.pairs = pairs;
+  p.rows16 = (l.ldc * sizeof(OutT)) % 16 == 0 && reinterpret_cast<uintptr_t>(l.c) % 16 == 0;
   p.splits = k_slices.splits;
   p.kt_per_split = k_slices.kt_per_split;
   p.partial = l.partial;
   p.ld_partial = wgmma_partial_ld(l.n);
-  kernel<<<grid, kernels::kWgmmaThreads, smem, stream>>>(map_a, map_b, p);
-  TILEGEMM_CHECK_LAUNCH();
+  if (kCluster > 1) {
+    detail::launch_kernel_in_clusters(kernel, grid, kernels::kWgmmaThreads, smem, stream, kCluster, map_a, map_b, p);
+  } else {
+    kernel<<<grid, kernels::kWgmmaThreads, smem, stream>>>(map_a, map_b, p);
+    TILEGEMM_CHECK_LAUNCH();
+  }
   if (k_slices.splits > 1) {
     kernels::split_reduce_16bit<OutT><<<detail::grid_stride_blocks(l.m * l.n, 256, 8, l.sm_count), 256, 0, stream>>>(
         l.partial, k_slices.splits, p.m, p.n, p.ld_partial, static_cast<OutT*>(l.c), l.ldc, l.alpha, l.beta);
@@ -101,22 +111,33 @@ void launch(const WgmmaLaunch& l, cudaStream_t stream) {
   }
 }
 
-template <bool kF16, class OutT, int BN>
+template <bool kF16, class OutT, int BN, int kStages, int kCluster, bool kPingPong>
 void launch_layout(const WgmmaLaunch& l, cudaStream_t stream) {
   detail::with_bool(l.a_mn_major, [&](auto a_mn) {
-    detail::with_bool(l.b_mn_major, [&](auto b_mn) { launch<kF16, OutT, BN, a_mn(), b_mn()>(l, stream); });
+    detail::with_bool(l.b_mn_major, [&](auto b_mn) {
+      launch<kF16, OutT, BN, kStages, a_mn(), b_mn(), kCluster, kPingPong>(l, stream);
+    });
   });
+}
+// The compiled schedules (wgmma_launch.hpp: kWgmmaSchedules).
+template <bool kF16, class OutT>
+void launch_tile(const WgmmaLaunch& l, cudaStream_t stream) {
+  if (l.schedule.pingpong) {
+    if (l.schedule.cluster == 2) launch_layout<kF16, OutT, 128, 6, 2, true>(l, stream);
+    else launch_layout<kF16, OutT, 128, 6, 1, true>(l, stream);
+  } else if (l.schedule.bn == 128) {
+    launch_layout<kF16, OutT, 128, 4, 1, false>(l, stream);
+  } else if (l.schedule.cluster == 2) {
+    launch_layout<kF16, OutT, 256, 4, 2, false>(l, stream);
+  } else {
+    launch_layout<kF16, OutT, 256, 4, 1, false>(l, stream);
+  }
 }
 
 template <bool kF16, class In>
 void launch_in(const WgmmaLaunch& l, cudaStream_t stream) {
-  if (l.out == DType::F32) {
-    if (l.bn == 128) launch_layout<kF16, float, 128>(l, stream);
-    else launch_layout<kF16, float, 256>(l, stream);
-  } else {
-    if (l.bn == 128) launch_layout<kF16, In, 128>(l, stream);
-    else launch_layout<kF16, In, 256>(l, stream);
-  }
+  if (l.out == DType::F32) launch_tile<kF16, float>(l, stream);
+  else launch_tile<kF16, In>(l, stream);
 }
 
 }  // namespace wgmma_launch_detail

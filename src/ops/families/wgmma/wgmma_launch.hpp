@@ -11,6 +11,19 @@
 namespace tilegemm {
 namespace ops {
 
+// The schedules level 8 is compiled for (128-row tiles, 64-wide k steps; launch_tile in
+// wgmma_launch.cuh dispatches exactly these): cooperative 128 x 256 alone and in clusters of 2,
+// cooperative 128 x 128, and ping-pong 128 x 128 alone and in clusters of 2.
+struct WgmmaSchedule {
+  int bn;         // the tile's columns
+  int cluster;    // blocks per cluster sharing B's tile
+  bool pingpong;  // consumer warpgroups take turns on whole tiles
+};
+inline constexpr WgmmaSchedule kWgmmaSchedules[] = {
+    {256, 1, false}, {256, 2, false}, {128, 1, false}, {128, 1, true}, {128, 2, true}};
+// Pipeline stages of a schedule: 4 of 48 KB (128 x 256) or 6 of 32 KB (ping-pong 128 x 128).
+inline int wgmma_stages(bool pingpong) { return pingpong ? 6 : 4; }
+
 struct WgmmaLaunch {
   const void* a = nullptr;  // m x k row-major (a_mn_major: k x m), lda elements apart
   const void* b = nullptr;  // n x k row-major, B^T of the product (b_mn_major: k x n), ldb elements apart
@@ -20,12 +33,13 @@ struct WgmmaLaunch {
   float alpha = 1.0f, beta = 0.0f;  // beta == 0: C is not read
   DType in = DType::BF16;           // A and B: BF16 or F16
   DType out = DType::BF16;          // C: `in` or F32
-  int bn = 256;                     // the tile's columns: 128 or 256 (the compiled ones)
+  WgmmaSchedule schedule = kWgmmaSchedules[0];  // one of kWgmmaSchedules
   int sm_count = 1;                 // the persistent grid's size bound
   bool a_mn_major = false, b_mn_major = false;
   int splits = 1;            // k slices per tile (split-K); > 1 needs `partial`
   float* partial = nullptr;  // wgmma_partial_bytes(m, n, k, splits) of workspace
 };
+
 
 // A tile's 64-wide k steps cut into `splits` slices of kt_per_split, none empty (fewer slices than
 // asked when k has fewer steps).

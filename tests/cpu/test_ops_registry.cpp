@@ -302,8 +302,9 @@ TEST(Gemv16Family, TakesSkinnyKMajorProductsAndLeavesTheRestToWgmma) {
   EXPECT_EQ(ops::registry().parse(" GEMV16 ", "config", ops::OpKind::Gemm).text(), "gemv16");
 }
 
-// Level 8's schedules: clusters of two only where m has two tile rows; ping-pong only on the
-// 128-column tile it is compiled for; big squares on 128 x 256 tiles in clusters.
+// Level 8's schedules: clusters of two only where m has two tile rows and n more than one 128-column
+// tile; ping-pong only on the 128-column tile it is compiled for; big squares on 128 x 256 tiles in
+// clusters.
 TEST(WgmmaFamily, SchedulesByShape) {
   const auto* base = reinterpret_cast<const uint16_t*>(uintptr_t(1) << 40);
   auto problem = [&](int64_t m, int64_t n, int64_t k) {
@@ -320,6 +321,8 @@ TEST(WgmmaFamily, SchedulesByShape) {
   const ops::Family* f = ops::registry().find("wgmma");
   ASSERT_NE(f, nullptr);
   for (const ops::Config& c : f->candidates(problem(128, 4096, 4096), h100()))
+    EXPECT_EQ(c.text().find(":c2"), std::string::npos) << c.text();
+  for (const ops::Config& c : f->candidates(problem(2048, 16, 4096), h100()))  // no B columns to share
     EXPECT_EQ(c.text().find(":c2"), std::string::npos) << c.text();
   int clustered = 0, pingpong = 0;
   for (const ops::Config& c : f->candidates(problem(4096, 4096, 4096), h100())) {

@@ -90,12 +90,13 @@ class WgmmaFamily final : public Family {
   // Both tiles; split-K where the work units (tiles x slices) still fit one wave and every slice keeps
   // 2 k steps or more (a second wave of half slices measured slower than one of whole tiles:
   // 1 x 14336 x 4096 on 112 tiles, 0.76 -> 0.59x cuBLAS, H100, 2026-11-28).
-  // Clusters of two where m has two tile rows or more.
+  // Clusters of two where m has two tile rows or more and B's tile more than 128 columns to share
+  // (2048 x 16 x 4096 on 128 x 256 tiles in clusters: 0.51x cuBLAS; 128 x 128 alone: 0.78x).
   std::vector<Config> candidates(const Problem& p, const DeviceFacts& d) const override {
     std::vector<Config> out;
     for (const WgmmaSchedule& sc : kWgmmaSchedules) {
       const int bn = sc.bn, cluster = sc.cluster;
-      if (cluster == 2 && p.m <= 128) continue;
+      if (cluster == 2 && (p.m <= 128 || p.n <= 128)) continue;
       out.push_back(of(sc, 1));
       const int64_t units = (p.m + 128 * cluster - 1) / (128 * cluster) * ((p.n + bn - 1) / bn);
       const int64_t steps = (p.k + 63) / 64;

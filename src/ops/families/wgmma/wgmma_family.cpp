@@ -91,14 +91,19 @@ class WgmmaFamily final : public Family {
   // 2 k steps or more (a second wave of half slices measured slower than one of whole tiles:
   // 1 x 14336 x 4096 on 112 tiles, 0.76 -> 0.59x cuBLAS, H100, 2026-11-28).
   // Clusters of two where m has two tile rows or more and B's tile more than 128 columns to share
-  // (2048 x 16 x 4096 on 128 x 256 tiles in clusters: 0.51x cuBLAS; 128 x 128 alone: 0.78x).
+  // (2048 x 16 x 4096 on 128 x 256 tiles in clusters: 0.51x cuBLAS; 128 x 128 alone: 0.78x);
+  // ping-pong where blocks have several tiles, never split.
   std::vector<Config> candidates(const Problem& p, const DeviceFacts& d) const override {
     std::vector<Config> out;
     for (const WgmmaSchedule& sc : kWgmmaSchedules) {
       const int bn = sc.bn, cluster = sc.cluster;
       if (cluster == 2 && (p.m <= 128 || p.n <= 128)) continue;
-      out.push_back(of(sc, 1));
       const int64_t units = (p.m + 128 * cluster - 1) / (128 * cluster) * ((p.n + bn - 1) / bn);
+      // Ping-pong needs two tiles per block to alternate (512 x 512 x 65536 in 8 slices, one unit per
+      // block: 0.55-0.64x cuBLAS against 0.74x on 128 x 128 tiles alone).
+      if (sc.pingpong && units * cluster <= d.sm_count) continue;
+      out.push_back(of(sc, 1));
+      if (sc.pingpong) continue;
       const int64_t steps = (p.k + 63) / 64;
       for (int splits : kSplitChoices)
         if (units * splits * cluster <= d.sm_count && steps >= 2 * splits) out.push_back(of(sc, splits));

@@ -259,10 +259,10 @@ TEST(Wgmma, SplitKAgainstTheFp64Reference) {
   for (const WgmmaCase& t : cases) run_case(t);
 }
 
-// Clusters of two sharing B's tile (":c2") and ping-pong consumers (":pp"): an odd number of tile rows
-// (the second block of the last cluster has no rows of C), one k step, fewer stages' worth of k steps
-// than the pipeline holds, an odd number of tiles per block (one warpgroup takes one more), every
-// layout, op and alignment, beta reading C.
+// Clusters of two sharing B's tile (":c2") and ping-pong consumers (":pp"): ragged tile rows (m = 385,
+// 129, 1000), one k step, fewer stages' worth of k steps than the pipeline holds, every layout, op and
+// alignment, beta reading C; then several units per block (the producer running across tiles, the
+// ping-pong handover reused, split slices of unequal length on alternating warpgroups).
 TEST(Wgmma, ClustersAndPingPongAgainstTheFp64Reference) {
   for (const char* config : {"wgmma:128x256x64:s4:c2", "wgmma:128x128x64:s6:pp", "wgmma:128x128x64:s6:pp:c2"})
     for (Layout layout : kLayouts)
@@ -275,6 +275,15 @@ TEST(Wgmma, ClustersAndPingPongAgainstTheFp64Reference) {
           run_case({DType::BF16, DType::F32, layout, op_a, op_b, 512, 640, 128, 0, 0, 0.5f, 0.0f, config});
           run_case({DType::F16, DType::F16, layout, op_a, op_b, 384, 520, 192, 0, 0, 1.0f, 0.0f, config});
         }
+  const DType bf = DType::BF16, f = DType::F32;
+  const Layout row = Layout::RowMajor;
+  for (const WgmmaCase& t : std::vector<WgmmaCase>{
+           {bf, bf, row, Op::N, Op::T, 4096, 4096, 128, 0, 0, 1.0f, 0.0f, "wgmma:128x256x64:s4:c2"},
+           {bf, bf, row, Op::N, Op::N, 3072, 2048, 64, 0, 0, 1.0f, 0.0f, "wgmma:128x128x64:s6:pp"},
+           {bf, f, row, Op::T, Op::T, 2048, 2100, 192, 0, 0, 1.0f, 0.5f, "wgmma:128x128x64:s6:pp:c2"},
+           {bf, bf, row, Op::N, Op::T, 2048, 2048, 2000, 0, 0, 1.0f, 0.0f, "wgmma:128x128x64:s6:pp:k8"},
+       })
+    run_case(t);
 }
 
 // Family gemv16 (kernels/gemm/gemv_16bit.cuh): decode K-major products, m or n <= 4, each X-row count

@@ -21,7 +21,7 @@
 // kCluster = 2: the blocks run in clusters of two on vertically adjacent tiles (rows m0 and m0 + 128,
 // the same columns). Each block's producer loads its own A tile and half of the B tile, multicast to
 // both blocks, so B's traffic from L2 halves; a stage is free when the consumers of both blocks have
-// released it (empty[] counts four arrivals, each consumer arrives in both blocks).
+// released it (empty[] counts the arrivals of both blocks' consumers, each arriving in both blocks).
 //
 // kPingPong: instead of splitting each tile's rows, the two consumer warpgroups take turns: warpgroup
 // w runs the block's units j with j % 2 == w on all 128 rows (two m64 wgmmas per k16), and one's
@@ -196,7 +196,8 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     }
     OutT* c = static_cast<OutT*>(p.c);
     using P = Pair<OutT>;
-    if (p.rows16 && p.beta == 0.0f && r0 + 64 <= p.m && n0 + BN <= p.n) {
+    if (p.rows16 && p.beta == 0.0f && static_cast<long long>(r0) + 64 <= p.m &&
+        static_cast<long long>(n0) + BN <= p.n) {
       // The common case, a slice inside C written over, through shared memory: a pair store from
       // the accumulator layout touches 8 rows (8 L1 wavefronts), which made the epilogue ~3 us of a
       // 128 x 256 tile (H100, 2026-11-28); read back, a warp stores 2 rows of 256 contiguous bytes.

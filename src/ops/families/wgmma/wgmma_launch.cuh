@@ -122,16 +122,14 @@ void launch_layout(const WgmmaLaunch& l, cudaStream_t stream) {
 // The compiled schedules (wgmma_launch.hpp: kWgmmaSchedules).
 template <bool kF16, class OutT>
 void launch_tile(const WgmmaLaunch& l, cudaStream_t stream) {
-  if (l.schedule.pingpong) {
-    if (l.schedule.cluster == 2) launch_layout<kF16, OutT, 128, 6, 2, true>(l, stream);
-    else launch_layout<kF16, OutT, 128, 6, 1, true>(l, stream);
-  } else if (l.schedule.bn == 128) {
-    launch_layout<kF16, OutT, 128, 4, 1, false>(l, stream);
-  } else if (l.schedule.cluster == 2) {
-    launch_layout<kF16, OutT, 256, 4, 2, false>(l, stream);
-  } else {
-    launch_layout<kF16, OutT, 256, 4, 1, false>(l, stream);
-  }
+  const WgmmaSchedule& sc = l.schedule;
+  if (sc.pingpong && sc.bn == 128 && sc.cluster == 2) launch_layout<kF16, OutT, 128, 6, 2, true>(l, stream);
+  else if (sc.pingpong && sc.bn == 128 && sc.cluster == 1) launch_layout<kF16, OutT, 128, 6, 1, true>(l, stream);
+  else if (!sc.pingpong && sc.bn == 128 && sc.cluster == 1) launch_layout<kF16, OutT, 128, 4, 1, false>(l, stream);
+  else if (!sc.pingpong && sc.bn == 256 && sc.cluster == 2) launch_layout<kF16, OutT, 256, 4, 2, false>(l, stream);
+  else if (!sc.pingpong && sc.bn == 256 && sc.cluster == 1) launch_layout<kF16, OutT, 256, 4, 1, false>(l, stream);
+  else throw Error(ErrorCode::Internal, "level 8 has no compiled schedule 128x" + std::to_string(sc.bn) +
+                                            (sc.pingpong ? ":pp" : "") + ":c" + std::to_string(sc.cluster));
 }
 
 template <bool kF16, class In>

@@ -78,7 +78,7 @@ def test_explain_and_dtype_errors():
     a = torch.randn(64, 4096, device="cuda", dtype=torch.bfloat16)
     w = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16)
     assert tilegemm.explain_choice(a, w)["config"].startswith("wgmma:")
-    assert tilegemm.explain_choice(a[:1], w.t())["config"] == "gemv16"  # decode, x @ W^T
+    assert tilegemm.explain_choice(a[:1], w.t())["config"].startswith("skinny16")  # decode, x @ W^T
     with pytest.raises(TypeError, match=r"^b: dtype float16 is not supported here; this takes bfloat16"):
         tilegemm.matmul(a, w.half())
     with pytest.raises(TypeError, match=r"^out: dtype float32 is not supported here; this takes bfloat16"):

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "ops/choose.hpp"
@@ -98,7 +99,7 @@ bool contains(const std::vector<std::string>& v, const std::string& s) {
 TEST(OpsRegistry, BuiltInFamiliesInEnumerationOrder) {
   std::vector<std::string> names;
   for (const ops::Family* f : ops::registry().families(ops::OpKind::Gemm)) names.emplace_back(f->name());
-  EXPECT_EQ(names, (std::vector<std::string>{"simt-tiled", "tf32x3-tiled", "gemv", "ladder", "wgmma", "gemv16"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"simt-tiled", "tf32x3-tiled", "gemv", "ladder", "wgmma", "skinny16"}));
   // Every family parses what it prints, and the registry sends each text to its family.
   for (const char* text : {"tiled:128x256x32:w64x64:t16x8:s4:b1:k1:hilbert", "tiled:64x128x32:w32x64:tf32x3c4:s3:b2:k4:hilbert",
                            "gemv-cols:s1:l16:k2", "gemv-rows:s16:k4", "ladder:06-warp-tiled",
@@ -184,7 +185,7 @@ TEST(TypedGemm, RefusesUnimplementedDtypesWithEachFamilysReason) {
     EXPECT_NE(what.find("gemv: A is bf16"), std::string::npos) << what;
     EXPECT_NE(what.find("ladder: A is bf16"), std::string::npos) << what;
     EXPECT_NE(what.find("wgmma: C is f16: C must be bf16 or f32"), std::string::npos) << what;
-    EXPECT_NE(what.find("gemv16: C is f16"), std::string::npos) << what;
+    EXPECT_NE(what.find("skinny16: C is f16"), std::string::npos) << what;
   }
   // Argument errors name the typed fields.
   args.a = MatrixArg{DType::F32, a.data(), 63, 0};
@@ -259,9 +260,10 @@ namespace {
 
 // Ladder level 8 (family wgmma): Auto's only family for 16-bit A and B; K-contiguous operands with
 // 16-byte rows only, every other form refused with the reason; its configs round-trip.
-// Auto's family for 16-bit products by shape class: gemv16 streams the long operand of decode K-major
-// products (m or n <= 4); wgmma runs the rest, and every layout and alignment gemv16 refuses.
-TEST(Gemv16Family, TakesSkinnyKMajorProductsAndLeavesTheRestToWgmma) {
+// Auto's family for 16-bit products by shape class: skinny16 streams the long operand of decode and
+// skinny products (m or n <= 32) in either orientation of it; wgmma runs the rest, 64-row products,
+// and every long operand without 16-byte rows.
+TEST(Skinny16Family, TakesSkinnyProductsAndLeavesTheRestToWgmma) {
   const auto* base = reinterpret_cast<const uint16_t*>(uintptr_t(1) << 40);
   auto best_family = [&](int64_t m, int64_t n, int64_t k, Op op_a, Op op_b, int64_t ld_pad) {
     GemmArgs args;
@@ -276,15 +278,17 @@ TEST(Gemv16Family, TakesSkinnyKMajorProductsAndLeavesTheRestToWgmma) {
     args.c = OutputArg{DType::BF16, const_cast<uint16_t*>(base) + (uint64_t(1) << 33), n, 0};
     return std::string(ops::rank(ops::gemm_call(args, GemmOptions{}).problem, h100()).best().family()->name());
   };
-  EXPECT_EQ(best_family(1, 4096, 4096, Op::N, Op::T, 0), "gemv16");  // decode
-  EXPECT_EQ(best_family(1, 11008, 4096, Op::N, Op::T, 0), "gemv16");
-  EXPECT_EQ(best_family(4, 4096, 4096, Op::N, Op::T, 0), "gemv16");
-  EXPECT_EQ(best_family(4096, 2, 4096, Op::N, Op::T, 0), "gemv16");  // n short
+  EXPECT_EQ(best_family(1, 4096, 4096, Op::N, Op::T, 0), "skinny16");  // decode, x @ W^T
+  EXPECT_EQ(best_family(1, 4096, 4096, Op::N, Op::N, 0), "skinny16");  // decode, W stored along n
+  EXPECT_EQ(best_family(1, 11008, 4096, Op::N, Op::T, 0), "skinny16");
+  EXPECT_EQ(best_family(4, 4096, 4096, Op::N, Op::T, 0), "skinny16");
+  EXPECT_EQ(best_family(16, 4096, 4096, Op::N, Op::N, 0), "skinny16");
+  EXPECT_EQ(best_family(4096, 2, 4096, Op::N, Op::T, 0), "skinny16");   // n short
+  EXPECT_EQ(best_family(2048, 16, 4096, Op::N, Op::N, 0), "skinny16");  // X = B along its rows
   EXPECT_EQ(best_family(4096, 4096, 4096, Op::N, Op::T, 0), "wgmma");
-  EXPECT_EQ(best_family(16, 4096, 4096, Op::N, Op::T, 0), "wgmma");   // above 4 rows
-  EXPECT_EQ(best_family(1, 4096, 4096, Op::N, Op::N, 0), "wgmma");    // B MN-major
-  EXPECT_EQ(best_family(1, 4096, 4093, Op::N, Op::T, 0), "wgmma");    // k not a multiple of 8
-  EXPECT_EQ(best_family(4, 4096, 4096, Op::N, Op::T, 3), "wgmma");    // rows off 16 bytes
+  EXPECT_EQ(best_family(64, 4096, 4096, Op::N, Op::T, 0), "wgmma");     // above 32 rows
+  EXPECT_EQ(best_family(1, 4096, 4093, Op::N, Op::T, 0), "wgmma");      // W's rows off 16 bytes
+  EXPECT_EQ(best_family(4, 4096, 4096, Op::N, Op::T, 3), "wgmma");      // rows off 16 bytes
   // Few tiles, long k: level 8 splits k (one wave of 4 x 4 tiles would leave 116 SMs idle).
   GemmArgs long_k;
   long_k.m = long_k.n = 512;
@@ -297,9 +301,11 @@ TEST(Gemv16Family, TakesSkinnyKMajorProductsAndLeavesTheRestToWgmma) {
   EXPECT_NE(text.find(":k"), std::string::npos) << text;
   EXPECT_EQ(ops::registry().parse("WGMMA:128x128x64:S4:K8", "config", ops::OpKind::Gemm).text(),
             "wgmma:128x128x64:s4:k8");
-  const ops::Family* f = ops::registry().find("gemv16");
+  const ops::Family* f = ops::registry().find("skinny16");
   ASSERT_NE(f, nullptr);
-  EXPECT_EQ(ops::registry().parse(" GEMV16 ", "config", ops::OpKind::Gemm).text(), "gemv16");
+  EXPECT_EQ(ops::registry().parse(" SKINNY16:K4 ", "config", ops::OpKind::Gemm).text(), "skinny16:k4");
+  EXPECT_EQ(ops::registry().parse("skinny16", "config", ops::OpKind::Gemm).text(), "skinny16");
+  EXPECT_THROW(ops::registry().parse("skinny16:k16", "config", ops::OpKind::Gemm), Error);  // above a cluster
 }
 
 // Level 8's schedules: clusters of two only where m has two tile rows and n more than one 128-column

@@ -15,6 +15,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "core/device_buffer.hpp"
@@ -105,7 +106,7 @@ void run_case(const WgmmaCase& t) {
   options.config = t.config;
   if (t.m > 0 && t.n > 0 && t.k > 0 && t.alpha != 0.0f) {
     const std::string family = explain_choice(args, options).family;
-    EXPECT_TRUE(family == "wgmma" || family == "gemv16") << family;  // gemv16: skinny K-major products
+    EXPECT_TRUE(family == "wgmma" || family == "skinny16") << family;  // the 16-bit families
   }
   gemm(args, nullptr, options);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
@@ -286,22 +287,90 @@ TEST(Wgmma, ClustersAndPingPongAgainstTheFp64Reference) {
     run_case(t);
 }
 
-// Family gemv16 (kernels/gemm/gemv_16bit.cuh): decode K-major products, m or n <= 4, each X-row count
-// the kernel instantiates, both input types, outputs in the input type and f32, beta.
-TEST(Gemv16, SkinnyProductsAgainstTheFp64Reference) {
+// Family skinny16 on decode products with K-major operands (x @ W^T), 1 to 4 rows, long k, both input
+// types, outputs in the input type and f32, beta, offsets.
+TEST(Skinny16, DecodeProductsAgainstTheFp64Reference) {
   const DType bf = DType::BF16, h = DType::F16, f = DType::F32;
   const Layout row = Layout::RowMajor, col = Layout::ColMajor;
   const std::vector<WgmmaCase> cases = {
-      {bf, bf, row, Op::N, Op::T, 1, 4096, 4096, 0, 0, 1.0f, 0.0f, "gemv16"},  // decode
-      {h, h, row, Op::N, Op::T, 2, 1000, 520, 0, 0, 1.0f, 0.0f, "gemv16"},
-      {bf, f, row, Op::N, Op::T, 3, 333, 64, 8, 0, 0.5f, 2.0f, "gemv16"},     // beta reads C
-      {h, f, row, Op::N, Op::T, 4, 2048, 1024, 0, 8, 1.0f, 0.0f, "gemv16"},   // offset by 16 bytes
-      {bf, bf, row, Op::N, Op::T, 4, 777, 4104, 0, 0, 1.0f, 0.0f, "gemv16"},
-      {bf, bf, row, Op::N, Op::T, 3000, 3, 256, 0, 0, 1.0f, 0.0f, "gemv16"},  // n short: B is X
-      {h, h, col, Op::T, Op::N, 600, 4, 128, 16, 0, 1.0f, -1.0f, "gemv16"},   // column-major x^T W
-      {bf, bf, row, Op::N, Op::T, 1, 8, 8, 0, 0, 1.0f, 0.0f, "gemv16"},
+      {bf, bf, row, Op::N, Op::T, 1, 4096, 4096, 0, 0, 1.0f, 0.0f, "skinny16"},  // decode
+      {h, h, row, Op::N, Op::T, 2, 1000, 520, 0, 0, 1.0f, 0.0f, "skinny16"},
+      {bf, f, row, Op::N, Op::T, 3, 333, 64, 8, 0, 0.5f, 2.0f, "skinny16"},     // beta reads C
+      {h, f, row, Op::N, Op::T, 4, 2048, 1024, 0, 8, 1.0f, 0.0f, "skinny16"},   // offset by 16 bytes
+      {bf, bf, row, Op::N, Op::T, 4, 777, 4104, 0, 0, 1.0f, 0.0f, "skinny16"},
+      {bf, bf, row, Op::N, Op::T, 3000, 3, 256, 0, 0, 1.0f, 0.0f, "skinny16"},  // n short: B is X
+      {h, h, col, Op::T, Op::N, 600, 4, 128, 16, 0, 1.0f, -1.0f, "skinny16"},   // column-major x^T W
+      {bf, bf, row, Op::N, Op::T, 1, 8, 8, 0, 0, 1.0f, 0.0f, "skinny16"},
   };
   for (const WgmmaCase& t : cases) run_case(t);
+}
+
+// Family skinny16 (kernels/gemm/skinny_16bit.cuh): a short side of 1 to 32 rows in every layout and
+// op combination, so that W is stored along k or along its lines and X is copied along k, along its
+// rows or element by element (odd row counts); every X-row instantiation (8, 16, 32 slots), edge
+// tiles of lines and k, split-K summed in a cluster, both input types, outputs in the input type and
+// f32, beta.
+TEST(Skinny16, EveryLayoutAndShortSideAgainstTheFp64Reference) {
+  const DType bf = DType::BF16, h = DType::F16, f = DType::F32;
+  for (const char* config : {"skinny16", "skinny16:k4"})
+    for (Layout layout : kLayouts)
+      for (Op op_a : kOps)
+        for (Op op_b : kOps) {
+          run_case({bf, bf, layout, op_a, op_b, 1, 1000, 1016, 0, 0, 1.0f, 0.0f, config});     // decode
+          run_case({h, f, layout, op_a, op_b, 5, 1000, 1016, 0, 8, 0.5f, 2.0f, config});       // beta, offset 16 bytes
+          run_case({bf, f, layout, op_a, op_b, 13, 520, 2048, 0, 0, 1.0f, 0.0f, config});      // 16 row slots
+          run_case({h, h, layout, op_a, op_b, 32, 1032, 264, 0, 0, 1.0f, -1.0f, config});     // 32 rows
+          run_case({bf, bf, layout, op_a, op_b, 1000, 3, 1016, 0, 0, 1.0f, 0.0f, config});     // n short: B is X
+          run_case({bf, f, layout, op_a, op_b, 704, 27, 520, 0, 0, 1.0f, 0.0f, config});  // 32 slots
+          run_case({h, h, layout, op_a, op_b, 7, 1001, 1009, 7, 0, 1.0f, 0.0f, config});       // ragged lines and k
+        }
+}
+
+// Small odd shapes for the sanitizers (tests/gpu/run_sanitizer.sh): every layout and op combination,
+// each form of X, alone and split over a cluster.
+TEST(Skinny16, SmallOddShapes) {
+  for (const char* config : {"skinny16", "skinny16:k2"})
+    for (Layout layout : kLayouts)
+      for (Op op_a : kOps)
+        for (Op op_b : kOps) {
+          run_case({DType::BF16, DType::BF16, layout, op_a, op_b, 3, 136, 200, 0, 0, 1.0f, 0.0f, config});
+          run_case({DType::F16, DType::F32, layout, op_a, op_b, 136, 17, 136, 0, 0, 1.0f, 1.0f, config});
+        }
+}
+
+// Auto on skinny products: decode, few tokens and few columns in both orientations of the long
+// operand run on one of the 16-bit families and match the reference.
+TEST(Skinny16, AutoOnModelShapes) {
+  const DType bf = DType::BF16;
+  for (Op op_b : kOps)
+    for (const auto& [m, n, k] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{
+             {1, 4096, 4096}, {8, 6144, 4096}, {4096, 1, 4096}, {2048, 16, 4096}, {32, 4096, 1024}})
+      run_case({bf, bf, Layout::RowMajor, Op::N, op_b, m, n, k, 0, 0, 1.0f, 0.0f, ""});
+}
+
+// The long operand must have 16-byte aligned rows: skinny16 named on an offset W is refused before
+// launch, C untouched.
+TEST(Skinny16, RefusesAnUnalignedLongOperand) {
+  const int64_t m = 4, n = 512, k = 256;
+  DeviceBuffer<uint16_t> a(m * k), b(k * n + 1);
+  DeviceBuffer<float> c(m * n);
+  std::vector<float> before(m * n, 7.0f);
+  c.upload(before);
+  GemmArgs args;
+  args.m = m, args.n = n, args.k = k;
+  args.a = {DType::BF16, a.get(), k, 0};
+  args.b = {DType::BF16, b.get() + 1, n, 0};  // 2 bytes off a 16-byte boundary
+  args.c = {DType::F32, c.get(), n, 0};
+  GemmOptions options;
+  options.config = "skinny16";
+  try {
+    gemm(args, nullptr, options);
+    ADD_FAILURE() << "skinny16 ran an unaligned long operand";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("16-byte aligned"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(c.download(), before);
 }
 
 // A thread whose first CUDA call is the product (torch's autograd worker runs backward so): encoding

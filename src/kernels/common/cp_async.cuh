@@ -18,9 +18,12 @@ __device__ __forceinline__ void cp_async_4(void* smem, const float* gmem, bool v
 __device__ __forceinline__ void cp_async_8(void* smem, const float* gmem) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(smem_addr(smem)), "l"(gmem));
 }
-__device__ __forceinline__ void cp_async_16(void* smem, const float* gmem, int valid_floats) {
+__device__ __forceinline__ void cp_async_16_bytes(void* smem, const void* gmem, int valid_bytes) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(smem)),
-               "l"(gmem), "r"(valid_floats * 4));
+               "l"(gmem), "r"(valid_bytes));
+}
+__device__ __forceinline__ void cp_async_16(void* smem, const float* gmem, int valid_floats) {
+  cp_async_16_bytes(smem, gmem, valid_floats * 4);
 }
 // A 16-byte copy, or 16 zero bytes without reading the source where !copy (the ignore-src form: no
 // source size to compute, unlike cp_async_16's).

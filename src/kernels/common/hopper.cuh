@@ -67,6 +67,19 @@ __device__ __forceinline__ void mbar_arrive_in(unsigned long long* b, unsigned r
       "r"(rank)
       : "memory");
 }
+// The float at shared address `smem` (this block's address space) in block `rank` of the cluster
+// (distributed shared memory); the caller orders it after the writer's cluster_sync.
+__device__ __forceinline__ float ld_shared_in(unsigned smem, unsigned rank) {
+  float v;
+  asm volatile(
+      "{\n.reg .b32 remote;\n"
+      "mapa.shared::cluster.u32 remote, %1, %2;\n"
+      "ld.shared::cluster.f32 %0, [remote];\n}"
+      : "=f"(v)
+      : "r"(smem), "r"(rank)
+      : "memory");
+  return v;
+}
 // Named barrier `id` (1-15; 0 is __syncthreads) over `threads` threads: wait for all of them, or
 // count this warp's arrival without waiting.
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {

@@ -70,36 +70,10 @@ struct WgmmaParams {
   long long ld_partial;
 };
 
-namespace wgmma_detail {
-
-// Two adjacent outputs as one access (__nv_bfloat162, __half2, float2).
-template <class OutT>
-struct Pair;
-template <>
-struct Pair<float> {
-  using type = float2;
-  __device__ static type make(float x, float y) { return make_float2(x, y); }
-  __device__ static float2 get(type v) { return v; }
-};
-template <>
-struct Pair<__nv_bfloat16> {
-  using type = __nv_bfloat162;
-  __device__ static type make(float x, float y) { return __floats2bfloat162_rn(x, y); }
-  __device__ static float2 get(type v) { return __bfloat1622float2(v); }
-};
-template <>
-struct Pair<__half> {
-  using type = __half2;
-  __device__ static type make(float x, float y) { return __floats2half2_rn(x, y); }
-  __device__ static float2 get(type v) { return __half22float2(v); }
-};
-}  // namespace wgmma_detail
-
 template <bool kF16, class OutT, int BN, int kStages, bool kAMn, bool kBMn, int kCluster, bool kPingPong>
 __global__ void __launch_bounds__(kWgmmaThreads, 1)
     gemm_wgmma_tma(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                    const WgmmaParams p) {
-  using namespace wgmma_detail;
   using namespace hopper;
   constexpr int BM = kWgmmaBM, BK = kWgmmaBK;
   extern __shared__ __align__(1024) unsigned char raw[];
@@ -195,7 +169,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
       return;
     }
     OutT* c = static_cast<OutT*>(p.c);
-    using P = Pair<OutT>;
+    using P = OutPair<OutT>;
     if (p.rows16 && p.beta == 0.0f && static_cast<long long>(r0) + 64 <= p.m &&
         static_cast<long long>(n0) + BN <= p.n) {
       // The common case, a slice inside C written over, through shared memory: a pair store from

@@ -135,12 +135,12 @@ class WgmmaFamily final : public Family {
   std::optional<Estimate> estimate(const Problem& p, const Config& c, const DeviceFacts& d) const override {
     const WgmmaConfig& f = c.fields<WgmmaConfig>();
     const int bn = f.schedule.bn, cluster = f.schedule.cluster;
-    const WgmmaSlices slices = wgmma_slices(p.k, f.splits);
+    const KSlices slices = k64_slices(p.k, f.splits);
     const double tiles = std::ceil(p.m / (128.0 * cluster)) * cluster * std::ceil(p.n / double(bn));
     const double units = tiles * slices.splits;  // a block's share: a tile's k slice
     const double waves = std::ceil(units / std::max(cluster, d.sm_count / cluster * cluster));
     const double per_sm_flops = rate(f) / kMeasuredSms;
-    const double slice_k = std::min<double>(64.0 * slices.kt_per_split, std::max<int64_t>(p.k, 1));
+    const double slice_k = std::min<double>(64.0 * slices.steps_per_split, std::max<int64_t>(p.k, 1));
     const double tile_us = 1.0 + 2.0 * 128 * bn * slice_k / per_sm_flops * 1e6;
     const double partial_bytes = static_cast<double>(wgmma_partial_bytes(p.m, p.n, p.k, f.splits));
     const double reduce_us = partial_bytes > 0 ? 3.0 + 2.0 * partial_bytes / 2.5e12 * 1e6 : 0.0;
@@ -187,7 +187,7 @@ class WgmmaFamily final : public Family {
     l.splits = c.fields<WgmmaConfig>().splits;
     // Packed operands, then split-K's partial sums; freed in stream order after the product.
     detail::Workspace packed(stream, workspace_bytes(p, c, o, d), 0);
-    if (wgmma_slices(p.k, l.splits).splits > 1)
+    if (k64_slices(p.k, l.splits).splits > 1)
       l.partial = reinterpret_cast<float*>(packed.get() + sa.packed_bytes() + sb.packed_bytes());
     if (sa.packed) {
       pack_16bit(o.a, o.lda, sa.lines, sa.inner, packed.get(), l.sm_count, stream);

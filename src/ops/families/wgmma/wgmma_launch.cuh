@@ -74,7 +74,7 @@ void launch(const WgmmaLaunch& l, cudaStream_t stream) {
       kAMn ? tensor_map(l.a, l.in, l.k, l.m, l.lda, 64) : tensor_map(l.a, l.in, l.m, l.k, l.lda, kernels::kWgmmaBM);
   const CUtensorMap map_b =
       kBMn ? tensor_map(l.b, l.in, l.k, l.n, l.ldb, 64) : tensor_map(l.b, l.in, l.n, l.k, l.ldb, BN / kCluster);
-  const WgmmaSlices k_slices = wgmma_slices(l.k, l.splits);
+  const KSlices k_slices = k64_slices(l.k, l.splits);
   // Work units of a cluster (a block without clusters), and the grid: one cluster per unit up to
   // as many as the device holds at once.
   constexpr int64_t kRows = int64_t(kernels::kWgmmaBM) * kCluster;
@@ -95,7 +95,7 @@ void launch(const WgmmaLaunch& l, cudaStream_t stream) {
   p.pairs = pairs;
   p.rows16 = (l.ldc * sizeof(OutT)) % 16 == 0 && reinterpret_cast<uintptr_t>(l.c) % 16 == 0;
   p.splits = k_slices.splits;
-  p.kt_per_split = k_slices.kt_per_split;
+  p.kt_per_split = k_slices.steps_per_split;
   p.partial = l.partial;
   p.ld_partial = wgmma_partial_ld(l.n);
   if (kCluster > 1) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "ops/k_slices.hpp"
 #include "tilegemm/types.hpp"
 
 namespace tilegemm {
@@ -40,22 +41,11 @@ struct WgmmaLaunch {
   float* partial = nullptr;  // wgmma_partial_bytes(m, n, k, splits) of workspace
 };
 
-
-// A tile's 64-wide k steps cut into `splits` slices of kt_per_split, none empty (fewer slices than
-// asked when k has fewer steps).
-struct WgmmaSlices {
-  int splits = 1, kt_per_split = 1;
-};
-inline WgmmaSlices wgmma_slices(int64_t k, int splits) {
-  const int64_t steps = (k + 63) / 64;
-  const int64_t per = (steps + splits - 1) / splits;
-  return {static_cast<int>((steps + per - 1) / per), static_cast<int>(per)};
-}
 // The FP32 partial sums of split-K: a slice of m rows, ld_partial apart (even: pairs of sums are one
 // 8-byte store), per k slice.
 inline int64_t wgmma_partial_ld(int64_t n) { return (n + 1) / 2 * 2; }
 inline size_t wgmma_partial_bytes(int64_t m, int64_t n, int64_t k, int splits) {
-  const WgmmaSlices s = wgmma_slices(k, splits);
+  const KSlices s = k64_slices(k, splits);
   return s.splits > 1 ? static_cast<size_t>(s.splits) * m * wgmma_partial_ld(n) * 4 : 0;
 }
 

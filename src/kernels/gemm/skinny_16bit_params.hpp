@@ -1,0 +1,42 @@
+// The parameters of the 16-bit skinny tensor-core kernel (skinny_16bit.cuh), shared with its host
+// launcher (ops/families/skinny16).
+#pragma once
+
+namespace tilegemm {
+namespace kernels {
+
+// The block's shape, shared by the kernel and its host launcher: kSkinny16Warps warps of 16 lines of
+// W each, stages of 64 k, kSkinny16Stages deep; X rows in groups of 8 (the n8 side of the mma), 1, 2
+// or 4 groups per instantiation (the kernel takes 8 as well).
+#ifndef TILEGEMM_SKINNY16_WARPS
+#define TILEGEMM_SKINNY16_WARPS 4
+#endif
+#ifndef TILEGEMM_SKINNY16_STAGES
+#define TILEGEMM_SKINNY16_STAGES 6
+#endif
+constexpr int kSkinny16Warps = TILEGEMM_SKINNY16_WARPS;
+constexpr int kSkinny16Threads = 32 * kSkinny16Warps;
+constexpr int kSkinny16Lines = 16 * kSkinny16Warps;
+constexpr int kSkinny16K = 64;
+constexpr int kSkinny16Stages = TILEGEMM_SKINNY16_STAGES;
+constexpr int skinny16_stage_bytes(int row_groups) { return (kSkinny16Lines + 8 * row_groups) * kSkinny16K * 2; }
+constexpr int skinny16_smem_bytes(int row_groups) { return kSkinny16Stages * skinny16_stage_bytes(row_groups); }
+
+// How the kernel stages the short operand X: 16-byte copies along k (rows of X 16-byte aligned, or
+// a single row at a 16-byte aligned address), 16-byte copies along the rows (X(row, k) contiguous in
+// row, every k's rows 16-byte aligned), or element by element through registers (any strides).
+enum class Skinny16X : int { KMajor = 0, RowMajor = 1, Strided = 2 };
+
+struct Skinny16Params {
+  const void* w;       // the long operand: W(line, k) at line * w_line + k * w_k elements
+  const void* x;       // the short operand: X(row, k) at row * x_row + k * x_k
+  void* c;             // C(row, line) at row * c_row + line * c_col
+  long long w_line, w_k, x_row, x_k, c_row, c_col;
+  int rows, lines, k;
+  int splits, k_per_split;  // splits: the cluster size (at most 8); k_per_split: a multiple of 64
+  Skinny16X x_form;
+  float alpha, beta;  // beta == 0: C is not read
+};
+
+}  // namespace kernels
+}  // namespace tilegemm

@@ -261,7 +261,7 @@ namespace {
 // Ladder level 8 (family wgmma): Auto's only family for 16-bit A and B; K-contiguous operands with
 // 16-byte rows only, every other form refused with the reason; its configs round-trip.
 // Auto's family for 16-bit products by shape class: skinny16 streams the long operand of decode and
-// skinny products (m or n <= 32) in either orientation of it; wgmma runs the rest, 64-row products,
+// skinny products (m or n <= 16) in either orientation of it; wgmma runs the rest, 32-row products,
 // and every long operand without 16-byte rows.
 TEST(Skinny16Family, TakesSkinnyProductsAndLeavesTheRestToWgmma) {
   const auto* base = reinterpret_cast<const uint16_t*>(uintptr_t(1) << 40);
@@ -286,7 +286,7 @@ TEST(Skinny16Family, TakesSkinnyProductsAndLeavesTheRestToWgmma) {
   EXPECT_EQ(best_family(4096, 2, 4096, Op::N, Op::T, 0), "skinny16");   // n short
   EXPECT_EQ(best_family(2048, 16, 4096, Op::N, Op::N, 0), "skinny16");  // X = B along its rows
   EXPECT_EQ(best_family(4096, 4096, 4096, Op::N, Op::T, 0), "wgmma");
-  EXPECT_EQ(best_family(64, 4096, 4096, Op::N, Op::T, 0), "wgmma");     // above 32 rows
+  EXPECT_EQ(best_family(32, 4096, 4096, Op::N, Op::T, 0), "wgmma");     // above 16 rows
   EXPECT_EQ(best_family(1, 4096, 4093, Op::N, Op::T, 0), "wgmma");      // W's rows off 16 bytes
   EXPECT_EQ(best_family(4, 4096, 4096, Op::N, Op::T, 3), "wgmma");      // rows off 16 bytes
   // Few tiles, long k: level 8 splits k (one wave of 4 x 4 tiles would leave 116 SMs idle).
@@ -305,7 +305,7 @@ TEST(Skinny16Family, TakesSkinnyProductsAndLeavesTheRestToWgmma) {
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(ops::registry().parse(" SKINNY16:K4 ", "config", ops::OpKind::Gemm).text(), "skinny16:k4");
   EXPECT_EQ(ops::registry().parse("skinny16", "config", ops::OpKind::Gemm).text(), "skinny16");
-  EXPECT_THROW(ops::registry().parse("skinny16:k16", "config", ops::OpKind::Gemm), Error);  // above a cluster
+  EXPECT_THROW(ops::registry().parse("skinny16:k8", "config", ops::OpKind::Gemm), Error);  // above 4 slices
 }
 
 // Level 8's schedules: clusters of two only where m has two tile rows and n more than one 128-column

@@ -1,17 +1,17 @@
-// Not a ladder level: 16-bit products with a short side (up to 32 rows) on mma.sync tensor cores,
+// Not a ladder level: 16-bit products with a short side (up to 16 rows) on mma.sync tensor cores,
 // streaming the long operand once (family skinny16): C = alpha * X W^T + beta * C, X (rows x k) the
 // short operand, W (lines x k) the long one, in bf16 or f16 with FP32 accumulation. This is decode
 // and the skinny products of a model (x @ W with few tokens, W @ x with few columns) in whichever
 // orientation W is stored.
 //
-// A block owns 16 lines of W per warp (skinny_16bit_params.hpp) and one k slice. Stages of 64 k
-// (W: 2 KB per warp, X: 1 KB per 8 rows) go through shared memory with 16-byte cp.async; the
+// A block owns 16 lines of W per warp (skinny_16bit_params.hpp) and one k slice. Stages of 128 k
+// (W: 4 KB per warp, X: 2 KB per 8 rows) go through shared memory with 16-byte cp.async; the
 // warps read them with ldmatrix (transposed where W or X is stored along lines or rows rather than
 // along k), so W is the m16 side of m16n8k16 and X's rows the n8 side. One X row costs the same
 // memory traffic as eight, and no CUDA-core FMAs or conversions: a kernel of FP32 FMAs over 16-byte
 // loads of W (one warp per line) fell behind memory beyond 4 rows (16 x 4096 x 4096: 116 us, H100,
 // 2026-11-28) and reached 42-76 % of the copy bandwidth on decode.
-// Rows of 128 bytes in shared memory are XOR-swizzled so that the 8 rows of one ldmatrix matrix hit
+// Rows in shared memory are XOR-swizzled so that the 8 rows of one ldmatrix matrix hit
 // 8 different 16-byte bank groups. An X whose rows or k are not 16-byte copyable is copied element by
 // element through registers one stage ahead (any strides: x @ W with a column vector x).
 // Long k with few tiles is cut into k slices, the blocks of one thread-block cluster, summed through
@@ -36,8 +36,8 @@ struct Skinny16Shape {
   static constexpr int kWBytes = kLines * kK * 2;
 };
 
-// Byte offset of 16-byte chunk `chunk` of row `row` in a tile of rows of kChunks chunks (8: 128-byte
-// rows along k; W along its lines: kLines / 8; X along its rows: 1, 2, 4, 8): the chunk index is
+// Byte offset of 16-byte chunk `chunk` of row `row` in a tile of rows of kChunks chunks (kK / 8: rows
+// along k; W along its lines: kLines / 8; X along its rows: 1, 2, 4, 8): the chunk index is
 // XORed with the row's position among the rows that share a 128-byte span (or with row % 8 for
 // rows of 128 bytes or more), so 8 consecutive rows at one chunk are 8 bank groups apart.
 template <int kChunks>
@@ -63,12 +63,13 @@ __global__ void __launch_bounds__(Skinny16Shape::kThreads) skinny_16bit(const Sk
   const unsigned short* x = static_cast<const unsigned short*>(p.x);
   auto stage_at = [&](int s) { return smem + s % S::kStages * kStageBytes; };
 
-  // W's kLines lines x 64 k of stage s: kLines rows of 128 bytes along k (K-major W), or 64 rows of
+  // W's kLines lines x kK of stage s: kLines rows of kK / 8 chunks along k (K-major W), or kK rows of
   // kLines / 8 chunks along its lines. Each thread's chunks keep their place from stage to stage: the
-  // source pointers and shared offsets are computed once, a stage adds 64 k. Elements past k or the
+  // source pointers and shared offsets are computed once, a stage adds kK. Elements past k or the
   // last line are zeros (the source size of the copy), worked out only in the stages at an edge.
-  constexpr int kWRowChunks = kWKMajor ? 8 : S::kLines / 8;
-  constexpr int kWCopies = S::kLines * 8 / S::kThreads;
+  constexpr int kKChunks = S::kK / 8;  // 16-byte chunks along k of a stage
+  constexpr int kWRowChunks = kWKMajor ? kKChunks : S::kLines / 8;
+  constexpr int kWCopies = S::kLines * kKChunks / S::kThreads;
   const unsigned short* w_src[kWCopies];
   int w_dst[kWCopies], w_line[kWCopies], w_k[kWCopies];  // w_k: relative to the stage
 #pragma unroll
@@ -83,46 +84,46 @@ __global__ void __launch_bounds__(Skinny16Shape::kThreads) skinny_16bit(const Sk
   auto copy_w = [&](int s, char* dst) {
     const int k0 = k_begin + s * S::kK;
     const long long step = static_cast<long long>(s) * S::kK * p.w_k;
-    const bool whole = w_whole_lines && k0 + S::kK <= p.k;
+    const bool whole = w_whole_lines && k0 + S::kK <= k_end;
 #pragma unroll
     for (int i = 0; i < kWCopies; ++i) {
       int valid = 8;
       if (!whole) {
         const int line = w_line[i], k = k0 + w_k[i];
-        valid = kWKMajor ? (line < p.lines ? min(8, max(0, p.k - k)) : 0)
-                         : (k < p.k ? min(8, max(0, p.lines - line)) : 0);
+        valid = kWKMajor ? (line < p.lines ? min(8, max(0, k_end - k)) : 0)
+                         : (k < k_end ? min(8, max(0, p.lines - line)) : 0);
       }
       cp_async_16_bytes(dst + w_dst[i], valid > 0 ? w_src[i] + step : w, 2 * valid);
     }
   };
-  // X's kXRows rows x 64 k of stage s with 16-byte copies: rows of 128 bytes along k, or 64 k rows
+  // X's kXRows rows x kK of stage s with 16-byte copies: rows of kK / 8 chunks along k, or kK rows
   // of kRowTiles chunks along X's rows; the same per-thread bookkeeping as W's.
   const bool x_k_major = p.x_form == Skinny16X::KMajor;
-  constexpr int kXChunks = kXRows * 8;  // either form
+  constexpr int kXChunks = kXRows * kKChunks;  // either form
   constexpr int kXCopies = (kXChunks + S::kThreads - 1) / S::kThreads;
   const unsigned short* x_src[kXCopies];
   int x_dst[kXCopies], x_k_rel[kXCopies], x_valid[kXCopies];  // x_valid: elements inside X's rows
 #pragma unroll
   for (int i = 0; i < kXCopies; ++i) {
     const int e = threadIdx.x + i * S::kThreads;
-    const int r = x_k_major ? e / 8 : e / kRowTiles, c = x_k_major ? e % 8 : e % kRowTiles;
+    const int r = x_k_major ? e / kKChunks : e / kRowTiles, c = x_k_major ? e % kKChunks : e % kRowTiles;
     x_k_rel[i] = x_k_major ? c * 8 : r;
     const int row = x_k_major ? r : c * 8;
     x_valid[i] = e >= kXChunks ? -1 : x_k_major ? (row < p.rows ? 8 : 0) : min(8, max(0, p.rows - row));
-    x_dst[i] = x_k_major ? skinny16_swizzle<8>(r, c) : skinny16_swizzle<kRowTiles>(r, c);
+    x_dst[i] = x_k_major ? skinny16_swizzle<kKChunks>(r, c) : skinny16_swizzle<kRowTiles>(r, c);
     x_src[i] = x + row * p.x_row + (k_begin + x_k_rel[i]) * p.x_k;
   }
   auto copy_x = [&](int s, char* dst) {
     const int k0 = k_begin + s * S::kK;
     const long long step = static_cast<long long>(s) * S::kK * p.x_k;
-    const bool whole = k0 + S::kK <= p.k;
+    const bool whole = k0 + S::kK <= k_end;
 #pragma unroll
     for (int i = 0; i < kXCopies; ++i) {
       if (x_valid[i] < 0) continue;  // no chunk for this thread
       int valid = x_valid[i];
       if (!whole && valid > 0) {
         const int k = k0 + x_k_rel[i];
-        valid = x_k_major ? min(8, max(0, p.k - k)) : (k < p.k ? valid : 0);
+        valid = x_k_major ? min(8, max(0, k_end - k)) : (k < k_end ? valid : 0);
       }
       cp_async_16_bytes(dst + x_dst[i], valid > 0 ? x_src[i] + step : x, 2 * valid);
     }
@@ -140,13 +141,13 @@ __global__ void __launch_bounds__(Skinny16Shape::kThreads) skinny_16bit(const Sk
     const long long step = dr * p.x_row + dk * p.x_k;
 #pragma unroll
     for (int i = 0; i < kXPerThread; ++i)
-      v[i] = r0 + i * dr < p.rows && k0 + kk0 + i * dk < p.k ? __ldg(at + i * step) : 0;
+      v[i] = r0 + i * dr < p.rows && k0 + kk0 + i * dk < k_end ? __ldg(at + i * step) : 0;
   };
   auto store_x = [&](const unsigned short (&v)[kXPerThread], char* dst) {
 #pragma unroll
     for (int i = 0; i < kXPerThread; ++i) {
       const int r = r0 + i * dr, kk = kk0 + i * dk;
-      *reinterpret_cast<unsigned short*>(dst + skinny16_swizzle<8>(r, kk / 8) + kk % 8 * 2) = v[i];
+      *reinterpret_cast<unsigned short*>(dst + skinny16_swizzle<kKChunks>(r, kk / 8) + kk % 8 * 2) = v[i];
     }
   };
 
@@ -160,12 +161,12 @@ __global__ void __launch_bounds__(Skinny16Shape::kThreads) skinny_16bit(const Sk
     for (int s = 0; s < S::kK / 16; ++s) {
       unsigned a[4];  // lines lw .. lw + 15, k 16 s .. 16 s + 15
       if constexpr (kWKMajor)
-        ldmatrix_x4<false>(a, ws + skinny16_swizzle<8>(lw + r8 + 8 * (j % 2), 2 * s + j / 2));
+        ldmatrix_x4<false>(a, ws + skinny16_swizzle<kKChunks>(lw + r8 + 8 * (j % 2), 2 * s + j / 2));
       else
         ldmatrix_x4<true>(a, ws + skinny16_swizzle<kWRowChunks>(16 * s + r8 + 8 * (j / 2), lw / 8 + j % 2));
 #pragma unroll
       for (int t = 0; t < kRowTiles; t += 2) {  // X rows 8 t .. 8 t + 15
-        const unsigned along_k = xs + skinny16_swizzle<8>(8 * (t + j / 2) + r8, 2 * s + j % 2);
+        const unsigned along_k = xs + skinny16_swizzle<kKChunks>(8 * (t + j / 2) + r8, 2 * s + j % 2);
         const unsigned along_rows = xs + skinny16_swizzle<kRowTiles>(16 * s + 8 * (j % 2) + r8, t + j / 2);
         if constexpr (kRowTiles == 1) {
           unsigned b[2];

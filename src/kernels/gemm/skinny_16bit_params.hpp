@@ -6,20 +6,18 @@ namespace tilegemm {
 namespace kernels {
 
 // The block's shape, shared by the kernel and its host launcher: kSkinny16Warps warps of 16 lines of
-// W each, stages of 64 k, kSkinny16Stages deep; X rows in groups of 8 (the n8 side of the mma), 1, 2
-// or 4 groups per instantiation (the kernel takes 8 as well).
-#ifndef TILEGEMM_SKINNY16_WARPS
-#define TILEGEMM_SKINNY16_WARPS 4
-#endif
-#ifndef TILEGEMM_SKINNY16_STAGES
-#define TILEGEMM_SKINNY16_STAGES 6
-#endif
-constexpr int kSkinny16Warps = TILEGEMM_SKINNY16_WARPS;
+// W each, stages of kSkinny16K k, kSkinny16Stages deep; X rows in groups of 8 (the n8 side of the
+// mma), 1 or 2 groups per instantiation (the kernel takes 4 and 8 as well). A block's rate is about one
+// stage per barrier round, so stages of 128 k beat 64 (1 x 4096 x 14336: 31 against 36 us); 8 warps
+// or deeper pipelines of 64 k did not help (perf note #78).
+constexpr int kSkinny16Warps = 4;
 constexpr int kSkinny16Threads = 32 * kSkinny16Warps;
 constexpr int kSkinny16Lines = 16 * kSkinny16Warps;
-constexpr int kSkinny16K = 64;
-constexpr int kSkinny16Stages = TILEGEMM_SKINNY16_STAGES;
-constexpr int skinny16_stage_bytes(int row_groups) { return (kSkinny16Lines + 8 * row_groups) * kSkinny16K * 2; }
+constexpr int kSkinny16K = 128;
+constexpr int kSkinny16Stages = 4;
+constexpr int skinny16_stage_bytes(int row_groups) {
+  return (kSkinny16Lines + 8 * row_groups) * kSkinny16K * 2;
+}
 constexpr int skinny16_smem_bytes(int row_groups) { return kSkinny16Stages * skinny16_stage_bytes(row_groups); }
 
 // How the kernel stages the short operand X: 16-byte copies along k (rows of X 16-byte aligned, or

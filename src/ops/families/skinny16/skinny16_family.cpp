@@ -1,7 +1,7 @@
-// Family skinny16: bf16/f16 products with a short side of at most 32 (kSkinny16MaxRows) on mma.sync
+// Family skinny16: bf16/f16 products with a short side of at most 16 (kSkinny16MaxRows) on mma.sync
 // tensor cores, the long operand streamed once (kernels/gemm/skinny_16bit.cuh): decode and the
 // few-token or few-column products of a model, with the long operand stored along k or along its
-// lines, the short one in any layout. Configs "skinny16" and "skinny16:k<N>" (N = 2, 4, 8: k cut
+// lines, the short one in any layout. Configs "skinny16" and "skinny16:k<N>" (N = 2, 4: k cut
 // into N slices, one thread-block cluster per tile, summed in the kernel). The long operand must
 // have 16-byte aligned rows;
 // otherwise the product runs on wgmma, which packs it.
@@ -23,7 +23,7 @@ struct Skinny16Config {
   int splits = 1;  // k slices ("k<N>")
 };
 
-constexpr int kSplitChoices[] = {1, 2, 4, kSkinny16MaxSplits};
+constexpr int kSplitChoices[] = {1, 2, kSkinny16MaxSplits};
 
 // The canonical product C = op(A) op(B) as C(row, line) = sum_k X(row, k) W(line, k): X the short
 // side (m when m is short, else n), with each operand's strides in elements.
@@ -63,8 +63,8 @@ class Skinny16Family final : public Family {
     for (int splits : kSplitChoices)
       if (lowered == print_splits(splits)) return Config(*this, Skinny16Config{splits});
     throw Error(ErrorCode::InvalidArgument, std::string(what) + ": '" + text +
-                                                "' is not a skinny16 config (skinny16, or skinny16:k<N> with N = 2, "
-                                                "4 or 8 k slices)");
+                                                "' is not a skinny16 config (skinny16, or skinny16:k2 or skinny16:k4 "
+                                                "for 2 or 4 k slices)");
   }
   std::string print(const Config& c) const override { return print_splits(c.fields<Skinny16Config>().splits); }
   std::string supports(const Problem& p) const override {
@@ -75,11 +75,11 @@ class Skinny16Family final : public Family {
       return "m and n are both above " + std::to_string(kSkinny16MaxRows) + ": not a skinny product";
     return "";
   }
-  // Every split whose slices hold at least two 64-wide k steps (one split: always).
+  // Every split whose slices hold at least two stages of k (one split: always).
   std::vector<Config> candidates(const Problem& p, const DeviceFacts&) const override {
     std::vector<Config> out;
     for (int splits : kSplitChoices)
-      if (splits == 1 || k64_slices(p.k, splits).steps_per_split >= 2)
+      if (splits == 1 || k_slices(p.k, splits, kernels::kSkinny16K).steps_per_split >= 2)
         out.push_back(Config(*this, Skinny16Config{splits}));
     return out;
   }
@@ -87,7 +87,7 @@ class Skinny16Family final : public Family {
     std::vector<Config> out;
     const int splits = c.fields<Skinny16Config>().splits;
     for (int s : {splits / 2, splits * 2})
-      if (s >= 1 && s <= kSkinny16MaxSplits && k64_slices(p.k, s).splits == s)
+      if (s >= 1 && s <= kSkinny16MaxSplits && k_slices(p.k, s, kernels::kSkinny16K).splits == s)
         out.push_back(Config(*this, Skinny16Config{s}));
     return out;
   }
@@ -101,7 +101,8 @@ class Skinny16Family final : public Family {
              "elements (other products run on wgmma, which packs it)";
     const int64_t limit = 2147483647;
     if (p.m > limit || p.n > limit || p.k > limit) return "m, n and k must each be below 2^31";
-    const int64_t blocks = tiles_of(std::max(p.m, p.n)) * k64_slices(p.k, c.fields<Skinny16Config>().splits).splits;
+    const int splits = c.fields<Skinny16Config>().splits;
+    const int64_t blocks = tiles_of(std::max(p.m, p.n)) * k_slices(p.k, splits, kernels::kSkinny16K).splits;
     if (blocks > limit) return "the grid of " + std::to_string(blocks) + " blocks exceeds 2^31 - 1";
     return "";
   }
@@ -109,35 +110,45 @@ class Skinny16Family final : public Family {
     return 0;
   }
   // The longer of two times: every byte at 85 % of the memory bandwidth, and the busiest SM's blocks
-  // at what one SM streams: ~25 GB/s per block (a stage's barrier and ldmatrix/mma chain per 8 KB,
-  // whatever the depth), at most ~45 GB/s with several (H200, 2026-11-28: 1 x 4096 x 4096 unsplit on
-  // 64 blocks 28 us; 1 x 11008 x 4096 unsplit, two blocks on 40 SMs, 33.5 us against 26.8 us in two
-  // slices). X is read again by every block (from L2, through shared memory: counted like W). Plus
-  // a launch, one pipeline fill (~1.5 us) and ~0.25 us per k slice (the cluster's wait and sum); the
-  // tensor cores never limit it (32 rows: 32 flops per byte of W).
+  // at what one SM streams: a block moves one 16 KB stage of W per barrier and ldmatrix/mma round,
+  // ~37 GB/s with W stored along its lines, ~23 GB/s along k (each stage reads 256 bytes of 64 rows
+  // far apart), at most ~60 GB/s with several (H200, 2026-11-28: 1 x 4096 x 14336 unsplit on 64
+  // blocks 55 us along lines, 84 us along k). X is read again by every block (from L2, through
+  // shared memory: counted like W). Plus a launch and pipeline fill (~4.5 us) and ~0.5 us per k
+  // slice (the cluster's wait and sum, shorter pipelines); the tensor cores never limit it (16 rows:
+  // 16 flops per byte of W).
   std::optional<Estimate> estimate(const Problem& p, const Config& c, const DeviceFacts& d) const override {
     const SkinnyView v = view(p, 0, 0, 0);
-    const KSlices slices = k64_slices(p.k, c.fields<Skinny16Config>().splits);
+    const KSlices slices = k_slices(p.k, c.fields<Skinny16Config>().splits, kernels::kSkinny16K);
     const double tiles = static_cast<double>(tiles_of(v.lines));
     const double blocks = tiles * slices.splits;
     const int sms = std::max(1, d.sm_count);
-    const double slice_k = std::min<double>(64.0 * slices.steps_per_split, static_cast<double>(p.k));
+    const double slice_k = std::min<double>(double(kernels::kSkinny16K) * slices.steps_per_split, double(p.k));
     const double block_bytes = 2.0 * (kernels::kSkinny16Lines + v.rows) * slice_k;
     const double busiest = std::ceil(blocks / sms);
-    const double busiest_us = busiest * block_bytes / std::min(busiest * 25e9, 45e9) * 1e6;
+    // Blocks per SM by shared memory; clusters of k slices leave some places unused, so a grid near
+    // the resident limit runs a second round (2048 x 16 x 4096 in 8 slices: 16.1 us against 12.6
+    // in 4, H200, 2026-11-28).
+    const int row_groups = skinny16_row_slots(v.rows) / 8;
+    const double resident = sms * std::max(1, 227 * 1024 / kernels::skinny16_smem_bytes(row_groups));
+    const double rounds = blocks > 0.9 * resident ? 2.0 : 1.0;
+    const bool w_k_major = v.m_short ? p.trans_b : !p.trans_a;
+    const double per_block = w_k_major ? 23e9 : 37e9;  // the busiest SM's blocks run `rounds` at a time
+    const double busiest_us = busiest * block_bytes / std::min(busiest / rounds * per_block, 60e9) * 1e6;
     const double bytes = 2.0 * v.lines * p.k + 2.0 * tiles * v.rows * p.k +
                          dtype_bytes(p.c_type) * double(v.rows) * v.lines * (p.beta_zero ? 1 : 2);
     const double memory_us = bytes / (0.85 * d.mem_bandwidth_gbs * 1e9) * 1e6;
     Estimate e;
     e.us = e.rank_us =
-        4.5 + std::max(memory_us, busiest_us) + (slices.splits > 1 ? 0.25 * slices.splits : 0.0);
+        4.5 + std::max(memory_us, busiest_us) + (slices.splits > 1 ? 0.5 * slices.splits : 0.0);
     e.why = "streams " + std::to_string(v.lines) + " lines of k once for " + std::to_string(v.rows) + " rows in " +
             std::to_string(static_cast<long long>(blocks)) + " blocks" +
             (slices.splits > 1 ? " (" + std::to_string(slices.splits) + " k slices in clusters)" : "");
     return e;
   }
   std::string config_class(const Problem& p, const Config& c, const DeviceFacts&) const override {
-    return k64_slices(p.k, c.fields<Skinny16Config>().splits).splits > 1 ? "split-k" : "skinny";
+    const int splits = c.fields<Skinny16Config>().splits;
+    return k_slices(p.k, splits, kernels::kSkinny16K).splits > 1 ? "split-k" : "skinny";
   }
   std::vector<detail::JitRequest> run_time_kernels(const Problem&, const Config&, const DeviceFacts&) const override {
     return {};
@@ -145,7 +156,7 @@ class Skinny16Family final : public Family {
   void run(const Problem& p, const Config& c, const Operands& o, const DeviceFacts&,
            cudaStream_t stream) const override {
     const SkinnyView v = view(p, o.lda, o.ldb, o.ldc);
-    const KSlices slices = k64_slices(p.k, c.fields<Skinny16Config>().splits);
+    const KSlices slices = k_slices(p.k, c.fields<Skinny16Config>().splits, kernels::kSkinny16K);
     kernels::Skinny16Params k{};
     k.w = v.m_short ? o.b : o.a;
     k.x = v.m_short ? o.a : o.b;
@@ -155,7 +166,7 @@ class Skinny16Family final : public Family {
     k.lines = static_cast<int>(v.lines);
     k.k = static_cast<int>(p.k);
     k.splits = slices.splits;
-    k.k_per_split = 64 * slices.steps_per_split;
+    k.k_per_split = kernels::kSkinny16K * slices.steps_per_split;
     k.x_form = x_form(v, k.x, p.k);
     k.alpha = o.alpha;
     k.beta = p.beta_zero ? 0.0f : o.beta;

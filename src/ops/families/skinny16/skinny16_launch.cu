@@ -25,8 +25,7 @@ template <bool kF16, class OutT, bool kWKMajor>
 void launch_rows(const kernels::Skinny16Params& p, cudaStream_t stream) {
   switch (skinny16_row_slots(p.rows)) {
     case 8: return launch<kF16, OutT, kWKMajor, 1>(p, stream);
-    case 16: return launch<kF16, OutT, kWKMajor, 2>(p, stream);
-    default: return launch<kF16, OutT, kWKMajor, 4>(p, stream);
+    default: return launch<kF16, OutT, kWKMajor, 2>(p, stream);
   }
 }
 

@@ -135,7 +135,7 @@ class WgmmaFamily final : public Family {
   std::optional<Estimate> estimate(const Problem& p, const Config& c, const DeviceFacts& d) const override {
     const WgmmaConfig& f = c.fields<WgmmaConfig>();
     const int bn = f.schedule.bn, cluster = f.schedule.cluster;
-    const KSlices slices = k64_slices(p.k, f.splits);
+    const KSlices slices = k_slices(p.k, f.splits, 64);
     const double tiles = std::ceil(p.m / (128.0 * cluster)) * cluster * std::ceil(p.n / double(bn));
     const double units = tiles * slices.splits;  // a block's share: a tile's k slice
     const double waves = std::ceil(units / std::max(cluster, d.sm_count / cluster * cluster));
@@ -187,7 +187,7 @@ class WgmmaFamily final : public Family {
     l.splits = c.fields<WgmmaConfig>().splits;
     // Packed operands, then split-K's partial sums; freed in stream order after the product.
     detail::Workspace packed(stream, workspace_bytes(p, c, o, d), 0);
-    if (k64_slices(p.k, l.splits).splits > 1)
+    if (k_slices(p.k, l.splits, 64).splits > 1)
       l.partial = reinterpret_cast<float*>(packed.get() + sa.packed_bytes() + sb.packed_bytes());
     if (sa.packed) {
       pack_16bit(o.a, o.lda, sa.lines, sa.inner, packed.get(), l.sm_count, stream);

@@ -74,11 +74,11 @@ void launch(const WgmmaLaunch& l, cudaStream_t stream) {
       kAMn ? tensor_map(l.a, l.in, l.k, l.m, l.lda, 64) : tensor_map(l.a, l.in, l.m, l.k, l.lda, kernels::kWgmmaBM);
   const CUtensorMap map_b =
       kBMn ? tensor_map(l.b, l.in, l.k, l.n, l.ldb, 64) : tensor_map(l.b, l.in, l.n, l.k, l.ldb, BN / kCluster);
-  const KSlices k_slices = k64_slices(l.k, l.splits);
+  const KSlices slices = k_slices(l.k, l.splits, 64);
   // Work units of a cluster (a block without clusters), and the grid: one cluster per unit up to
   // as many as the device holds at once.
   constexpr int64_t kRows = int64_t(kernels::kWgmmaBM) * kCluster;
-  const int64_t units = ((l.m + kRows - 1) / kRows) * ((l.n + BN - 1) / BN) * k_slices.splits;
+  const int64_t units = ((l.m + kRows - 1) / kRows) * ((l.n + BN - 1) / BN) * slices.splits;
   const int64_t resident =
       kCluster > 1 ? detail::resident_clusters(kernel, kernels::kWgmmaThreads, smem, kCluster) : l.sm_count;
   const unsigned grid = static_cast<unsigned>((units < resident ? units : resident) * kCluster);
@@ -94,8 +94,8 @@ void launch(const WgmmaLaunch& l, cudaStream_t stream) {
   p.beta = l.beta;
   p.pairs = pairs;
   p.rows16 = (l.ldc * sizeof(OutT)) % 16 == 0 && reinterpret_cast<uintptr_t>(l.c) % 16 == 0;
-  p.splits = k_slices.splits;
-  p.kt_per_split = k_slices.steps_per_split;
+  p.splits = slices.splits;
+  p.kt_per_split = slices.steps_per_split;
   p.partial = l.partial;
   p.ld_partial = wgmma_partial_ld(l.n);
   if (kCluster > 1) {
@@ -104,9 +104,9 @@ void launch(const WgmmaLaunch& l, cudaStream_t stream) {
     kernel<<<grid, kernels::kWgmmaThreads, smem, stream>>>(map_a, map_b, p);
     TILEGEMM_CHECK_LAUNCH();
   }
-  if (k_slices.splits > 1) {
+  if (slices.splits > 1) {
     kernels::split_reduce_16bit<OutT><<<detail::grid_stride_blocks(l.m * l.n, 256, 8, l.sm_count), 256, 0, stream>>>(
-        l.partial, k_slices.splits, p.m, p.n, p.ld_partial, static_cast<OutT*>(l.c), l.ldc, l.alpha, l.beta);
+        l.partial, slices.splits, p.m, p.n, p.ld_partial, static_cast<OutT*>(l.c), l.ldc, l.alpha, l.beta);
     TILEGEMM_CHECK_LAUNCH();
   }
 }

@@ -45,7 +45,7 @@ struct WgmmaLaunch {
 // 8-byte store), per k slice.
 inline int64_t wgmma_partial_ld(int64_t n) { return (n + 1) / 2 * 2; }
 inline size_t wgmma_partial_bytes(int64_t m, int64_t n, int64_t k, int splits) {
-  const KSlices s = k64_slices(k, splits);
+  const KSlices s = k_slices(k, splits, 64);
   return s.splits > 1 ? static_cast<size_t>(s.splits) * m * wgmma_partial_ld(n) * 4 : 0;
 }
 

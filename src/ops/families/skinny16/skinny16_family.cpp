@@ -26,9 +26,11 @@ struct Skinny16Config {
 constexpr int kSplitChoices[] = {1, 2, kSkinny16MaxSplits};
 
 // The canonical product C = op(A) op(B) as C(row, line) = sum_k X(row, k) W(line, k): X the short
-// side (m when m is short, else n), with each operand's strides in elements.
+// side (m when m is short, else n), with each operand's strides in elements (zero where the caller
+// passes no leading dimensions: the model needs the shape and W's orientation only).
 struct SkinnyView {
   bool m_short = true;
+  bool w_k_major = true;  // W contiguous along k
   int64_t rows = 0, lines = 0;
   int64_t w_line = 0, w_k = 0, x_row = 0, x_k = 0, c_row = 0, c_col = 0;
 };
@@ -40,6 +42,7 @@ SkinnyView view(const Problem& p, int64_t lda, int64_t ldb, int64_t ldc) {
   // or j * ldb + k.
   const int64_t a_i = p.trans_a ? 1 : lda, a_k = p.trans_a ? lda : 1;
   const int64_t b_j = p.trans_b ? ldb : 1, b_k = p.trans_b ? 1 : ldb;
+  v.w_k_major = v.m_short ? p.trans_b : !p.trans_a;
   if (v.m_short) {
     v.rows = p.m, v.lines = p.n;
     v.x_row = a_i, v.x_k = a_k, v.w_line = b_j, v.w_k = b_k;
@@ -132,8 +135,7 @@ class Skinny16Family final : public Family {
     const int row_groups = skinny16_row_slots(v.rows) / 8;
     const double resident = sms * std::max(1, 227 * 1024 / kernels::skinny16_smem_bytes(row_groups));
     const double rounds = blocks > 0.9 * resident ? 2.0 : 1.0;
-    const bool w_k_major = v.m_short ? p.trans_b : !p.trans_a;
-    const double per_block = w_k_major ? 23e9 : 37e9;  // the busiest SM's blocks run `rounds` at a time
+    const double per_block = v.w_k_major ? 23e9 : 37e9;  // the busiest SM's blocks run `rounds` at a time
     const double busiest_us = busiest * block_bytes / std::min(busiest / rounds * per_block, 60e9) * 1e6;
     const double bytes = 2.0 * v.lines * p.k + 2.0 * tiles * v.rows * p.k +
                          dtype_bytes(p.c_type) * double(v.rows) * v.lines * (p.beta_zero ? 1 : 2);

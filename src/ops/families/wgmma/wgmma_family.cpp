@@ -23,8 +23,7 @@ namespace ops {
 namespace {
 
 struct WgmmaConfig {
-  WgmmaSchedule schedule;  // "128x<bn>x64", ":pp", ":c2" in the text
-  int stages = 4;          // wgmma_stages(schedule.pingpong)
+  WgmmaSchedule schedule;  // "128x<bn>x64:s<stages>", ":pp", ":c2" in the text
   int splits = 1;          // k slices per tile (split-K, ":k<N>")
 };
 
@@ -76,7 +75,7 @@ class WgmmaFamily final : public Family {
   std::string print(const Config& c) const override {
     const WgmmaConfig& f = c.fields<WgmmaConfig>();
     const WgmmaSchedule& sc = f.schedule;
-    return "wgmma:128x" + std::to_string(sc.bn) + "x64:s" + std::to_string(f.stages) + (sc.pingpong ? ":pp" : "") +
+    return "wgmma:128x" + std::to_string(sc.bn) + "x64:s" + std::to_string(sc.stages) + (sc.pingpong ? ":pp" : "") +
            (sc.cluster > 1 ? ":c" + std::to_string(sc.cluster) : "") +
            (f.splits > 1 ? ":k" + std::to_string(f.splits) : "");
   }
@@ -215,7 +214,7 @@ class WgmmaFamily final : public Family {
     return f.schedule.cluster > 1 ? 740e12 : 700e12;
   }
   Config of(const WgmmaSchedule& sc, int splits) const {
-    return Config(*this, WgmmaConfig{sc, wgmma_stages(sc.pingpong), splits});
+    return Config(*this, WgmmaConfig{sc, splits});
   }
 };
 

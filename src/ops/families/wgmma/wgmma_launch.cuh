@@ -4,7 +4,9 @@
 #include <cuda.h>
 #include <cudaTypedefs.h>
 
+#include <iterator>
 #include <string>
+#include <utility>
 
 #include "core/cuda_check.hpp"
 #include "core/device_context.hpp"
@@ -119,17 +121,28 @@ void launch_layout(const WgmmaLaunch& l, cudaStream_t stream) {
     });
   });
 }
-// The compiled schedules (wgmma_launch.hpp: kWgmmaSchedules).
+// The compiled schedules: one instantiation per entry of kWgmmaSchedules (wgmma_launch.hpp), the
+// one equal to l.schedule launched.
+template <bool kF16, class OutT, size_t... kIndex>
+void launch_schedule(const WgmmaLaunch& l, cudaStream_t stream, std::index_sequence<kIndex...>) {
+  const WgmmaSchedule& sc = l.schedule;
+  auto same = [&](const WgmmaSchedule& t) {
+    return t.bn == sc.bn && t.cluster == sc.cluster && t.pingpong == sc.pingpong && t.stages == sc.stages;
+  };
+  const bool launched =
+      ((same(kWgmmaSchedules[kIndex]) &&
+        (launch_layout<kF16, OutT, kWgmmaSchedules[kIndex].bn, kWgmmaSchedules[kIndex].stages,
+                       kWgmmaSchedules[kIndex].cluster, kWgmmaSchedules[kIndex].pingpong>(l, stream),
+         true)) ||
+       ...);
+  if (!launched)
+    throw Error(ErrorCode::Internal, "level 8 has no compiled schedule 128x" + std::to_string(sc.bn) + "x64:s" +
+                                         std::to_string(sc.stages) + (sc.pingpong ? ":pp" : "") + ":c" +
+                                         std::to_string(sc.cluster));
+}
 template <bool kF16, class OutT>
 void launch_tile(const WgmmaLaunch& l, cudaStream_t stream) {
-  const WgmmaSchedule& sc = l.schedule;
-  if (sc.pingpong && sc.bn == 128 && sc.cluster == 2) launch_layout<kF16, OutT, 128, 6, 2, true>(l, stream);
-  else if (sc.pingpong && sc.bn == 128 && sc.cluster == 1) launch_layout<kF16, OutT, 128, 6, 1, true>(l, stream);
-  else if (!sc.pingpong && sc.bn == 128 && sc.cluster == 1) launch_layout<kF16, OutT, 128, 4, 1, false>(l, stream);
-  else if (!sc.pingpong && sc.bn == 256 && sc.cluster == 2) launch_layout<kF16, OutT, 256, 4, 2, false>(l, stream);
-  else if (!sc.pingpong && sc.bn == 256 && sc.cluster == 1) launch_layout<kF16, OutT, 256, 4, 1, false>(l, stream);
-  else throw Error(ErrorCode::Internal, "level 8 has no compiled schedule 128x" + std::to_string(sc.bn) +
-                                            (sc.pingpong ? ":pp" : "") + ":c" + std::to_string(sc.cluster));
+  launch_schedule<kF16, OutT>(l, stream, std::make_index_sequence<std::size(kWgmmaSchedules)>());
 }
 
 template <bool kF16, class In>

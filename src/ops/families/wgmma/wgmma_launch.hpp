@@ -13,17 +13,16 @@ namespace tilegemm {
 namespace ops {
 
 // The schedules level 8 is compiled for (128-row tiles, 64-wide k steps; launch_tile in
-// wgmma_launch.cuh dispatches exactly these): cooperative 128 x 256 alone and in clusters of 2,
-// cooperative 128 x 128, and ping-pong 128 x 128 alone and in clusters of 2.
+// wgmma_launch.cuh instantiates exactly these, from this table): cooperative 128 x 256 alone and in
+// clusters of 2, cooperative 128 x 128, and ping-pong 128 x 128 alone and in clusters of 2.
 struct WgmmaSchedule {
   int bn;         // the tile's columns
   int cluster;    // blocks per cluster sharing B's tile
   bool pingpong;  // consumer warpgroups take turns on whole tiles
+  int stages;     // pipeline stages: 4 of 48 KB (128 x 256) or 32 KB (128 x 128), 6 of 32 KB (ping-pong)
 };
 inline constexpr WgmmaSchedule kWgmmaSchedules[] = {
-    {256, 1, false}, {256, 2, false}, {128, 1, false}, {128, 1, true}, {128, 2, true}};
-// Pipeline stages of a schedule: 4 of 48 KB (128 x 256) or 6 of 32 KB (ping-pong 128 x 128).
-inline int wgmma_stages(bool pingpong) { return pingpong ? 6 : 4; }
+    {256, 1, false, 4}, {256, 2, false, 4}, {128, 1, false, 4}, {128, 1, true, 6}, {128, 2, true, 6}};
 
 struct WgmmaLaunch {
   const void* a = nullptr;  // m x k row-major (a_mn_major: k x m), lda elements apart

@@ -104,9 +104,45 @@ std::vector<KernelCase> all_cases() {
   std::vector<KernelCase> cases;
   cases.push_back({"L00_scale_c", "kernels/gemm/00_scale.cuh",
                    {"&" + ns + "scale_c<0>", "&" + ns + "scale_c<1>", "&" + ns + "scale_c<2>"}});
-  // Level 8's packing kernel. The other 16-bit headers include cuda_bf16.h / cuda_fp16.h (and level
-  // 8 cuda.h's CUtensorMap), which NVRTC does not find with -I src alone: not run-time compiled yet.
+  // The 16-bit kernels (their types and conversions come from types_16bit.cuh and out_convert.cuh,
+  // which need no CUDA header under NVRTC). Level 8: every compiled schedule (wgmma_launch.hpp) on
+  // one orientation and output type each, and one of them in every orientation, input and output type.
   cases.push_back({"L08_pack_16bit", "kernels/gemm/pack_16bit.cuh", {"&" + ns + "pack_16bit"}});
+  const std::string bf16 = ns + "bf16_t", f16 = ns + "f16_t";
+  auto wgmma = [&](bool f16_in, const std::string& out, const char* tile) {
+    return "&" + ns + "gemm_wgmma_tma<" + b(f16_in) + ", " + out + ", " + tile + ">";
+  };
+  {
+    KernelCase c{"L08_gemm_wgmma_tma_schedules", "kernels/gemm/08_wgmma_tma.cuh", {}};
+    // <BN, stages, A MN-major, B MN-major, cluster, ping-pong>
+    for (const char* tile : {"256, 4, false, true, 1, false", "256, 4, false, true, 2, false",
+                             "128, 4, true, false, 1, false", "128, 6, false, false, 1, true",
+                             "128, 6, true, true, 2, true"})
+      c.names.push_back(wgmma(false, bf16, tile));
+    cases.push_back(c);
+  }
+  for (bool f16_in : {false, true}) {
+    KernelCase c{std::string("L08_gemm_wgmma_tma_") + (f16_in ? "f16" : "bf16") + "_types_and_layouts",
+                 "kernels/gemm/08_wgmma_tma.cuh", {}};
+    for (const char* tile : {"128, 5, false, false, 1, false", "128, 5, true, true, 1, false",
+                             "128, 5, false, true, 1, false", "128, 5, true, false, 1, false"})
+      c.names.push_back(wgmma(f16_in, f16_in ? f16 : bf16, tile));
+    c.names.push_back(wgmma(f16_in, "float", "256, 3, false, false, 2, false"));
+    cases.push_back(c);
+  }
+  {
+    KernelCase c{"X_skinny_16bit", "kernels/gemm/skinny_16bit.cuh", {}};
+    for (bool f16_in : {false, true})
+      for (bool w_k_major : {false, true})
+        for (int row_tiles : {1, 2})
+          c.names.push_back("&" + ns + "skinny_16bit<" + b(f16_in) + ", " + (f16_in ? f16 : bf16) + ", " +
+                            b(w_k_major) + ", " + std::to_string(row_tiles) + ">");
+    c.names.push_back("&" + ns + "skinny_16bit<false, float, true, 1>");
+    cases.push_back(c);
+  }
+  cases.push_back({"X_split_reduce_16bit", "kernels/gemm/split_reduce_16bit.cuh",
+                   {"&" + ns + "split_reduce_16bit<float>", "&" + ns + "split_reduce_16bit<" + bf16 + ">",
+                    "&" + ns + "split_reduce_16bit<" + f16 + ">"}});
 
   struct Simple {
     const char* level;

@@ -1,28 +1,54 @@
 // Conversions between FP32 accumulators and output elements (float, bf16, f16), shared by the
 // 16-bit kernels' epilogues: to_out rounds to nearest even, from_out widens C for beta, OutPair
-// makes and reads two adjacent outputs as one access.
+// makes and reads two adjacent outputs as one access. PTX, so NVRTC compiles them without CUDA's
+// headers (types_16bit.cuh); the instructions are those of __float2bfloat16_rn and its kin.
 //
 // Device code only.
 #pragma once
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
+#include "kernels/common/types_16bit.cuh"
 
 namespace tilegemm {
 namespace kernels {
+
+template <class T>
+__device__ __forceinline__ unsigned short bits_of(T v) {
+  return *reinterpret_cast<const unsigned short*>(&v);
+}
+template <class T>
+__device__ __forceinline__ T from_bits(unsigned short b) {
+  T v;
+  *reinterpret_cast<unsigned short*>(&v) = b;
+  return v;
+}
 
 template <class OutT>
 __device__ __forceinline__ OutT to_out(float v);
 template <>
 __device__ __forceinline__ float to_out<float>(float v) { return v; }
 template <>
-__device__ __forceinline__ __nv_bfloat16 to_out<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+__device__ __forceinline__ bf16_t to_out<bf16_t>(float v) {
+  unsigned short b;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(b) : "f"(v));
+  return from_bits<bf16_t>(b);
+}
 template <>
-__device__ __forceinline__ __half to_out<__half>(float v) { return __float2half_rn(v); }
+__device__ __forceinline__ f16_t to_out<f16_t>(float v) {
+  unsigned short b;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(b) : "f"(v));
+  return from_bits<f16_t>(b);
+}
+__device__ __forceinline__ float bf16_bits_to_float(unsigned short b) { return __uint_as_float(unsigned(b) << 16); }
+__device__ __forceinline__ float f16_bits_to_float(unsigned short b) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(b));
+  return f;
+}
 __device__ __forceinline__ float from_out(float v) { return v; }
-__device__ __forceinline__ float from_out(__nv_bfloat16 v) { return __bfloat162float(v); }
-__device__ __forceinline__ float from_out(__half v) { return __half2float(v); }
+__device__ __forceinline__ float from_out(bf16_t v) { return bf16_bits_to_float(bits_of(v)); }
+__device__ __forceinline__ float from_out(f16_t v) { return f16_bits_to_float(bits_of(v)); }
 
-// Two adjacent outputs as one access (__nv_bfloat162, __half2, float2).
+// Two adjacent outputs as one access: float2, or the two 16-bit elements in one 32-bit word (the
+// first in the low half, as they sit in memory).
 template <class OutT>
 struct OutPair;
 template <>
@@ -32,16 +58,28 @@ struct OutPair<float> {
   __device__ static float2 get(type v) { return v; }
 };
 template <>
-struct OutPair<__nv_bfloat16> {
-  using type = __nv_bfloat162;
-  __device__ static type make(float x, float y) { return __floats2bfloat162_rn(x, y); }
-  __device__ static float2 get(type v) { return __bfloat1622float2(v); }
+struct OutPair<bf16_t> {
+  using type = unsigned;
+  __device__ static type make(float x, float y) {
+    unsigned r;
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(y), "f"(x));  // the first source fills the high half
+    return r;
+  }
+  __device__ static float2 get(type v) {
+    return make_float2(bf16_bits_to_float(v & 0xFFFFu), bf16_bits_to_float(v >> 16));
+  }
 };
 template <>
-struct OutPair<__half> {
-  using type = __half2;
-  __device__ static type make(float x, float y) { return __floats2half2_rn(x, y); }
-  __device__ static float2 get(type v) { return __half22float2(v); }
+struct OutPair<f16_t> {
+  using type = unsigned;
+  __device__ static type make(float x, float y) {
+    unsigned r;
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(y), "f"(x));
+    return r;
+  }
+  __device__ static float2 get(type v) {
+    return make_float2(f16_bits_to_float(v & 0xFFFFu), f16_bits_to_float(v >> 16));
+  }
 };
 
 }  // namespace kernels

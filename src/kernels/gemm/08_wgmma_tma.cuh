@@ -29,12 +29,10 @@
 // Named barriers hand the main loop over: a warpgroup starts its unit only after the other has taken
 // the last stage of the previous one (its full-barrier phases then belong to this unit).
 #pragma once
-#include <cuda.h>
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
+#include "kernels/common/host_device.hpp"
 #include "kernels/common/hopper.cuh"
 #include "kernels/common/out_convert.cuh"
+#include "kernels/common/types_16bit.cuh"
 
 namespace tilegemm {
 namespace kernels {
@@ -51,7 +49,7 @@ struct WgmmaSmem {
 };
 // Dynamic shared memory a launch takes: the stages, the barriers, and room to align to 1024 bytes.
 template <int BN, int kStages>
-constexpr int wgmma_smem_bytes() {
+TILEGEMM_HOST_DEVICE constexpr int wgmma_smem_bytes() {
   return static_cast<int>(sizeof(WgmmaSmem<BN, kStages>)) + 1024;
 }
 
@@ -72,12 +70,12 @@ struct WgmmaParams {
 
 template <bool kF16, class OutT, int BN, int kStages, bool kAMn, bool kBMn, int kCluster, bool kPingPong>
 __global__ void __launch_bounds__(kWgmmaThreads, 1)
-    gemm_wgmma_tma(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+    gemm_wgmma_tma(const __grid_constant__ TensorMap map_a, const __grid_constant__ TensorMap map_b,
                    const WgmmaParams p) {
   using namespace hopper;
   constexpr int BM = kWgmmaBM, BK = kWgmmaBK;
   extern __shared__ __align__(1024) unsigned char raw[];
-  auto& s = *reinterpret_cast<WgmmaSmem<BN, kStages>*>((reinterpret_cast<uintptr_t>(raw) + 1023) & ~uintptr_t(1023));
+  auto& s = *reinterpret_cast<WgmmaSmem<BN, kStages>*>((reinterpret_cast<unsigned long long>(raw) + 1023) & ~1023ull);
   const int wg = threadIdx.x / 128;
   // Rounded up without overflow for sizes up to 2^31 - 1 (m, n, k >= 1 here).
   const int kt_count = (p.k - 1) / BK + 1;
@@ -214,7 +212,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
         float v0 = p.alpha * sums[j * 4 + half * 2], v1 = p.alpha * sums[j * 4 + half * 2 + 1];
         // One access per pair where it is aligned: every pair (p.pairs), or with an odd ldc every
         // other row's.
-        const bool aligned_pair = p.pairs || reinterpret_cast<uintptr_t>(out) % (2 * sizeof(OutT)) == 0;
+        const bool aligned_pair = p.pairs || reinterpret_cast<unsigned long long>(out) % (2 * sizeof(OutT)) == 0;
         if (aligned_pair && col + 1 < p.n) {
           auto* at = reinterpret_cast<typename P::type*>(out);
           if (p.beta != 0.0f) {

@@ -1,6 +1,7 @@
 // The parameters of the 16-bit skinny tensor-core kernel (skinny_16bit.cuh), shared with its host
 // launcher (ops/families/skinny16).
 #pragma once
+#include "kernels/common/host_device.hpp"
 
 namespace tilegemm {
 namespace kernels {
@@ -15,10 +16,12 @@ constexpr int kSkinny16Threads = 32 * kSkinny16Warps;
 constexpr int kSkinny16Lines = 16 * kSkinny16Warps;
 constexpr int kSkinny16K = 128;
 constexpr int kSkinny16Stages = 4;
-constexpr int skinny16_stage_bytes(int row_groups) {
+TILEGEMM_HOST_DEVICE constexpr int skinny16_stage_bytes(int row_groups) {
   return (kSkinny16Lines + 8 * row_groups) * kSkinny16K * 2;
 }
-constexpr int skinny16_smem_bytes(int row_groups) { return kSkinny16Stages * skinny16_stage_bytes(row_groups); }
+TILEGEMM_HOST_DEVICE constexpr int skinny16_smem_bytes(int row_groups) {
+  return kSkinny16Stages * skinny16_stage_bytes(row_groups);
+}
 
 // How the kernel stages the short operand X: 16-byte copies along k (rows of X 16-byte aligned, or
 // a single row at a 16-byte aligned address), 16-byte copies along the rows (X(row, k) contiguous in

@@ -14,6 +14,7 @@
 #include "dense/launch.hpp"
 #include "jit/jit.hpp"
 #include "jit/sources.hpp"
+#include "ops/families/wgmma/wgmma_launch.hpp"
 #include "tilegemm/error.hpp"
 
 #ifndef TILEGEMM_SOURCE_DIR
@@ -156,6 +157,28 @@ TEST(JitCompile, ATensorCoreScheduleCompilesWithBothOperands16ByteCopies) {
   EXPECT_NE(b.lowered_name.find("MmaTf32x3Schedule"), std::string::npos) << b.lowered_name;
   // The tensor-core instruction is in the binary (the cubin's SASS holds HMMA.1688.F32.TF32).
   EXPECT_GT(b.cubin.size(), 1000u);
+}
+
+// Level 8 at run time: a schedule not compiled ahead (5 stages of 128 x 128, f16 in, f32 out, both
+// operands MN-major) compiles from the embedded headers without CUDA's own (types_16bit.cuh).
+TEST(JitCompile, AWgmmaScheduleCompilesWithoutTheToolkitHeaders) {
+  ops::WgmmaLaunch l;
+  l.in = DType::F16;
+  l.out = DType::F32;
+  l.schedule = {128, 1, false, 5};
+  l.a_mn_major = l.b_mn_major = true;
+  ASSERT_EQ(ops::wgmma_schedule_problem(l.schedule), "");
+  ASSERT_FALSE(ops::wgmma_compiled(l.schedule));
+  const JitRequest r = ops::wgmma_jit_request(l);
+  EXPECT_EQ(r.name_expression, "&tilegemm::kernels::gemm_wgmma_tma<true, float, 128, 5, true, true, 1, false>");
+  const JitBinary b = jit_compile("sm_90a", r);
+  ASSERT_GT(b.cubin.size(), 1000u);
+  EXPECT_NE(b.lowered_name.find("gemm_wgmma_tma"), std::string::npos) << b.lowered_name;
+  EXPECT_NE(std::string(b.cubin.begin(), b.cubin.end()).find(b.lowered_name), std::string::npos);
+  l.in = l.out = DType::BF16;
+  l.schedule = {256, 2, false, 3};
+  EXPECT_EQ(ops::wgmma_jit_request(l).name_expression,
+            "&tilegemm::kernels::gemm_wgmma_tma<false, tilegemm::kernels::bf16_t, 256, 3, true, true, 2, false>");
 }
 
 TEST(JitCompile, ABrokenScheduleFailsWithTheCompilersMessage) {

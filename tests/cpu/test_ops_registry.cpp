@@ -339,14 +339,43 @@ TEST(WgmmaFamily, SchedulesByShape) {
   EXPECT_EQ(pingpong, 2);
   EXPECT_EQ(ops::rank(problem(4096, 4096, 4096), h100()).best().text(), "wgmma:128x256x64:s4:c2");
   EXPECT_EQ(ops::rank(problem(8192, 8192, 8192), h100()).best().text(), "wgmma:128x256x64:s4:c2");
-  for (const char* uncompiled : {"wgmma:128x256x64:s6:pp", "wgmma:128x128x64:s4:c2", "wgmma:128x128x64:s4:pp"}) {
+  // Schedules not compiled ahead run at run time and say so; impossible ones are refused with why.
+  for (const auto& [text, printed] : std::vector<std::pair<std::string, std::string>>{
+           {"wgmma:128x128x64:s4:c2", "wgmma:128x128x64:s4:c2:jit"},
+           {"WGMMA:128x128x64:s3:PP", "wgmma:128x128x64:s3:pp:jit"},
+           {"wgmma:128x256x64:s3:c2:k4", "wgmma:128x256x64:s3:c2:k4:jit"},
+           {"wgmma:128x256x64:s4:c2:jit", "wgmma:128x256x64:s4:c2:jit"},  // a compiled one's twin
+           {"wgmma:128x256x64:s4:c2", "wgmma:128x256x64:s4:c2"}}) {
+    const ops::Config c = ops::registry().parse(text, "--config", ops::OpKind::Gemm);
+    EXPECT_EQ(c.text(), printed);
+    EXPECT_EQ(ops::registry().parse(c.text(), "--config", ops::OpKind::Gemm), c);
+    const size_t run_time = printed.find(":jit") != std::string::npos ? 1 : 0;
+    EXPECT_EQ(f->run_time_kernels(problem(4096, 4096, 4096), c, h100()).size(), run_time);
+  }
+  for (const auto& [text, why] : std::vector<std::pair<std::string, std::string>>{
+           {"wgmma:128x256x64:s6:pp", "ping-pong (pp) takes 128 columns"},
+           {"wgmma:128x256x64:s5", "bytes of shared memory"},
+           {"wgmma:128x192x64:s4", "must be 128 or 256"},
+           {"wgmma:128x128x64:s1", "must be 2 or more"},
+           {"wgmma:128x128x64:s4:c4", "1 or 2 blocks"},
+           {"wgmma:128x128x64:s4:k3", "split-K takes"},
+           {"wgmma:128x128x64:s4:jit:pp", "'pp' is not a field here"},
+           {"wgmma:64x128x64:s4", "the tile is 128x<columns>x64"}}) {
     try {
-      ops::registry().parse(uncompiled, "--config", ops::OpKind::Gemm);
-      ADD_FAILURE() << uncompiled << " parsed";
+      ops::registry().parse(text, "--config", ops::OpKind::Gemm);
+      ADD_FAILURE() << text << " parsed";
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find("is not a wgmma config"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
     }
   }
+  // The tuner's local search: one move away, compiled or not.
+  std::vector<std::string> moves;
+  for (const ops::Config& c :
+       f->neighbours(problem(4096, 4096, 4096), ops::registry().parse("wgmma:128x256x64:s4", "t", ops::OpKind::Gemm)))
+    moves.push_back(c.text());
+  EXPECT_EQ(moves, (std::vector<std::string>{"wgmma:128x256x64:s3:jit", "wgmma:128x128x64:s4",
+                                             "wgmma:128x256x64:s4:c2", "wgmma:128x128x64:s4:pp:jit"}));
 }
 
 TEST(WgmmaFamily, ServesSixteenBitProductsInEveryLayoutAndAlignment) {

@@ -287,6 +287,22 @@ TEST(Wgmma, ClustersAndPingPongAgainstTheFp64Reference) {
     run_case(t);
 }
 
+// Schedules compiled at run time (NVRTC, the template of the compiled ones): five stages of 128 x 128
+// in every op combination, 128 x 256 in clusters with three stages, ping-pong with three, and a
+// compiled schedule's run-time twin; ragged edges, offsets and padded rows, beta reading C.
+TEST(Wgmma, RunTimeSchedulesAgainstTheFp64Reference) {
+  const DType bf = DType::BF16, h = DType::F16, f = DType::F32;
+  const Layout row = Layout::RowMajor;
+  for (Op op_a : kOps)
+    for (Op op_b : kOps) run_case({bf, bf, row, op_a, op_b, 385, 700, 200, 0, 0, 1.0f, 0.0f, "wgmma:128x128x64:s5"});
+  for (const WgmmaCase& t : std::vector<WgmmaCase>{
+           {bf, f, row, Op::N, Op::T, 1000, 600, 520, 0, 0, 1.0f, 1.0f, "wgmma:128x256x64:s3:c2"},
+           {h, h, Layout::ColMajor, Op::T, Op::N, 129, 257, 131, 3, 1, 1.5f, -0.5f, "wgmma:128x128x64:s3:pp"},
+           {bf, bf, row, Op::N, Op::N, 2048, 2048, 192, 0, 0, 1.0f, 0.0f, "wgmma:128x256x64:s4:jit"},
+       })
+    run_case(t);
+}
+
 // Family skinny16 on decode products with K-major operands (x @ W^T), 1 to 4 rows, long k, both input
 // types, outputs in the input type and f32, beta, offsets.
 TEST(Skinny16, DecodeProductsAgainstTheFp64Reference) {

@@ -2,7 +2,9 @@
 // A and B in bf16 or f16, FP32 accumulation, C in the input type or f32. Configs
 // "wgmma:128x<BN>x64:s4" for the compiled tiles, BN = 256 or 128; "wgmma:128x128x64:s6:pp" has the
 // two consumer warpgroups take turns on whole tiles (ping-pong); ":c2" runs clusters of two blocks
-// sharing B's tile (TMA multicast); ":k<N>" splits k.
+// sharing B's tile (TMA multicast); ":k<N>" splits k. Other stage counts and combinations
+// (wgmma_schedule_problem says which are valid) compile at run time and print with ":jit", which
+// also asks for a compiled schedule's run-time twin.
 //
 // Every layout and op combination (each operand K-major or MN-major in shared memory) and any
 // alignment of 16-bit elements: an operand whose address or leading dimension is not a multiple of
@@ -10,6 +12,9 @@
 // (kernels/gemm/pack_16bit.cuh); the user's data is only read.
 #include <algorithm>
 #include <cmath>
+#include <iterator>
+#include <string>
+#include <vector>
 
 #include "core/config_text.hpp"
 #include "core/workspace.hpp"
@@ -25,6 +30,7 @@ namespace {
 struct WgmmaConfig {
   WgmmaSchedule schedule;  // "128x<bn>x64:s<stages>", ":pp", ":c2" in the text
   int splits = 1;          // k slices per tile (split-K, ":k<N>")
+  bool run_time = false;   // ":jit": the kernel compiled at run time (implied for a schedule not compiled ahead)
 };
 
 constexpr int kSplitChoices[] = {2, 4, 8, 16, 32, 64};
@@ -60,24 +66,43 @@ class WgmmaFamily final : public Family {
   bool serves(OpKind kind) const override { return kind == OpKind::Gemm; }
   bool claims(std::string_view text) const override { return text.substr(0, text.find(':')) == "wgmma"; }
   Config parse(const std::string& text, const char* what) const override {
-    const std::string lowered = detail::lowered_text(text);
-    for (const WgmmaSchedule& sc : kWgmmaSchedules) {
-      if (lowered == print(of(sc, 1))) return of(sc, 1);
-      for (int splits : kSplitChoices)
-        if (lowered == print(of(sc, splits))) return of(sc, splits);
+    static const char* const kExamples =
+        "wgmma:128x256x64:s4, wgmma:128x256x64:s4:c2, wgmma:128x128x64:s4, wgmma:128x128x64:s6:pp:c2, each with "
+        ":k2 ... :k64 for split-K; wgmma:128x128x64:s5:jit compiles at run time";
+    const std::vector<std::string> f = detail::lowered_fields(text);
+    int tile[3] = {0, 0, 0};
+    if (f.size() < 3 || f[0] != "wgmma" || !detail::numbers(f[1], "", 3, tile) || tile[0] != 128 || tile[2] != 64)
+      detail::config_text_error(what, text, "wgmma", "the tile is 128x<columns>x64", kExamples);
+    WgmmaConfig c;
+    c.schedule = {tile[1], 1, false, 0};
+    size_t i = 2;
+    if (f[i].size() < 2 || f[i][0] != 's' || (c.schedule.stages = detail::small_number(f[i].substr(1))) <= 0)
+      detail::config_text_error(what, text, "wgmma", "pipeline stages ':s<N>' follow the tile", kExamples);
+    ++i;
+    if (i < f.size() && f[i] == "pp") c.schedule.pingpong = true, ++i;
+    if (i < f.size() && f[i].size() > 1 && f[i][0] == 'c')
+      c.schedule.cluster = detail::small_number(f[i].substr(1)), ++i;
+    if (i < f.size() && f[i].size() > 1 && f[i][0] == 'k') {
+      c.splits = detail::small_number(f[i].substr(1));
+      if (std::find(std::begin(kSplitChoices), std::end(kSplitChoices), c.splits) == std::end(kSplitChoices))
+        detail::config_text_error(what, text, "wgmma", "split-K takes :k2, :k4, ... :k64", kExamples);
+      ++i;
     }
-    throw Error(ErrorCode::InvalidArgument, std::string(what) + ": '" + text +
-                                                "' is not a wgmma config (compiled: wgmma:128x256x64:s4, "
-                                                "wgmma:128x256x64:s4:c2, wgmma:128x128x64:s4, "
-                                                "wgmma:128x128x64:s6:pp, wgmma:128x128x64:s6:pp:c2, each "
-                                                "with :k2, :k4, ... :k64 for split-K)");
+    if (i < f.size() && f[i] == "jit") c.run_time = true, ++i;
+    if (i != f.size())
+      detail::config_text_error(what, text, "wgmma", "'" + f[i] + "' is not a field here (order: :pp :c2 :k<N> :jit)",
+                                kExamples);
+    const std::string why = wgmma_schedule_problem(c.schedule);
+    if (!why.empty()) detail::config_text_error(what, text, "wgmma", why, kExamples);
+    if (!wgmma_compiled(c.schedule)) c.run_time = true;
+    return Config(*this, c);
   }
   std::string print(const Config& c) const override {
     const WgmmaConfig& f = c.fields<WgmmaConfig>();
     const WgmmaSchedule& sc = f.schedule;
     return "wgmma:128x" + std::to_string(sc.bn) + "x64:s" + std::to_string(sc.stages) + (sc.pingpong ? ":pp" : "") +
            (sc.cluster > 1 ? ":c" + std::to_string(sc.cluster) : "") +
-           (f.splits > 1 ? ":k" + std::to_string(f.splits) : "");
+           (f.splits > 1 ? ":k" + std::to_string(f.splits) : "") + (f.run_time ? ":jit" : "");
   }
   std::string supports(const Problem& p) const override {
     if (p.kind != OpKind::Gemm) return "not a GEMM";
@@ -109,7 +134,24 @@ class WgmmaFamily final : public Family {
     }
     return out;
   }
-  std::vector<Config> neighbours(const Problem&, const Config&) const override { return {}; }
+  // One move: a stage more or fewer, the other tile width, clusters on or off, ping-pong on or off
+  // (its 128 columns), with the same split; those not compiled ahead run at run time.
+  std::vector<Config> neighbours(const Problem&, const Config& c) const override {
+    const WgmmaConfig& f = c.fields<WgmmaConfig>();
+    const WgmmaSchedule s = f.schedule;
+    const WgmmaSchedule moves[] = {{s.bn, s.cluster, s.pingpong, s.stages - 1},
+                                   {s.bn, s.cluster, s.pingpong, s.stages + 1},
+                                   {s.bn == 128 ? 256 : 128, s.cluster, false, s.stages},
+                                   {s.bn, 3 - s.cluster, s.pingpong, s.stages},
+                                   {128, s.cluster, !s.pingpong, s.stages}};
+    std::vector<Config> out;
+    for (const WgmmaSchedule& m : moves) {
+      if (m == s || !wgmma_schedule_problem(m).empty()) continue;
+      if (m.pingpong && f.splits > 1) continue;  // ping-pong alternates whole tiles
+      out.push_back(Config(*this, WgmmaConfig{m, f.splits, !wgmma_compiled(m)}));
+    }
+    return out;
+  }
   std::string can_implement(const Problem& p, const Config&) const override {
     const std::string why = supports(p);
     if (!why.empty()) return why;
@@ -159,31 +201,23 @@ class WgmmaFamily final : public Family {
     return e;
   }
   std::string config_class(const Problem&, const Config&, const DeviceFacts&) const override { return "wgmma"; }
-  std::vector<detail::JitRequest> run_time_kernels(const Problem&, const Config&, const DeviceFacts&) const override {
-    return {};
+  std::vector<detail::JitRequest> run_time_kernels(const Problem& p, const Config& c,
+                                                   const DeviceFacts& d) const override {
+    if (!c.fields<WgmmaConfig>().run_time) return {};
+    return {wgmma_jit_request(launch_of(p, c, d))};
   }
   void run(const Problem& p, const Config& c, const Operands& o, const DeviceFacts& d,
            cudaStream_t stream) const override {
-    WgmmaLaunch l;
+    WgmmaLaunch l = launch_of(p, c, d);
     l.a = o.a;
     l.b = o.b;
     l.c = o.c;
     l.lda = o.lda;
     l.ldb = o.ldb;
     l.ldc = o.ldc;
-    l.m = p.m;
-    l.n = p.n;
-    l.k = p.k;
     l.alpha = o.alpha;
     l.beta = p.beta_zero ? 0.0f : o.beta;
-    l.in = p.a_type;
-    l.out = p.c_type;
-    l.schedule = c.fields<WgmmaConfig>().schedule;
-    l.sm_count = std::max(1, d.sm_count);
-    l.a_mn_major = p.trans_a;   // canonical A stored k x m
-    l.b_mn_major = !p.trans_b;  // canonical B stored k x n
     const StoredOperand sa = stored_a(p), sb = stored_b(p);
-    l.splits = c.fields<WgmmaConfig>().splits;
     // Packed operands, then split-K's partial sums; freed in stream order after the product.
     detail::Workspace packed(stream, workspace_bytes(p, c, o, d), 0);
     if (k_slices(p.k, l.splits, 64).splits > 1)
@@ -203,6 +237,23 @@ class WgmmaFamily final : public Family {
   }
 
  private:
+  // The launch's fields that come from the problem and the config (not the operands).
+  static WgmmaLaunch launch_of(const Problem& p, const Config& c, const DeviceFacts& d) {
+    const WgmmaConfig& f = c.fields<WgmmaConfig>();
+    WgmmaLaunch l;
+    l.m = p.m;
+    l.n = p.n;
+    l.k = p.k;
+    l.in = p.a_type;
+    l.out = p.c_type;
+    l.schedule = f.schedule;
+    l.run_time = f.run_time;
+    l.splits = f.splits;
+    l.sm_count = std::max(1, d.sm_count);
+    l.a_mn_major = p.trans_a;   // canonical A stored k x m
+    l.b_mn_major = !p.trans_b;  // canonical B stored k x n
+    return l;
+  }
   // A schedule's rate (TFLOP/s on 132 SMs; H100, 2026-11-28). Big aligned squares (4096^3 to
   // 8192^3): 128 x 256 ~700 alone and in clusters of 2, ping-pong 128 x 128 ~650-690, 128 x 128 ~620.
   // Clusters halve B's traffic from L2, which the ragged and packed shapes need: 4095 x 4097 x 4093
@@ -214,7 +265,7 @@ class WgmmaFamily final : public Family {
     return f.schedule.cluster > 1 ? 740e12 : 700e12;
   }
   Config of(const WgmmaSchedule& sc, int splits) const {
-    return Config(*this, WgmmaConfig{sc, splits});
+    return Config(*this, WgmmaConfig{sc, splits, false});
   }
 };
 

@@ -1,28 +1,49 @@
 // The launch of ladder level 8 (kernels/gemm/08_wgmma_tma.cuh) on a canonical row-major product:
-// the TMA descriptors of A and B, the persistent grid, the instantiation for the dtypes, tile and
-// operand orientations; and the packing of operands TMA cannot address.
+// the TMA descriptors of A and B, the persistent grid, the kernel for the dtypes, tile and operand
+// orientations (compiled ahead of time, or at run time with NVRTC); and the packing of operands TMA
+// cannot address.
 #pragma once
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <string>
 
+#include "jit/jit.hpp"
 #include "ops/k_slices.hpp"
 #include "tilegemm/types.hpp"
 
 namespace tilegemm {
 namespace ops {
 
-// The schedules level 8 is compiled for (128-row tiles, 64-wide k steps; launch_tile in
-// wgmma_launch.cuh instantiates exactly these, from this table): cooperative 128 x 256 alone and in
-// clusters of 2, cooperative 128 x 128, and ping-pong 128 x 128 alone and in clusters of 2.
+// A level 8 schedule: 128-row tiles, 64-wide k steps, and these fields.
 struct WgmmaSchedule {
-  int bn;         // the tile's columns
-  int cluster;    // blocks per cluster sharing B's tile
-  bool pingpong;  // consumer warpgroups take turns on whole tiles
-  int stages;     // pipeline stages: 4 of 48 KB (128 x 256) or 32 KB (128 x 128), 6 of 32 KB (ping-pong)
+  int bn;         // the tile's columns: 128 or 256 (the wgmma widths hopper.cuh issues)
+  int cluster;    // blocks per cluster sharing B's tile: 1 or 2
+  bool pingpong;  // consumer warpgroups take turns on whole tiles (128 columns: 128 accumulators each)
+  int stages;     // pipeline stages of (128 + bn) x 64 16-bit elements: 48 KB (bn 256) or 32 KB (bn 128)
+  constexpr bool operator==(const WgmmaSchedule& o) const {
+    return bn == o.bn && cluster == o.cluster && pingpong == o.pingpong && stages == o.stages;
+  }
 };
+// The schedules compiled ahead of time (launch_compiled in wgmma_launch.cuh instantiates exactly
+// these, from this table): cooperative 128 x 256 alone and in clusters of 2, cooperative 128 x 128,
+// and ping-pong 128 x 128 alone and in clusters of 2. Any other valid schedule compiles at run time.
 inline constexpr WgmmaSchedule kWgmmaSchedules[] = {
     {256, 1, false, 4}, {256, 2, false, 4}, {128, 1, false, 4}, {128, 1, true, 6}, {128, 2, true, 6}};
+constexpr bool wgmma_compiled(const WgmmaSchedule& s) {
+  for (const WgmmaSchedule& c : kWgmmaSchedules)
+    if (c == s) return true;
+  return false;
+}
+// Dynamic shared memory of a schedule's kernel: WgmmaSmem (the stages, 32 KB of staged C rows, the
+// barriers) and 1024 bytes to align it. wgmma_launch.cuh checks it against the kernel's sizeof.
+constexpr int wgmma_smem_bytes(const WgmmaSchedule& s) {
+  return s.stages * (128 + s.bn) * 64 * 2 + 2 * 64 * 16 * 16 + s.stages * 16 + 1024;
+}
+// Hopper's shared memory per block with the opt-in (227 KB).
+inline constexpr int kWgmmaSmemLimit = 232448;
+// "" when the kernel template runs `s`, else why not (naming the field).
+std::string wgmma_schedule_problem(const WgmmaSchedule& s);
 
 struct WgmmaLaunch {
   const void* a = nullptr;  // m x k row-major (a_mn_major: k x m), lda elements apart
@@ -33,7 +54,8 @@ struct WgmmaLaunch {
   float alpha = 1.0f, beta = 0.0f;  // beta == 0: C is not read
   DType in = DType::BF16;           // A and B: BF16 or F16
   DType out = DType::BF16;          // C: `in` or F32
-  WgmmaSchedule schedule = kWgmmaSchedules[0];  // one of kWgmmaSchedules
+  WgmmaSchedule schedule = kWgmmaSchedules[0];  // valid (wgmma_schedule_problem)
+  bool run_time = false;  // the kernel compiled at run time (NVRTC): any valid schedule, or a compiled one's twin
   int sm_count = 1;                 // the persistent grid's size bound
   bool a_mn_major = false, b_mn_major = false;
   int splits = 1;            // k slices per tile (split-K); > 1 needs `partial`
@@ -48,8 +70,6 @@ inline size_t wgmma_partial_bytes(int64_t m, int64_t n, int64_t k, int splits) {
   return s.splits > 1 ? static_cast<size_t>(s.splits) * m * wgmma_partial_ld(n) * 4 : 0;
 }
 
-// Enqueue the product on `stream` (l.in BF16, F16). Throw Error(Internal) when the driver refuses a
-// TMA descriptor.
 // The leading dimension (elements) of a packed operand with lines of `inner` elements: a multiple of 8
 // (16 bytes).
 inline int64_t packed_ld(int64_t inner) { return (inner + 7) / 8 * 8; }
@@ -58,12 +78,14 @@ inline int64_t packed_ld(int64_t inner) { return (inner + 7) / 8 * 8; }
 void pack_16bit(const void* src, int64_t ld, int64_t lines, int64_t inner, void* dst, int sm_count,
                 cudaStream_t stream);
 
-void launch_wgmma_bf16(const WgmmaLaunch& l, cudaStream_t stream);
-void launch_wgmma_f16(const WgmmaLaunch& l, cudaStream_t stream);
-inline void launch_wgmma(const WgmmaLaunch& l, cudaStream_t stream) {
-  if (l.in == DType::F16) launch_wgmma_f16(l, stream);
-  else launch_wgmma_bf16(l, stream);
-}
+// The run-time compiled kernel of l's schedule, dtypes and operand orientations.
+detail::JitRequest wgmma_jit_request(const WgmmaLaunch& l);
+// The compiled kernel of l's schedule (one of kWgmmaSchedules), per input type.
+const void* compiled_wgmma_kernel_bf16(const WgmmaLaunch& l);
+const void* compiled_wgmma_kernel_f16(const WgmmaLaunch& l);
+// Enqueues the product on `stream` (l.in BF16 or F16). Throws Error(Internal) when the driver refuses a
+// TMA descriptor, Error(NvrtcError) when a run-time kernel does not compile.
+void launch_wgmma(const WgmmaLaunch& l, cudaStream_t stream);
 
 }  // namespace ops
 }  // namespace tilegemm

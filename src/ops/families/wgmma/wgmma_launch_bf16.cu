@@ -3,8 +3,8 @@
 namespace tilegemm {
 namespace ops {
 
-void launch_wgmma_bf16(const WgmmaLaunch& l, cudaStream_t stream) {
-  wgmma_launch_detail::launch_in<false, __nv_bfloat16>(l, stream);
+const void* compiled_wgmma_kernel_bf16(const WgmmaLaunch& l) {
+  return wgmma_launch_detail::compiled_kernel<false, kernels::bf16_t>(l);
 }
 
 }  // namespace ops

@@ -3,7 +3,9 @@
 namespace tilegemm {
 namespace ops {
 
-void launch_wgmma_f16(const WgmmaLaunch& l, cudaStream_t stream) { wgmma_launch_detail::launch_in<true, __half>(l, stream); }
+const void* compiled_wgmma_kernel_f16(const WgmmaLaunch& l) {
+  return wgmma_launch_detail::compiled_kernel<true, kernels::f16_t>(l);
+}
 
 }  // namespace ops
 }  // namespace tilegemm

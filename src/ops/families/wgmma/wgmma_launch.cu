@@ -1,0 +1,153 @@
+// The launch of ladder level 8 (wgmma_launch.hpp) for any schedule: the TMA descriptors, the
+// persistent grid, the kernel compiled ahead of time (wgmma_launch_bf16.cu, wgmma_launch_f16.cu) or
+// at run time (NVRTC, the same template of the same header), and split-K's reduction.
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+#include <string>
+
+#include "core/cuda_check.hpp"
+#include "core/device_context.hpp"
+#include "core/kernel_launch.hpp"
+#include "kernels/gemm/08_wgmma_tma.cuh"
+#include "kernels/gemm/split_reduce_16bit.cuh"
+#include "ops/families/wgmma/wgmma_launch.hpp"
+#include "tilegemm/error.hpp"
+
+namespace tilegemm {
+namespace ops {
+
+namespace {
+
+// cuTensorMapEncodeTiled from the driver through the runtime (the library does not link libcuda).
+// A process-wide function pointer, looked up once: not per-device state.
+PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
+  static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    TILEGEMM_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q));
+    if (q != cudaDriverEntryPointSuccess || !p)
+      throw Error(ErrorCode::Internal, "the CUDA driver has no cuTensorMapEncodeTiled (TMA needs CUDA 12 or later)");
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+  }();
+  return fn;
+}
+
+// A rows x cols row-major 16-bit matrix, ld elements apart, in boxes of box_rows x 64 (128-byte rows,
+// 128-byte swizzle: the layout the kernel's shared-memory descriptors read). Reads past the matrix
+// return zeros.
+CUtensorMap tensor_map(const void* base, DType t, int64_t rows, int64_t cols, int64_t ld, int box_rows) {
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * 2};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(kernels::kWgmmaBK), static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t element_strides[2] = {1, 1};
+  auto encode = [&] {
+    return encode_tiled()(&map, t == DType::F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2,
+                          const_cast<void*>(base), dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                          CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                          CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  };
+  CUresult r = encode();
+  if (r == CUDA_ERROR_INVALID_CONTEXT) {
+    // A thread on which the runtime has not made the device's context current yet (torch's autograd
+    // worker, whose first CUDA call this may be): cudaFree(nullptr) makes it current.
+    cudaFree(nullptr);
+    r = encode();
+  }
+  if (r != CUDA_SUCCESS)
+    throw Error(ErrorCode::Internal, "cuTensorMapEncodeTiled refused a " + std::to_string(rows) + " x " +
+                                         std::to_string(cols) + " operand (ld " + std::to_string(ld) +
+                                         "): CUresult " + std::to_string(static_cast<int>(r)));
+  return map;
+}
+
+template <class OutT>
+void reduce_splits(const WgmmaLaunch& l, const kernels::WgmmaParams& p, cudaStream_t stream) {
+  kernels::split_reduce_16bit<OutT><<<detail::grid_stride_blocks(l.m * l.n, 256, 8, l.sm_count), 256, 0, stream>>>(
+      l.partial, p.splits, p.m, p.n, p.ld_partial, static_cast<OutT*>(l.c), l.ldc, l.alpha, l.beta);
+  TILEGEMM_CHECK_LAUNCH();
+}
+
+const char* b(bool v) { return v ? "true" : "false"; }
+
+}  // namespace
+
+std::string wgmma_schedule_problem(const WgmmaSchedule& s) {
+  if (s.bn != 128 && s.bn != 256) return "the tile's columns (" + std::to_string(s.bn) + ") must be 128 or 256";
+  if (s.cluster != 1 && s.cluster != 2) return "clusters (c" + std::to_string(s.cluster) + ") are of 1 or 2 blocks";
+  if (s.pingpong && s.bn != 128)
+    return "ping-pong (pp) takes 128 columns: each consumer warpgroup holds a whole tile's accumulators";
+  if (s.stages < 2) return "stages (s" + std::to_string(s.stages) + ") must be 2 or more";
+  if (wgmma_smem_bytes(s) > kWgmmaSmemLimit)
+    return "s" + std::to_string(s.stages) + " takes " + std::to_string(wgmma_smem_bytes(s)) +
+           " bytes of shared memory, more than the " + std::to_string(kWgmmaSmemLimit) + " a Hopper block has";
+  return "";
+}
+
+detail::JitRequest wgmma_jit_request(const WgmmaLaunch& l) {
+  const WgmmaSchedule& s = l.schedule;
+  const std::string out = l.out == DType::F32   ? "float"
+                          : l.out == DType::F16 ? "tilegemm::kernels::f16_t"
+                                                : "tilegemm::kernels::bf16_t";
+  detail::JitRequest r;
+  r.header = "kernels/gemm/08_wgmma_tma.cuh";
+  r.name_expression = "&tilegemm::kernels::gemm_wgmma_tma<" + std::string(b(l.in == DType::F16)) + ", " + out + ", " +
+                      std::to_string(s.bn) + ", " + std::to_string(s.stages) + ", " + b(l.a_mn_major) + ", " +
+                      b(l.b_mn_major) + ", " + std::to_string(s.cluster) + ", " + b(s.pingpong) + ">";
+  return r;
+}
+
+void launch_wgmma(const WgmmaLaunch& l, cudaStream_t stream) {
+  const WgmmaSchedule& sc = l.schedule;
+  const std::string why = wgmma_schedule_problem(sc);
+  if (!why.empty()) throw Error(ErrorCode::Internal, "launch_wgmma: " + why);
+  const void* kernel = l.run_time         ? detail::jit_kernel(detail::current_device_context(), wgmma_jit_request(l))
+                       : l.in == DType::F16 ? compiled_wgmma_kernel_f16(l)
+                                            : compiled_wgmma_kernel_bf16(l);
+  const int smem = wgmma_smem_bytes(sc);
+  detail::ensure_smem_opt_in(kernel, smem);
+  // K-major: boxes of 64 k x the rows a block loads (all of A's tile, B's tile over the cluster's
+  // blocks); MN-major: boxes of 64 of m or n x 64 k.
+  CUtensorMap map_a = l.a_mn_major ? tensor_map(l.a, l.in, l.k, l.m, l.lda, 64)
+                                   : tensor_map(l.a, l.in, l.m, l.k, l.lda, kernels::kWgmmaBM);
+  CUtensorMap map_b = l.b_mn_major ? tensor_map(l.b, l.in, l.k, l.n, l.ldb, 64)
+                                   : tensor_map(l.b, l.in, l.n, l.k, l.ldb, sc.bn / sc.cluster);
+  const KSlices slices = k_slices(l.k, l.splits, 64);
+  // Work units of a cluster (a block without clusters), and the grid: one cluster per unit up to
+  // as many as the device holds at once.
+  const int64_t rows = int64_t(kernels::kWgmmaBM) * sc.cluster;
+  const int64_t units = ((l.m + rows - 1) / rows) * ((l.n + sc.bn - 1) / sc.bn) * slices.splits;
+  const int64_t resident =
+      sc.cluster > 1 ? detail::resident_clusters(kernel, kernels::kWgmmaThreads, smem, sc.cluster) : l.sm_count;
+  const unsigned grid = static_cast<unsigned>((units < resident ? units : resident) * sc.cluster);
+  const int out_bytes = dtype_bytes(l.out);
+  kernels::WgmmaParams p{};
+  p.c = l.c;
+  p.m = static_cast<int>(l.m);
+  p.n = static_cast<int>(l.n);
+  p.k = static_cast<int>(l.k);
+  p.ldc = l.ldc;
+  p.alpha = l.alpha;
+  p.beta = l.beta;
+  // Column pairs are one access when C's address and row pitch keep them aligned.
+  p.pairs = l.ldc % 2 == 0 && reinterpret_cast<uintptr_t>(l.c) % (2 * out_bytes) == 0;
+  p.rows16 = (l.ldc * out_bytes) % 16 == 0 && reinterpret_cast<uintptr_t>(l.c) % 16 == 0;
+  p.splits = slices.splits;
+  p.kt_per_split = slices.steps_per_split;
+  p.partial = l.partial;
+  p.ld_partial = wgmma_partial_ld(l.n);
+  void* args[] = {&map_a, &map_b, &p};
+  if (sc.cluster > 1)
+    detail::launch_kernel_in_clusters(kernel, dim3(grid), dim3(kernels::kWgmmaThreads), smem, stream, sc.cluster, args);
+  else
+    detail::launch_kernel(kernel, dim3(grid), dim3(kernels::kWgmmaThreads), smem, stream, false, args);
+  if (slices.splits > 1) {
+    if (l.out == DType::F32) reduce_splits<float>(l, p, stream);
+    else if (l.out == DType::F16) reduce_splits<kernels::f16_t>(l, p, stream);
+    else reduce_splits<kernels::bf16_t>(l, p, stream);
+  }
+}
+
+}  // namespace ops
+}  // namespace tilegemm

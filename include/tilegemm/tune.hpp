@@ -12,8 +12,10 @@
 namespace tilegemm {
 
 // A dense product to tune: what a config's legality and speed depend on. The tuner allocates and
-// fills its own operands (uniform in [-1, 1]) with these leading dimensions and offsets.
+// fills its own operands (uniform in [-1, 1], rounded to `dtype`) with these leading dimensions and
+// offsets.
 struct GemmShape {
+  DType dtype = DType::F32;  // A, B and C: F32, BF16 or F16 (FP32 accumulation)
   Layout layout = Layout::RowMajor;
   Op op_a = Op::N, op_b = Op::N;
   int64_t m = 0, n = 0, k = 0;  // each >= 1
@@ -67,6 +69,7 @@ struct TuneCandidate {
 
 struct TuneResult {
   std::string problem;      // the database key, e.g. "gemm f32 4096x4096x4096 NN a16 b16 beta0"
+                            // ("gemm bf16.bf16.bf16 ..." for a 16-bit product)
                             // or "bsr xwt f32 4096x4096x4096 b32x32 nnzb1638 long13 x16 y16 beta0"
   std::string best_config;  // the fastest measured config
   double best_us = 0;

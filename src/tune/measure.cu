@@ -9,6 +9,7 @@
 
 #include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
+#include "kernels/common/out_convert.cuh"
 #include "tilegemm/error.hpp"
 
 namespace tilegemm {
@@ -25,6 +26,7 @@ __global__ void fill_value_kernel(float* d, int64_t count, float v) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x)
     d[i] = v;
 }
+// max_bits[0]: max |x - y|, max_bits[1]: max |y| (non-negative floats order like their bits).
 __global__ void compare_kernel(const float* x, const float* y, int64_t outer, int64_t inner, int64_t ld,
                                unsigned* max_bits, int* non_finite) {
   const int64_t count = outer * inner;
@@ -32,8 +34,19 @@ __global__ void compare_kernel(const float* x, const float* y, int64_t outer, in
     const int64_t i = (e / inner) * ld + e % inner;
     const float d = fabsf(x[i] - y[i]);
     if (!isfinite(x[i]) || !isfinite(d)) *non_finite = 1;
-    else atomicMax(max_bits, __float_as_uint(d));  // non-negative floats order like their bits
+    else atomicMax(max_bits, __float_as_uint(d));
+    if (isfinite(y[i])) atomicMax(max_bits + 1, __float_as_uint(fabsf(y[i])));
   }
+}
+template <class T>
+__global__ void narrow_kernel(const float* src, T* dst, int64_t count) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x)
+    dst[i] = kernels::to_out<T>(src[i]);
+}
+template <class T>
+__global__ void widen_kernel(const T* src, float* dst, int64_t count) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x)
+    dst[i] = kernels::from_out(src[i]);
 }
 
 // Reads `bytes` (a multiple of 16) and writes nothing unless a value is NaN, which the zero-filled flush
@@ -53,6 +66,26 @@ void fill_uniform(float* d, int64_t count, uint64_t seed, cudaStream_t s) {
   fill_uniform_kernel<<<1024, 256, 0, s>>>(d, count, seed);
   TILEGEMM_CHECK_LAUNCH();
 }
+void narrow_from_f32(const float* src, DType t, void* dst, int64_t count, cudaStream_t s) {
+  if (count <= 0) return;
+  if (t == DType::F32) {
+    TILEGEMM_CUDA_CHECK(cudaMemcpyAsync(dst, src, count * sizeof(float), cudaMemcpyDeviceToDevice, s));
+    return;
+  }
+  if (t == DType::F16) narrow_kernel<<<1024, 256, 0, s>>>(src, static_cast<kernels::f16_t*>(dst), count);
+  else narrow_kernel<<<1024, 256, 0, s>>>(src, static_cast<kernels::bf16_t*>(dst), count);
+  TILEGEMM_CHECK_LAUNCH();
+}
+void widen_to_f32(const void* src, DType t, float* dst, int64_t count, cudaStream_t s) {
+  if (count <= 0) return;
+  if (t == DType::F32) {
+    TILEGEMM_CUDA_CHECK(cudaMemcpyAsync(dst, src, count * sizeof(float), cudaMemcpyDeviceToDevice, s));
+    return;
+  }
+  if (t == DType::F16) widen_kernel<<<1024, 256, 0, s>>>(static_cast<const kernels::f16_t*>(src), dst, count);
+  else widen_kernel<<<1024, 256, 0, s>>>(static_cast<const kernels::bf16_t*>(src), dst, count);
+  TILEGEMM_CHECK_LAUNCH();
+}
 void fill_value(float* d, int64_t count, float value, cudaStream_t s) {
   if (count <= 0) return;
   fill_value_kernel<<<1024, 256, 0, s>>>(d, count, value);
@@ -61,9 +94,9 @@ void fill_value(float* d, int64_t count, float value, cudaStream_t s) {
 
 Diff compare_matrix(const float* x, const float* y, int64_t outer, int64_t inner, int64_t ld, cudaStream_t s) {
   const int64_t count = outer * inner;
-  DeviceBuffer<unsigned> max_bits(1);
+  DeviceBuffer<unsigned> max_bits(2);
   DeviceBuffer<int> non_finite(1);
-  TILEGEMM_CUDA_CHECK(cudaMemsetAsync(max_bits.get(), 0, sizeof(unsigned), s));
+  TILEGEMM_CUDA_CHECK(cudaMemsetAsync(max_bits.get(), 0, 2 * sizeof(unsigned), s));
   TILEGEMM_CUDA_CHECK(cudaMemsetAsync(non_finite.get(), 0, sizeof(int), s));
   if (count > 0) {
     compare_kernel<<<1024, 256, 0, s>>>(x, y, outer, inner, ld, max_bits.get(), non_finite.get());
@@ -71,11 +104,12 @@ Diff compare_matrix(const float* x, const float* y, int64_t outer, int64_t inner
   }
   // download() copies on the legacy stream, which is not ordered after a non-blocking stream.
   TILEGEMM_CUDA_CHECK(cudaStreamSynchronize(s));
-  const unsigned bits = max_bits.download()[0];
+  const std::vector<unsigned> bits = max_bits.download();
   Diff diff;
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  diff.max_abs = f;
+  float f[2];
+  std::memcpy(f, bits.data(), sizeof f);
+  diff.max_abs = f[0];
+  diff.max_y = f[1];
   diff.non_finite = non_finite.download()[0] != 0;
   return diff;
 }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 
+#include "tilegemm/types.hpp"
 #include "tune/timing.hpp"
 
 namespace tilegemm {
@@ -16,12 +17,17 @@ namespace detail {
 // Uniform [-1, 1) from a counter-based hash (deterministic per seed); fill_value(NaN) poisons.
 void fill_uniform(float* d, int64_t count, uint64_t seed, cudaStream_t s);
 void fill_value(float* d, int64_t count, float value, cudaStream_t s);
+// dst[i] = src[i] rounded to nearest even in `t` (F32: copied), and dst[i] = src[i] widened to FP32
+// (exact): a 16-bit product's operands, their FP32 copies for a reference, its output compared.
+void narrow_from_f32(const float* src, DType t, void* dst, int64_t count, cudaStream_t s);
+void widen_to_f32(const void* src, DType t, float* dst, int64_t count, cudaStream_t s);
 
 // max |x - y| over a strided matrix (`outer` rows of `inner` elements, `ld` apart; padding not
 // compared) and whether any x is non-finite (unwritten NaN poison). Waits for `s` before reading the
 // answer back.
 struct Diff {
   double max_abs = 0.0;
+  double max_y = 0.0;  // max |y| over the finite y: the scale of an error bound relative to the result
   bool non_finite = false;
 };
 Diff compare_matrix(const float* x, const float* y, int64_t outer, int64_t inner, int64_t ld, cudaStream_t s);

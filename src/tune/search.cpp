@@ -301,6 +301,13 @@ void TuneRun::reset_output(float* dst, const float* start, size_t count) const {
     TILEGEMM_CUDA_CHECK(cudaMemcpyAsync(dst, start, count * sizeof(float), cudaMemcpyDeviceToDevice, stream_.s));
 }
 
+void TuneRun::reset_output(void* dst, DType t, const void* start, size_t count) const {
+  if (t == DType::F32) return reset_output(static_cast<float*>(dst), static_cast<const float*>(start), count);
+  const size_t bytes = count * static_cast<size_t>(dtype_bytes(t));
+  if (start == nullptr) TILEGEMM_CUDA_CHECK(cudaMemsetAsync(dst, 0xFF, bytes, stream_.s));
+  else TILEGEMM_CUDA_CHECK(cudaMemcpyAsync(dst, start, bytes, cudaMemcpyDeviceToDevice, stream_.s));
+}
+
 TuneResult TuneRun::measure(const ops::Problem& p, const std::function<void()>& reset,
                             const std::function<void(const std::string& config)>& run,
                             const std::function<Diff()>& compare, double tolerance) {

@@ -112,6 +112,8 @@ class TuneRun {
   // An output before a product writes it: NaN where the product does not read it (start == nullptr:
   // every element must be written), else a copy of its starting values.
   void reset_output(float* dst, const float* start, size_t count) const;
+  // The same for `count` elements of type `t` (a 16-bit NaN is 0xFFFF in bf16 and f16 alike).
+  void reset_output(void* dst, DType t, const void* start, size_t count) const;
   // Searches `p`'s candidates (search() above), each verified by reset(), run(config), compare()
   // against `tolerance` and then timed; stores the winner. Returns the run's result.
   TuneResult measure(const ops::Problem& p, const std::function<void()>& reset,

@@ -46,6 +46,8 @@ struct Operands {
 int64_t tight_or(int64_t ld, const StoredMatrix& s, Layout layout) { return ld > 0 ? ld : s.min_ld(layout); }
 
 Operands check_shape(const GemmShape& s, const TuneOptions& o) {
+  if (s.dtype != DType::F32 && s.dtype != DType::BF16 && s.dtype != DType::F16)
+    invalid("shape.dtype = " + to_string(s.dtype) + ": the tuner takes F32, BF16 or F16 products");
   if (s.layout != Layout::RowMajor && s.layout != Layout::ColMajor)
     invalid("shape.layout = " + std::to_string(static_cast<int>(s.layout)) + " is not a Layout value");
   if (s.op_a != Op::N && s.op_a != Op::T) invalid("shape.op_a is not an Op value");
@@ -96,41 +98,78 @@ TuneResult tune(const GemmShape& shape, const TuneOptions& options) {
   const Operands ops = check_shape(shape, options);
   detail::TuneRun run(options);
   const cudaStream_t s = run.stream();
+  const DType t = shape.dtype;
+  const bool f32 = t == DType::F32;
+  const int64_t off = shape.offset, bytes = dtype_bytes(t);
 
-  // Operands uniform in [-1, 1]; C0 is C's starting value when beta != 0.
-  DeviceBuffer<float> a(ops.size_a), b(ops.size_b), c(ops.size_c), ref(ops.size_c), c0(shape.beta_zero ? 0 : ops.size_c);
-  detail::fill_uniform(a.get(), ops.size_a, 0x7A11, s);
-  detail::fill_uniform(b.get(), ops.size_b, 0x7A12, s);
-  if (!shape.beta_zero) detail::fill_uniform(c0.get(), ops.size_c, 0x7A13, s);
-  const float alpha = 1.0f, beta = shape.beta_zero ? 0.0f : 1.0f;
-  const int64_t off = shape.offset;
-  auto product = [&](float* dst, const GemmOptions& opt) {
-    sgemm(shape.layout, shape.op_a, shape.op_b, shape.m, shape.n, shape.k, alpha, a.get() + off, ops.lda,
-          b.get() + off, ops.ldb, beta, dst + off, ops.ldc, run.user_stream(), opt);
-  };
-  // The reference: level 5, a kernel family none of the candidates shares, with 64-bit offsets.
-  run.reset_output(ref.get(), shape.beta_zero ? nullptr : c0.get(), ops.size_c);
+  // Operands uniform in [-1, 1], rounded to the type, and FP32 copies of those values (exact) for the
+  // reference; C0 is C's starting value when beta != 0. An F32 product uses the FP32 buffers as-is.
+  DeviceBuffer<float> a32(ops.size_a), b32(ops.size_b), ref(ops.size_c), c0_32(shape.beta_zero ? 0 : ops.size_c);
+  DeviceBuffer<unsigned char> a16(f32 ? 0 : ops.size_a * bytes), b16(f32 ? 0 : ops.size_b * bytes),
+      c0_16(f32 || shape.beta_zero ? 0 : ops.size_c * bytes), c(ops.size_c * bytes);
+  DeviceBuffer<float> c_wide(f32 ? 0 : ops.size_c);  // a 16-bit C widened for the comparison
+  const std::pair<DeviceBuffer<float>*, DeviceBuffer<unsigned char>*> fills[] = {
+      {&a32, &a16}, {&b32, &b16}, {&c0_32, &c0_16}};
+  const uint64_t seeds[] = {0x7A11, 0x7A12, 0x7A13};
+  for (int i = 0; i < 3; ++i) {
+    const int64_t count = static_cast<int64_t>(fills[i].first->size());
+    detail::fill_uniform(fills[i].first->get(), count, seeds[i], s);
+    if (f32 || count == 0) continue;
+    detail::narrow_from_f32(fills[i].first->get(), t, fills[i].second->get(), count, s);
+    detail::widen_to_f32(fills[i].second->get(), t, fills[i].first->get(), count, s);
+  }
+  const void* a = f32 ? static_cast<void*>(a32.get()) : a16.get();
+  const void* b = f32 ? static_cast<void*>(b32.get()) : b16.get();
+  const void* c0 = shape.beta_zero ? nullptr : f32 ? static_cast<void*>(c0_32.get()) : c0_16.get();
+  auto at = [&](const void* base) { return static_cast<const unsigned char*>(base) + off * bytes; };
+
+  // The reference: level 5 on the FP32 copies, a kernel family none of the candidates shares, with
+  // 64-bit offsets.
+  run.reset_output(ref.get(), shape.beta_zero ? nullptr : c0_32.get(), ops.size_c);
   GemmOptions level5;
   level5.kernel = Kernel::Vectorized;
-  product(ref.get(), level5);
+  const float alpha = 1.0f, beta = shape.beta_zero ? 0.0f : 1.0f;
+  sgemm(shape.layout, shape.op_a, shape.op_b, shape.m, shape.n, shape.k, alpha, a32.get() + off, ops.lda,
+        b32.get() + off, ops.ldb, beta, ref.get() + off, ops.ldc, run.user_stream(), level5);
 
-  const ops::Problem problem =
-      ops::gemm_call(detail::sgemm_args(shape.layout, shape.op_a, shape.op_b, shape.m, shape.n, shape.k, alpha,
-                                        a.get() + off, ops.lda, b.get() + off, ops.ldb, beta, c.get() + off, ops.ldc),
-                     GemmOptions{})
-          .problem;
+  GemmArgs args;
+  args.layout = shape.layout;
+  args.op_a = shape.op_a;
+  args.op_b = shape.op_b;
+  args.m = shape.m;
+  args.n = shape.n;
+  args.k = shape.k;
+  args.a = MatrixArg{t, at(a), ops.lda, 0};
+  args.b = MatrixArg{t, at(b), ops.ldb, 0};
+  args.c = OutputArg{t, c.get() + off * bytes, ops.ldc, 0};
+  args.epilogue = Epilogue{alpha, beta};
+  const ops::Problem problem = ops::gemm_call(args, GemmOptions{}).problem;
   const int64_t outer = ops.stored.c.rows, inner = ops.stored.c.cols;
   const int64_t c_outer = shape.layout == Layout::RowMajor ? outer : inner;
   const int64_t c_inner = shape.layout == Layout::RowMajor ? inner : outer;
+  // Ours and level 5's FP32 rounding (|A|, |B| <= 1); a 16-bit C is also rounded once to its type,
+  // up to a unit roundoff of the largest |C| (2^-8 bf16, 2^-11 f16).
+  double tolerance = 2.0 * ref::fp32_gemm_error_bound(shape.k);
+  if (!f32) {
+    const double unit_roundoff = t == DType::BF16 ? 0.00390625 : 0.00048828125;
+    tolerance += 2.0 * unit_roundoff * detail::compare_matrix(ref.get() + off, ref.get() + off, c_outer, c_inner,
+                                                              ops.ldc, s).max_y;
+  }
   return run.measure(
-      problem, [&] { run.reset_output(c.get(), shape.beta_zero ? nullptr : c0.get(), ops.size_c); },
+      problem, [&] { run.reset_output(c.get(), t, c0, ops.size_c); },
       [&](const std::string& config) {
         GemmOptions opt;
         opt.config = config;
-        product(c.get(), opt);
+        gemm(args, run.user_stream(), opt);
       },
-      [&] { return detail::compare_matrix(c.get() + off, ref.get() + off, c_outer, c_inner, ops.ldc, s); },
-      2.0 * ref::fp32_gemm_error_bound(shape.k));  // ours and level 5's rounding, |A|, |B| <= 1
+      [&] {
+        if (f32)
+          return detail::compare_matrix(reinterpret_cast<const float*>(c.get()) + off, ref.get() + off, c_outer,
+                                        c_inner, ops.ldc, s);
+        detail::widen_to_f32(c.get(), t, c_wide.get(), ops.size_c, s);
+        return detail::compare_matrix(c_wide.get() + off, ref.get() + off, c_outer, c_inner, ops.ldc, s);
+      },
+      tolerance);
 }
 
 TuneResult tune(const BsrShape& shape, const DeviceBsrMatrix& w, const TuneOptions& options) {

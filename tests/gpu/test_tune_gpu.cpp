@@ -215,6 +215,56 @@ TEST_F(TuneTest, Small_RunTimeCompiledVariantsAreVerifiedAndMeasured) {
   EXPECT_GT(r.compile_seconds, 0.0);
 }
 
+// 16-bit products: every candidate (level 8 here) verified against level 5 on the same values widened
+// to FP32, the winner stored under the product's typed key and run by Auto; then f16 with level 8's
+// run-time compiled schedules (other stage counts, clusters, ping-pong) verified and measured too.
+TEST_F(TuneTest, SixteenBitProductsTuneStoreAndRunAtRunTime) {
+  const testing_env::ScopedEnv cache("TILEGEMM_CACHE_DIR", dir_.path() + "/cache");
+  GemmShape s = shape_of(640, 520, 384);
+  s.dtype = DType::BF16;
+  s.op_b = Op::T;
+  s.beta_zero = false;
+  const TuneResult r = tune(s, quick(true));
+  EXPECT_EQ(r.problem.rfind("gemm bf16.bf16.bf16 640x520x384 NT ", 0), 0u) << r.problem;
+  EXPECT_GE(r.measured, 2);
+  for (const TuneCandidate& c : r.candidates) {
+    EXPECT_TRUE(c.status == "measured" || c.status == "not measured") << c.config << ": " << c.status;
+    EXPECT_EQ(c.config.rfind("wgmma:", 0), 0u) << c.config;
+  }
+  ASSERT_TRUE(r.stored);
+  DeviceBuffer<uint16_t> a(640 * 384), b(520 * 384), c(640 * 520);
+  GemmArgs args;
+  args.op_b = Op::T;
+  args.m = 640;
+  args.n = 520;
+  args.k = 384;
+  args.a = MatrixArg{DType::BF16, a.get(), 384, 0};
+  args.b = MatrixArg{DType::BF16, b.get(), 384, 0};
+  args.c = OutputArg{DType::BF16, c.get(), 520, 0};
+  args.epilogue.beta = 1.0f;
+  const GemmChoice choice = explain_choice(args);
+  EXPECT_TRUE(choice.tuned) << choice.reason;
+  EXPECT_EQ(choice.config, r.best_config);
+
+  GemmShape h = shape_of(300, 200, 260);
+  h.dtype = DType::F16;
+  TuneOptions o = quick(false);
+  o.run_time_configs = true;
+  o.max_measured = 0;
+  o.budget_s = 600;
+  const TuneResult rt = tune(h, o);
+  int variants = 0;
+  for (const TuneCandidate& cand : rt.candidates) {
+    if (cand.config.find(":jit") == std::string::npos) continue;
+    ++variants;
+    EXPECT_EQ(cand.status, "measured") << cand.config;
+    EXPECT_GT(cand.measured_us, 0.0) << cand.config;
+  }
+  EXPECT_GE(variants, 2);
+  EXPECT_TRUE(rt.exhaustive);
+  EXPECT_GT(rt.compile_seconds, 0.0);
+}
+
 TEST_F(TuneTest, Small_TransposedColumnMajorOffsetShape) {
   // A col-major TN product with ld + 3 and an offset of 1: the tuner verifies every candidate on it.
   GemmShape s;

@@ -218,6 +218,7 @@ std::vector<Problem> plan_gemm_tune(const std::vector<std::string>& shapes, cons
   for (const Problem& p : problems)
     if (p.m < 1 || p.n < 1 || p.k < 1) invalid("--shape: " + p.dims() + " has an empty dimension: nothing to tune");
   apply_layout(problems, args.layout, args.trans, args.ld, args.offset);
+  apply_dtype(problems, parse_dtype(args.dtype, "--dtype").dtype);
   return problems;
 }
 

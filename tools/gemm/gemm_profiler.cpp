@@ -31,6 +31,7 @@ namespace {
 // The shape of a problem as the tuner takes it.
 GemmShape gemm_shape(const Problem& p) {
   GemmShape s;
+  s.dtype = p.dtype;
   s.layout = p.layout;
   s.op_a = p.op_a;
   s.op_b = p.op_b;
@@ -213,6 +214,8 @@ class GemmProfiler final : public OperationProfiler {
   // --- tune ----------------------------------------------------------------------------------------
   void add_tune_options(CLI::App* cmd) override {
     GemmTuneArgs& a = tune_args_;
+    cmd->add_option("--dtype", a.dtype, "element type of A, B and C: fp32 | bf16 | fp16 (FP32 accumulation)")
+        ->capture_default_str();
     cmd->add_option("--layout", a.layout, "row or col");
     cmd->add_option("--trans", a.trans, "NN, NT, TN or TT");
     cmd->add_option("--ld", a.ld, "+N pads every leading dimension; N sets it");
@@ -234,12 +237,10 @@ class GemmProfiler final : public OperationProfiler {
     row.baseline = tune_baseline();
     // cuBLAS on the shape, timed like the tuner times a config (cold L2, the same minimum time).
     if (!cublas_) cublas_.emplace();
-    DeviceBuffer<float> a(p.size_a()), b(p.size_b()), c(p.size_c());
-    fill_uniform(a.get(), p.size_a(), 1);
-    fill_uniform(b.get(), p.size_b(), 2);
-    const Timing t = time_runs(
-        [&] { cublas_->sgemm(p, 1.0f, a.get() + p.offset, b.get() + p.offset, 0.0f, c.get() + p.offset); },
-        o.min_time_s, flush_bytes);
+    // In p.dtype: SGEMM, or cublasGemmEx with the same types and FP32 compute.
+    Operands ops(p, 1, 2);
+    const Timing t = time_runs([&] { cublas_->gemm(p, ops.a.at(p.offset), ops.b.at(p.offset), ops.c.at(p.offset)); },
+                               o.min_time_s, flush_bytes);
     row.baseline_us = t.median_ms * 1e3;
     return row;
   }

@@ -3,6 +3,7 @@
 
 #include "core/cuda_check.hpp"
 #include "kernels/common/out_convert.cuh"
+#include "tune/measure.hpp"
 #include "typed_matrices.hpp"
 
 namespace tilegemm {
@@ -10,11 +11,6 @@ namespace tools {
 
 namespace {
 
-template <class T>
-__global__ void narrow_kernel(const float* src, T* dst, int64_t count) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x)
-    dst[i] = kernels::to_out<T>(src[i]);
-}
 template <class T>
 __global__ void widen_kernel(const T* src, double* dst, int64_t count) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x)
@@ -57,11 +53,7 @@ void fill_uniform(const TypedBuffer& d, int64_t count, uint64_t seed) {
   if (d.type() == DType::F32) return fill_uniform(static_cast<float*>(d.at(0)), count, seed);
   DeviceBuffer<float> wide(static_cast<size_t>(count));
   fill_uniform(wide.get(), count, seed);
-  with_type(d.type(), [&](auto tag) {
-    using T = decltype(tag);
-    narrow_kernel<T><<<1024, 256, 0, bench_stream()>>>(wide.get(), static_cast<T*>(d.at(0)), count);
-  });
-  TILEGEMM_CHECK_LAUNCH();
+  detail::narrow_from_f32(wide.get(), d.type(), d.at(0), count, bench_stream());
   TILEGEMM_CUDA_CHECK(cudaStreamSynchronize(bench_stream()));  // before `wide` is freed
 }
 

@@ -10,6 +10,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -224,30 +225,42 @@ void bsr_product(bool xwt, int64_t m, int64_t n, int64_t k, float alpha, uintptr
                      as_stream(stream), options);
 }
 
-// A device buffer handed to a framework through DLPack (outputs for arrays whose framework has no
-// allocator we can call, e.g. JAX): (capsule, address). The capsule frees the buffer when the
-// framework drops its last reference; the address lets the product write it first.
-nb::tuple empty_device(int64_t rows, int64_t cols, int device) {
-  if (rows < 0 || cols < 0) throw Error(ErrorCode::InvalidArgument, "empty: negative shape");
+// The DLPack element type of a matmul dtype: bfloat16 has its own type code (kDLBfloat).
+nb::dlpack::dtype dlpack_dtype(tilegemm::DType t) {
+  if (t == tilegemm::DType::BF16) return {static_cast<uint8_t>(nb::dlpack::dtype_code::Bfloat), 16, 1};
+  if (t == tilegemm::DType::F16) return {static_cast<uint8_t>(nb::dlpack::dtype_code::Float), 16, 1};
+  return nb::dtype<float>();
+}
+
+// A device buffer of rows x cols elements of `dtype` ("float32", "bfloat16", "float16") handed to a
+// framework through DLPack (outputs for arrays whose framework has no allocator we can call, e.g.
+// JAX): (capsule, address). The capsule frees the buffer when the framework drops its last
+// reference; the address lets the product write it first.
+nb::tuple empty_device(int64_t rows, int64_t cols, int device, const std::string& dtype) {
+  if (rows < 0 || cols < 0)
+    throw Error(ErrorCode::InvalidArgument,
+                "empty: negative shape (" + std::to_string(rows) + ", " + std::to_string(cols) + ")");
+  const tilegemm::DType t = dtype_of(dtype);
   DeviceGuard guard(device);
-  float* p = nullptr;
-  const size_t bytes = static_cast<size_t>(rows) * static_cast<size_t>(cols) * sizeof(float);
-  if (bytes > 0) {
-    const cudaError_t e = cudaMalloc(reinterpret_cast<void**>(&p), bytes);
-    if (e != cudaSuccess) {
-      cudaGetLastError();
-      throw Error(e == cudaErrorMemoryAllocation ? ErrorCode::OutOfMemory : ErrorCode::CudaError,
-                  std::string("empty: cudaMalloc of ") + std::to_string(bytes) +
-                      " bytes failed: " + cudaGetErrorString(e));
-    }
+  // An empty array gets a real allocation too: a capsule cannot hold a null pointer (nanobind aborts
+  // the process), and DLPack consumers may refuse a null data pointer.
+  const size_t bytes = std::max<size_t>(
+      1, static_cast<size_t>(rows) * static_cast<size_t>(cols) * static_cast<size_t>(tilegemm::dtype_bytes(t)));
+  void* p = nullptr;
+  const cudaError_t e = cudaMalloc(&p, bytes);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    throw Error(e == cudaErrorMemoryAllocation ? ErrorCode::OutOfMemory : ErrorCode::CudaError,
+                std::string("empty: cudaMalloc of ") + std::to_string(bytes) + " bytes failed: " +
+                    cudaGetErrorString(e));
   }
   int current = 0;
   cudaGetDevice(&current);
   nb::capsule owner(p, [](void* q) noexcept { cudaFree(q); });
   const size_t shape[2] = {static_cast<size_t>(rows), static_cast<size_t>(cols)};
   // Without a framework tag nanobind returns the DLPack capsule itself.
-  nb::ndarray<float, nb::device::cuda> array(p, 2, shape, owner, nullptr, nb::dtype<float>(),
-                                             nb::device::cuda::value, current);
+  nb::ndarray<nb::device::cuda> array(p, 2, shape, owner, nullptr, dlpack_dtype(t), nb::device::cuda::value,
+                                      current);
   return nb::make_tuple(nb::cast(array), reinterpret_cast<uintptr_t>(p));
 }
 
@@ -369,7 +382,7 @@ NB_MODULE(_tilegemm, m) {
       "index_pointer"_a, "rows"_a, "cols"_a, "block_rows"_a, "block_cols"_a, "nnzb"_a,
       "row_order"_a, "row_lengths"_a, "beta"_a, "y"_a, "ldy"_a, "stream"_a, "device"_a, "kernel"_a);
 
-  m.def("empty_device", &empty_device, "rows"_a, "cols"_a, "device"_a);
+  m.def("empty_device", &empty_device, "rows"_a, "cols"_a, "device"_a, "dtype"_a = "float32");
   m.def("dlpack_describe", &dlpack_describe, "array"_a);
   m.def("stream_synchronize", [](uintptr_t stream) {
     nb::gil_scoped_release release;

@@ -45,6 +45,29 @@ def test_numpy_arrays_are_refused_naming_the_argument():
         tilegemm.matmul(a, a)
 
 
+class RefusingArrayInterface:
+    """As a JAX bfloat16 array: __cuda_array_interface__ raises (it has no typestr for the type),
+    DLPack answers (here for host memory)."""
+
+    def __init__(self):
+        self._host = np.ones((4, 4), dtype=np.float32)
+
+    @property
+    def __cuda_array_interface__(self):
+        raise RuntimeError("__cuda_array_interface__ is not supported for bfloat16 buffers.")
+
+    def __dlpack__(self, stream=None):
+        return self._host.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self._host.__dlpack_device__()
+
+
+def test_an_array_interface_that_raises_falls_back_to_dlpack():
+    with pytest.raises(TypeError, match=r"^a: a test_cpu.RefusingArrayInterface on DLPack device type 1 \(not CUDA\)"):
+        tilegemm.matmul(RefusingArrayInterface(), RefusingArrayInterface())
+
+
 def test_unknown_objects_are_refused():
     with pytest.raises(TypeError, match=r"^b: a builtins.list is not a CUDA array"):
         tilegemm.matmul(FakeCudaArray((2, 2)), [[1.0]])

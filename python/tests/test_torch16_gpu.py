@@ -1,6 +1,6 @@
 """tilegemm.matmul on bfloat16 and float16 torch tensors (FP32 accumulation, the result in the input
 type), against torch's float64 product of the same 16-bit values: layouts and views, out/beta,
-batches, autograd, explain_choice and the dtype errors."""
+batches, autograd, torch.compile (forward and backward), explain_choice and the dtype errors."""
 import pytest
 
 import tilegemm
@@ -72,6 +72,76 @@ def test_autograd_16bit(dtype):
     assert a.grad.dtype == dtype and b.grad.dtype == dtype
     assert_close16(a.grad, g.double() @ b.detach().double().t(), 64, dtype)
     assert_close16(b.grad, a.detach().double().t() @ g.double(), 128, dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_torch_compile_16bit_forward(dtype):
+    # tilegemm::mm and tilegemm::mm_out in one graph (fullgraph: no break), and a batch times a
+    # transposed view broadcast over it.
+    torch._dynamo.reset()
+    gen = torch.Generator(device="cuda").manual_seed(13)
+    a, b = operand(96, 80, "c", dtype, gen), operand(80, 72, "c", dtype, gen)
+    c = operand(96, 72, "c", dtype, gen)
+    x = torch.rand(4, 33, 80, device="cuda", generator=gen).mul(2).sub(1).to(dtype)
+    w = operand(48, 80, "c", dtype, gen)
+    want_y = 0.5 * (a.double() @ b.double())
+    want_c = 1.5 * (a.double() @ b.double()) - 0.5 * c.double()
+    want_z = x.double() @ w.double().t()
+
+    def f(p, q, o, s, v):
+        y = tilegemm.matmul(p, q, alpha=0.5)
+        tilegemm.matmul(p, q, out=o, alpha=1.5, beta=-0.5)
+        return y, tilegemm.matmul(s, v.t())
+
+    eager = tilegemm.matmul(a, b, alpha=0.5)
+    y, z = torch.compile(f, fullgraph=True)(a, b, c, x, w)
+    assert y.shape == (96, 72) and z.shape == (4, 33, 48)
+    assert_close16(y, want_y, 80, dtype)
+    assert_close16(c, want_c, 80, dtype)
+    assert_close16(z, want_z, 80, dtype)
+    # The graph runs tilegemm's own product: the eager call's kernel, to the bit (contiguous
+    # operands, so the graph cannot have passed them in another layout).
+    assert torch.equal(y, eager)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("case", ["2d", "linear"])
+def test_torch_compile_16bit_backward(dtype, case):
+    torch._dynamo.reset()
+    gen = torch.Generator(device="cuda").manual_seed(17)
+    if case == "2d":
+        a = operand(96, 80, "c", dtype, gen).requires_grad_()
+        b = operand(80, 72, "t", dtype, gen).requires_grad_()
+        k_a, k_b = 72, 96  # the sums of grad @ b^T and a^T @ grad
+
+        def f(x, y):
+            return tilegemm.matmul(x, y, alpha=0.5)
+
+        def reference(x, y):
+            return 0.5 * (x @ y)
+    else:  # a linear layer: x[B, T, k] @ w[n, k]^T, w.t() broadcast over the batch
+        a = torch.rand(4, 33, 80, device="cuda", generator=gen).mul(2).sub(1).to(dtype).requires_grad_()
+        b = operand(48, 80, "c", dtype, gen).requires_grad_()
+        k_a, k_b = 48, 4 * 33  # w's gradient sums over the batch's 4 * 33 rows
+
+        def f(x, w):
+            return tilegemm.matmul(x, w.t(), alpha=0.5)
+
+        def reference(x, w):
+            return 0.5 * (x @ w.t())
+
+    ad, bd = a.detach().double().requires_grad_(), b.detach().double().requires_grad_()
+    want = reference(ad, bd)
+    grad = torch.rand(*want.shape, device="cuda", generator=gen).mul(2).sub(1).to(dtype)
+    want.backward(grad.double())
+    assert_close16(f(a.detach(), b.detach()), want.detach(), 80, dtype)  # eager first, as a model's warm-up
+    y = torch.compile(f, fullgraph=True)(a, b)
+    assert y.grad_fn is not None
+    assert_close16(y, want.detach(), 80, dtype)
+    y.backward(grad)
+    assert a.grad.shape == a.shape and b.grad.shape == b.shape
+    assert_close16(a.grad, ad.grad, k_a, dtype)
+    assert_close16(b.grad, bd.grad, k_b, dtype)
 
 
 def test_explain_and_dtype_errors():

@@ -129,7 +129,12 @@ def _raw(name: str, x: Any, stream: int) -> Raw:
         return _raw_torch(name, x)
     if hasattr(x, "block_until_ready"):  # JAX: its work runs on its own streams
         x.block_until_ready()
-    cai = getattr(x, "__cuda_array_interface__", None) if not isinstance(x, type) else None
+    cai = None
+    if not isinstance(x, type):
+        try:
+            cai = getattr(x, "__cuda_array_interface__", None)
+        except Exception:  # JAX refuses it for bfloat16 (older JAX with XlaRuntimeError): DLPack describes those
+            cai = None
     if cai is not None:
         return _raw_cuda_array_interface(name, x, cai)
     if hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__"):
@@ -250,15 +255,12 @@ def new_output(a: Array, shape: Tuple[int, ...], stream: int) -> Output:
         torch = _torch_module()
         t = torch.empty(shape, dtype=getattr(torch, a.dtype), device=a.source.device)
         return Output(describe("out", t, dtypes=MATMUL_DTYPES), lambda: t)
-    if a.framework == "cupy" and a.dtype != "bfloat16":
+    if a.framework == "cupy" and a.dtype != "bfloat16":  # CuPy has no bfloat16 type
         import cupy
 
         with cupy.cuda.Device(a.device):
             c = cupy.empty(shape, dtype=getattr(cupy, a.dtype))
         return Output(describe("out", c, dtypes=MATMUL_DTYPES), lambda: c)
-    if a.dtype != "float32":
-        raise ValueError(f"out: tilegemm allocates {a.dtype} results for torch tensors (and float16 for "
-                         "CuPy arrays) only; pass out=")
     namespace = getattr(a.source, "__array_namespace__", None)
     if namespace is None:
         raise ValueError(f"out: a {type(a.source).__name__} has no array namespace to allocate the "
@@ -266,16 +268,23 @@ def new_output(a: Array, shape: Tuple[int, ...], stream: int) -> Output:
     rows = 1
     for s in shape[:-1]:
         rows *= s
-    capsule, address = _tilegemm.empty_device(rows, shape[-1], a.device)
+    # A buffer of a's element type (DLPack float32 (2, 32, 1), float16 (2, 16, 1), bfloat16 (4, 16, 1)):
+    # the framework takes it as an array of a's dtype.
+    capsule, address = _tilegemm.empty_device(rows, shape[-1], a.device, a.dtype)
     buffer = _DeviceBuffer(capsule, a.device)
     strides = tuple(_contiguous_strides(shape))
 
     def finish():
         # The framework may copy the buffer as soon as it sees it: hand it over complete.
         _tilegemm.stream_synchronize(stream)
-        return namespace().from_dlpack(buffer).reshape(shape)
+        try:
+            result = namespace().from_dlpack(buffer)
+        except (BufferError, TypeError, ValueError) as e:
+            raise TypeError(f"out: {type(a.source).__module__} did not take the {a.dtype} result through "
+                            f"DLPack ({e}); pass out=") from e
+        return result.reshape(shape)
 
-    return Output(Array(address, tuple(shape), strides, a.device, "dlpack", buffer), finish)
+    return Output(Array(address, tuple(shape), strides, a.device, "dlpack", buffer, a.dtype), finish)
 
 
 class _DeviceBuffer:

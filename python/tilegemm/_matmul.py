@@ -204,11 +204,12 @@ def _torch_2d(torch, a, b, out, alpha, beta, kernel, config, stream, math):
 def matmul(a: Any, b: Any, *, out: Any = None, alpha: float = 1.0, beta: float = 0.0,
            kernel: Any = "auto", config: Optional[str] = None, stream: Any = None,
            math: Optional[str] = None):
-    """C = alpha * a @ b + beta * out (BLAS semantics), FP32, on the GPU.
+    """C = alpha * a @ b + beta * out (BLAS semantics), on the GPU.
 
-    a, b: CUDA float32 arrays (torch, CuPy, JAX, any DLPack array), 2-D, or 3-D batches (a 2-D
-    operand broadcasts over the other's batch). Strided views map to leading dimensions and
-    transposes (a transposed torch view is Op.T, not a copy).
+    a, b: CUDA arrays (torch, CuPy, JAX, any DLPack array) of float32, bfloat16 or float16 (a, b
+    and out of one type; 16-bit products accumulate in FP32 and return the input type), 2-D, or
+    3-D batches (a 2-D operand broadcasts over the other's batch). Strided views map to leading
+    dimensions and transposes (a transposed torch view is Op.T, not a copy).
     out: written in place when given; beta then scales its contents (beta == 0 never reads it).
       Without out a new array of a's framework is returned, and beta must be 0.
     kernel: "auto" (the analytic chooser), a ladder level 1-7 or its name.

@@ -287,6 +287,22 @@ TEST(Wgmma, ClustersAndPingPongAgainstTheFp64Reference) {
     run_case(t);
 }
 
+// Tiles that cross C's last row or column, written through the shared-memory rows (C's rows 16-byte
+// aligned, beta = 0): columns not a multiple of 8 (the last 16-byte piece element by element), n below
+// one tile, the split-K partial sums of ragged tiles, each schedule.
+TEST(Wgmma, StagedStoresOnRaggedTiles) {
+  const DType bf = DType::BF16, h = DType::F16, f = DType::F32;
+  for (const char* config : {"wgmma:128x256x64:s4", "wgmma:128x256x64:s4:c2", "wgmma:128x128x64:s6:pp",
+                             "wgmma:128x128x64:s4:k2", "wgmma:128x256x64:s4:k4"})
+    for (const WgmmaCase& t : std::vector<WgmmaCase>{
+             {bf, bf, Layout::RowMajor, Op::N, Op::T, 200, 250, 320, 6, 0, 1.0f, 0.0f, config},  // ldc 256
+             {bf, f, Layout::RowMajor, Op::N, Op::N, 1000, 64, 64, 0, 0, 1.0f, 0.0f, config},
+             {h, h, Layout::ColMajor, Op::T, Op::T, 300, 100, 200, 4, 0, 0.5f, 0.0f, config},  // ldc 304
+             {bf, f, Layout::RowMajor, Op::T, Op::N, 129, 300, 130, 0, 0, 1.0f, 0.0f, config},
+         })
+      run_case(t);
+}
+
 // Schedules compiled at run time (NVRTC, the template of the compiled ones): five stages of 128 x 128
 // in every op combination, 128 x 256 in clusters with three stages, ping-pong with three, and a
 // compiled schedule's run-time twin; ragged edges, offsets and padded rows, beta reading C.

@@ -62,11 +62,60 @@ struct WgmmaParams {
   bool rows16;        // C's address and row pitch are multiples of 16 bytes: 16-byte row stores
   // Split-K: each tile's k steps in `splits` slices of kt_per_split (the last may be shorter, none
   // empty); with splits > 1 a slice writes its raw FP32 sums to partial + slice * m * ld_partial
-  // (ld_partial even) and split_reduce_16bit.cuh makes C from them.
+  // (ld_partial a multiple of 4: 16-byte rows, partial 16-byte aligned) and split_reduce_16bit.cuh
+  // makes C from them.
   int splits, kt_per_split;
   float* partial;
   long long ld_partial;
 };
+
+// Stores scale * sums of one m64 accumulator slice (m64nBN layout: thread (warp, lane) holds rows
+// warp * 16 + lane / 4 (+ 8), column pairs 8 j + 2 (lane % 4)) to `out` (its row 0, column 0; rows ld
+// elements apart, 16-byte aligned), `rows` x `cols` of it, through one warpgroup's 16 KB of shared
+// rows. A pair store from the accumulator layout touches 8 rows (8 L1 wavefronts), which made the
+// epilogue ~3 us of a 128 x 256 tile (H100, 2026-11-28); read back, a warp stores 2 rows of 256
+// contiguous bytes. Pass by pass, 256 bytes of each row (kCols columns); 16-byte chunk q of row r
+// sits at chunk q ^ (r % 8), so the pairs of 8 rows and the chunks a quarter warp reads hit distinct
+// banks. Passes past `cols` are skipped (the warpgroup agrees); a chunk that crosses it is stored
+// element by element.
+template <int BN, class T>
+__device__ __forceinline__ void store_slice_staged(T* out, long long ld, int rows, int cols,
+                                                   const float (&sums)[BN / 2], float scale, unsigned char* smem_rows,
+                                                   int bar, int t_in) {
+  using namespace hopper;
+  using P = OutPair<T>;
+  constexpr int kCols = 256 / int(sizeof(T)), kPerChunk = 16 / int(sizeof(T));
+  const int warp = t_in / 32, lane = t_in % 32;
+#pragma unroll
+  for (int pass = 0; pass < BN / kCols; ++pass) {
+    if (pass * kCols >= cols) break;
+    named_barrier_sync(bar, 128);  // the previous pass's reads are done
+#pragma unroll
+    for (int jj = 0; jj < kCols / 8; ++jj)
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int j = pass * (kCols / 8) + jj;
+        const int r = warp * 16 + lane / 4 + half * 8, x = jj * 8 + (lane % 4) * 2;
+        const int at = r * 256 + (((x / kPerChunk) ^ (r % 8)) * 16) + (x % kPerChunk) * int(sizeof(T));
+        *reinterpret_cast<typename P::type*>(smem_rows + at) =
+            P::make(scale * sums[j * 4 + half * 2], scale * sums[j * 4 + half * 2 + 1]);
+      }
+    named_barrier_sync(bar, 128);
+#pragma unroll 2
+    for (int i = 0; i < 8; ++i) {
+      const int q = t_in + 128 * i, r = q / 16, chunk = q % 16;
+      const int col = pass * kCols + chunk * kPerChunk;
+      if (r >= rows || col >= cols) continue;
+      const unsigned char* from = smem_rows + r * 256 + ((chunk ^ (r % 8)) * 16);
+      T* to = out + r * ld + col;
+      if (col + kPerChunk <= cols) {
+        *reinterpret_cast<uint4*>(to) = *reinterpret_cast<const uint4*>(from);
+      } else {
+        for (int e = 0; e < cols - col; ++e) to[e] = reinterpret_cast<const T*>(from)[e];
+      }
+    }
+  }
+}
 
 template <bool kF16, class OutT, int BN, int kStages, bool kAMn, bool kBMn, int kCluster, bool kPingPong>
 __global__ void __launch_bounds__(kWgmmaThreads, 1)
@@ -149,56 +198,21 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   // holds rows warp * 16 + lane / 4 (+ 8) and column pairs 8 j + 2 (lane % 4).
   auto store_tile = [&](const float(&sums)[BN / 2], int r0, int n0, int slice) {
     const int row0 = r0 + warp * 16 + lane / 4;
-    if (p.splits > 1) {  // the slice's raw sums; the reduction applies alpha and beta
+    const int rows = min(64, p.m - r0), cols = min(BN, p.n - n0);
+    if (rows <= 0) return;  // a ping-pong tile's second m64 slice below C (the whole warpgroup agrees)
+    unsigned char* smem_rows = reinterpret_cast<unsigned char*>(s.c_rows[cw]);
+    const int bar = 3 + cw;  // this warpgroup's named barrier
+    if (p.splits > 1) {  // the slice's raw sums (rows 16-byte aligned); the reduction applies alpha and beta
       float* part = p.partial + static_cast<long long>(slice) * p.m * p.ld_partial;
-#pragma unroll
-      for (int j = 0; j < BN / 8; ++j) {
-        const int col = n0 + j * 8 + (lane % 4) * 2;
-#pragma unroll
-        for (int half = 0; half < 2; ++half) {
-          const int row = row0 + half * 8;
-          if (row >= p.m || col >= p.n) continue;
-          float* out = part + row * p.ld_partial + col;
-          if (col + 1 < p.n)
-            *reinterpret_cast<float2*>(out) = make_float2(sums[j * 4 + half * 2], sums[j * 4 + half * 2 + 1]);
-          else out[0] = sums[j * 4 + half * 2];
-        }
-      }
+      store_slice_staged<BN>(part + static_cast<long long>(r0) * p.ld_partial + n0, p.ld_partial, rows, cols, sums,
+                             1.0f, smem_rows, bar, t_in);
       return;
     }
     OutT* c = static_cast<OutT*>(p.c);
     using P = OutPair<OutT>;
-    if (p.rows16 && p.beta == 0.0f && static_cast<long long>(r0) + 64 <= p.m &&
-        static_cast<long long>(n0) + BN <= p.n) {
-      // The common case, a slice inside C written over, through shared memory: a pair store from
-      // the accumulator layout touches 8 rows (8 L1 wavefronts), which made the epilogue ~3 us of a
-      // 128 x 256 tile (H100, 2026-11-28); read back, a warp stores 2 rows of 256 contiguous bytes.
-      // Pass by pass, 256 bytes of each row (kCols columns); 16-byte chunk q of row r sits at chunk
-      // q ^ (r % 8), so the pairs of 8 rows and the chunks a quarter warp reads hit distinct banks.
-      constexpr int kCols = 256 / int(sizeof(OutT)), kPerChunk = 16 / int(sizeof(OutT));
-      unsigned char* rows = reinterpret_cast<unsigned char*>(s.c_rows[cw]);
-      const int bar = 3 + cw;  // this warpgroup's named barrier
-#pragma unroll
-      for (int pass = 0; pass < BN / kCols; ++pass) {
-        named_barrier_sync(bar, 128);  // the previous pass's reads are done
-#pragma unroll
-        for (int jj = 0; jj < kCols / 8; ++jj)
-#pragma unroll
-          for (int half = 0; half < 2; ++half) {
-            const int j = pass * (kCols / 8) + jj;
-            const int r = warp * 16 + lane / 4 + half * 8, x = jj * 8 + (lane % 4) * 2;
-            const int at = r * 256 + (((x / kPerChunk) ^ (r % 8)) * 16) + (x % kPerChunk) * int(sizeof(OutT));
-            *reinterpret_cast<typename P::type*>(rows + at) =
-                P::make(p.alpha * sums[j * 4 + half * 2], p.alpha * sums[j * 4 + half * 2 + 1]);
-          }
-        named_barrier_sync(bar, 128);
-#pragma unroll 2
-        for (int i = 0; i < 8; ++i) {
-          const int q = t_in + 128 * i, r = q / 16, chunk = q % 16;
-          *reinterpret_cast<uint4*>(c + (r0 + r) * p.ldc + n0 + pass * kCols + chunk * kPerChunk) =
-              *reinterpret_cast<const uint4*>(rows + r * 256 + ((chunk ^ (r % 8)) * 16));
-        }
-      }
+    if (p.rows16 && p.beta == 0.0f) {  // C written over, its rows 16-byte aligned
+      store_slice_staged<BN>(c + static_cast<long long>(r0) * p.ldc + n0, p.ldc, rows, cols, sums, p.alpha, smem_rows,
+                             bar, t_in);
       return;
     }
 #pragma unroll

@@ -62,9 +62,9 @@ struct WgmmaLaunch {
   float* partial = nullptr;  // wgmma_partial_bytes(m, n, k, splits) of workspace
 };
 
-// The FP32 partial sums of split-K: a slice of m rows, ld_partial apart (even: pairs of sums are one
-// 8-byte store), per k slice.
-inline int64_t wgmma_partial_ld(int64_t n) { return (n + 1) / 2 * 2; }
+// The FP32 partial sums of split-K: a slice of m rows, ld_partial apart (a multiple of 4: the kernel
+// stores them as 16-byte row pieces), per k slice.
+inline int64_t wgmma_partial_ld(int64_t n) { return (n + 3) / 4 * 4; }
 inline size_t wgmma_partial_bytes(int64_t m, int64_t n, int64_t k, int splits) {
   const KSlices s = k_slices(k, splits, 64);
   return s.splits > 1 ? static_cast<size_t>(s.splits) * m * wgmma_partial_ld(n) * 4 : 0;

@@ -9,20 +9,48 @@
 namespace tilegemm {
 namespace kernels {
 
-// partial: `splits` slices of m x n FP32 sums, ld_partial apart in a slice, m * ld_partial apart
-// between slices. One thread per element, grid-stride.
+// partial: `splits` slices of m x n FP32 sums, ld_partial apart in a slice (a multiple of 4; 16-byte
+// aligned rows), m * ld_partial apart between slices. A thread sums 4 columns of a row at a time,
+// grid-stride: 16-byte loads, the loads of up to 4 slices in flight before their adds (one element a
+// thread with a load per slice in turn took 9.4 us on 1024 x 768 in 2 slices, ncu on an H200), one
+// 64-bit division per 4 elements, and C's 4 elements as one store where aligned.
 template <class OutT>
 __global__ void __launch_bounds__(256) split_reduce_16bit(const float* partial, int splits, int m, int n,
                                                           long long ld_partial, OutT* c, long long ldc, float alpha,
                                                           float beta) {
-  const long long count = static_cast<long long>(m) * n, slice = static_cast<long long>(m) * ld_partial;
+  const long long quads = (n + 3) / 4, count = static_cast<long long>(m) * quads;
+  const long long slice = static_cast<long long>(m) * ld_partial;
   for (long long i = blockIdx.x * 256ll + threadIdx.x; i < count; i += gridDim.x * 256ll) {
-    const long long row = i / n, col = i - row * n;
-    const float* at = partial + row * ld_partial + col;
-    float sum = 0.0f;
-    for (int s = 0; s < splits; ++s) sum += at[s * slice];
+    const long long row = i / quads;
+    const int col = static_cast<int>(i - row * quads) * 4;
+    const float4* at = reinterpret_cast<const float4*>(partial + row * ld_partial + col);
+    float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    int s = 0;
+    for (; s + 4 <= splits; s += 4) {
+      float4 v[4];
+#pragma unroll
+      for (int j = 0; j < 4; ++j) v[j] = at[(s + j) * (slice / 4)];
+#pragma unroll
+      for (int j = 0; j < 4; ++j) sum.x += v[j].x, sum.y += v[j].y, sum.z += v[j].z, sum.w += v[j].w;
+    }
+    for (; s < splits; ++s) {
+      const float4 v = at[s * (slice / 4)];
+      sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+    }
+    const float sums[4] = {sum.x, sum.y, sum.z, sum.w};
     OutT* out = c + row * ldc + col;
-    *out = to_out<OutT>(beta != 0.0f ? alpha * sum + beta * from_out(*out) : alpha * sum);
+    const int valid = n - col < 4 ? n - col : 4;
+    if (valid == 4 && beta == 0.0f && reinterpret_cast<unsigned long long>(out) % (4 * sizeof(OutT)) == 0) {
+      const float a0 = alpha * sums[0], a1 = alpha * sums[1], a2 = alpha * sums[2], a3 = alpha * sums[3];
+      if constexpr (sizeof(OutT) == 4) {
+        *reinterpret_cast<float4*>(out) = make_float4(a0, a1, a2, a3);
+      } else {
+        *reinterpret_cast<uint2*>(out) = make_uint2(OutPair<OutT>::make(a0, a1), OutPair<OutT>::make(a2, a3));
+      }
+      continue;
+    }
+    for (int e = 0; e < valid; ++e)
+      out[e] = to_out<OutT>(beta != 0.0f ? alpha * sums[e] + beta * from_out(out[e]) : alpha * sums[e]);
   }
 }
 

@@ -64,8 +64,9 @@ CUtensorMap tensor_map(const void* base, DType t, int64_t rows, int64_t cols, in
 
 template <class OutT>
 void reduce_splits(const WgmmaLaunch& l, const kernels::WgmmaParams& p, cudaStream_t stream) {
-  kernels::split_reduce_16bit<OutT><<<detail::grid_stride_blocks(l.m * l.n, 256, 8, l.sm_count), 256, 0, stream>>>(
-      l.partial, p.splits, p.m, p.n, p.ld_partial, static_cast<OutT*>(l.c), l.ldc, l.alpha, l.beta);
+  const unsigned blocks = detail::grid_stride_blocks(l.m * ((l.n + 3) / 4), 256, 8, l.sm_count);  // 4 columns a thread
+  kernels::split_reduce_16bit<OutT><<<blocks, 256, 0, stream>>>(l.partial, p.splits, p.m, p.n, p.ld_partial,
+                                                                static_cast<OutT*>(l.c), l.ldc, l.alpha, l.beta);
   TILEGEMM_CHECK_LAUNCH();
 }
 

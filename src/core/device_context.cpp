@@ -39,6 +39,14 @@ const DeviceContext* create_context() {
   ctx->l2_bytes = static_cast<size_t>(info.l2_bytes);
   ctx->smem_per_block_optin = info.smem_per_block_optin;
   ctx->mem_bandwidth_gbs = info.mem_bandwidth_gbs();
+  // The first call on a device may come while this thread captures a graph in global mode, which
+  // refuses cudaMemPoolCreate ("operation not permitted when stream is capturing"): the thread's
+  // capture mode is relaxed while the pool is made, and restored whatever path leaves.
+  struct RelaxedCapture {
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    RelaxedCapture() { cudaThreadExchangeStreamCaptureMode(&mode); }
+    ~RelaxedCapture() { cudaThreadExchangeStreamCaptureMode(&mode); }
+  } relaxed;
   cudaMemPoolProps props{};
   props.allocType = cudaMemAllocationTypePinned;
   props.location.type = cudaMemLocationTypeDevice;

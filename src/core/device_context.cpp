@@ -98,6 +98,8 @@ DeviceFacts device_facts(const DeviceContext& ctx) {
   DeviceFacts d;
   d.ordinal = ctx.ordinal;
   d.sm_count = ctx.sm_count;
+  d.cc_major = ctx.cc_major;
+  d.cc_minor = ctx.cc_minor;
   d.mem_bandwidth_gbs = ctx.mem_bandwidth_gbs;
   return d;
 }

@@ -8,6 +8,7 @@ namespace detail {
 struct DeviceFacts {
   int ordinal = 0;  // which device
   int sm_count = 132;
+  int cc_major = 9, cc_minor = 0;  // compute capability
   double mem_bandwidth_gbs = 3352;
 };
 

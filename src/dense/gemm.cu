@@ -61,8 +61,10 @@ ops::Config named_config(const GemmOptions& options, const detail::DeviceContext
 }
 
 // Why a named config cannot run the problem, as the error names it.
-void require_applicable(const ops::Problem& p, const ops::Config& c, const GemmOptions& options) {
-  const std::string why = c.family()->can_implement(p, c);
+void require_applicable(const ops::Problem& p, const ops::Config& c, const GemmOptions& options,
+                        const detail::DeviceFacts& device) {
+  std::string why = c.family()->runs_on(device);
+  if (why.empty()) why = c.family()->can_implement(p, c);
   if (why.empty()) return;
   if (!options.config.empty()) invalid("options.config = '" + options.config + "' cannot run this product: " + why);
   invalid("options.kernel = " + to_string(options.kernel) + " cannot run this product: " + why);
@@ -102,7 +104,7 @@ void run_gemm(const GemmArgs& args, Stream stream, const GemmOptions& options, c
   ops::Config config;
   if (reads_ab) {
     if (!named.empty()) {
-      require_applicable(call.problem, named, options);
+      require_applicable(call.problem, named, options, facts_of(ctx));
       config = named;
     } else {
       config = auto_config(call.problem, ctx);
@@ -175,7 +177,7 @@ GemmChoice explain(const GemmArgs& args, const GemmOptions& options, const detai
   ops::Config chosen = named;
   std::string source;
   if (!named.empty()) {
-    require_applicable(p, named, options);
+    require_applicable(p, named, options, device);
     source = options.config.empty() ? "options.kernel names a ladder level" : "options.config";
   } else {
     const ops::Decision decision = ops::decide(p, device, tuned_lookup(*ctx));

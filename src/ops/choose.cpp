@@ -17,7 +17,8 @@ namespace {
 
 // Appends family f's legal candidates for `p` to `out` (unsorted), or its reason for having none.
 void add_candidates(const Family& f, const Problem& p, const DeviceFacts& d, Ranking& out) {
-  const std::string unsupported = f.supports(p);
+  std::string unsupported = f.supports(p);
+  if (unsupported.empty()) unsupported = f.runs_on(d);
   if (!unsupported.empty()) {
     out.refusals.push_back(std::string(f.name()) + ": " + unsupported);
     return;

@@ -50,6 +50,9 @@ class Family {
   // "" when the family serves `p` at all (its operation kind, dtypes, math), else why not, in words:
   // asked before its candidates, and part of every can_implement.
   virtual std::string supports(const Problem& p) const = 0;
+  // "" when the family's kernels run on the device, else why not (the instructions it needs): asked
+  // before its candidates and before a named config of it runs.
+  virtual std::string runs_on(const DeviceFacts&) const { return ""; }
   // The configs worth trying on `p` (Auto ranks those with an estimate; the tuner measures them in
   // the estimate's order). May hold configs can_implement refuses; the caller filters them.
   virtual std::vector<Config> candidates(const Problem& p, const DeviceFacts& d) const = 0;
@@ -78,6 +81,14 @@ class Family {
   virtual void run(const Problem& p, const Config& c, const Operands& o, const DeviceFacts& d,
                    cudaStream_t stream) const = 0;
 };
+
+// A family built on sm_90a instructions (`what`) runs on compute capability 9.0 only: "" there, else
+// why not, naming the device (Family::runs_on).
+inline std::string needs_sm90a(const DeviceFacts& d, const char* what) {
+  if (d.cc_major == 9 && d.cc_minor == 0) return "";
+  return std::string("needs a compute capability 9.0 device (") + what + "); device " + std::to_string(d.ordinal) +
+         " has " + std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor);
+}
 
 }  // namespace ops
 }  // namespace tilegemm

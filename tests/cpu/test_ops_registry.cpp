@@ -378,6 +378,42 @@ TEST(WgmmaFamily, SchedulesByShape) {
                                              "wgmma:128x256x64:s4:c2", "wgmma:128x128x64:s4:pp:jit"}));
 }
 
+// The 16-bit families are built on sm_90a instructions: on another architecture (an sm_80 device)
+// Auto finds no family for a 16-bit product and says why, naming the device; FP32 products keep theirs.
+TEST(WgmmaFamily, SixteenBitFamiliesRefuseADeviceWithoutTheInstructions) {
+  const auto* base = reinterpret_cast<const uint16_t*>(uintptr_t(1) << 40);
+  auto problem = [&](int64_t m, int64_t n, int64_t k, DType t) {
+    GemmArgs args;
+    args.m = m;
+    args.n = n;
+    args.k = k;
+    args.op_b = Op::T;
+    args.a = MatrixArg{t, base, k, 0};
+    args.b = MatrixArg{t, base + (uint64_t(1) << 32), k, 0};
+    args.c = OutputArg{t, const_cast<uint16_t*>(base) + (uint64_t(1) << 33), n, 0};
+    return ops::gemm_call(args, GemmOptions{}).problem;
+  };
+  ops::DeviceFacts a100 = h100();
+  a100.ordinal = 1;
+  a100.cc_major = 8;
+  a100.cc_minor = 0;
+  for (const ops::Problem& p : {problem(4096, 4096, 4096, DType::BF16), problem(1, 4096, 4096, DType::F16)}) {
+    EXPECT_FALSE(ops::rank(p, h100()).best().empty());
+    const ops::Ranking r = ops::rank(p, a100);
+    EXPECT_TRUE(r.best().empty()) << r.best().text();
+    const std::string why = ops::no_family_reason(p, r);
+    EXPECT_NE(why.find("wgmma: needs a compute capability 9.0 device (wgmma, TMA); device 1 has 8.0"),
+              std::string::npos)
+        << why;
+  }
+  const ops::Problem decode = problem(1, 4096, 4096, DType::BF16);
+  const std::string why = ops::no_family_reason(decode, ops::rank(decode, a100));
+  EXPECT_NE(why.find("skinny16: needs a compute capability 9.0 device (thread-block clusters"), std::string::npos)
+      << why;
+  EXPECT_FALSE(ops::rank(problem(4096, 4096, 4096, DType::F32), a100).best().empty());
+  EXPECT_EQ(ops::registry().find("wgmma")->runs_on(h100()), "");
+}
+
 TEST(WgmmaFamily, ServesSixteenBitProductsInEveryLayoutAndAlignment) {
   GemmArgs args;
   args.m = args.n = args.k = 4096;

@@ -70,6 +70,9 @@ class Skinny16Family final : public Family {
                                                 "for 2 or 4 k slices)");
   }
   std::string print(const Config& c) const override { return print_splits(c.fields<Skinny16Config>().splits); }
+  std::string runs_on(const DeviceFacts& d) const override {
+    return needs_sm90a(d, "thread-block clusters, distributed shared memory");
+  }
   std::string supports(const Problem& p) const override {
     if (p.kind != OpKind::Gemm) return "not a GEMM";
     const std::string types = sixteen_bit_gemm_types(p);

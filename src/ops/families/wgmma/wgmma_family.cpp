@@ -104,6 +104,7 @@ class WgmmaFamily final : public Family {
            (sc.cluster > 1 ? ":c" + std::to_string(sc.cluster) : "") +
            (f.splits > 1 ? ":k" + std::to_string(f.splits) : "") + (f.run_time ? ":jit" : "");
   }
+  std::string runs_on(const DeviceFacts& d) const override { return needs_sm90a(d, "wgmma, TMA"); }
   std::string supports(const Problem& p) const override {
     if (p.kind != OpKind::Gemm) return "not a GEMM";
     const std::string types = sixteen_bit_gemm_types(p);

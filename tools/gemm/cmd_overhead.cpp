@@ -16,7 +16,9 @@
 #include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
 #include "cublas.hpp"
+#include "profiler/run_options.hpp"
 #include "shapes.hpp"
+#include "typed_matrices.hpp"
 #include "tilegemm/device.hpp"
 #include "tilegemm/gemm.hpp"
 
@@ -27,6 +29,7 @@ namespace {
 
 struct OverheadOptions {
   std::vector<std::string> shapes{"16x16x16", "128x128x128", "64x64x8192"};
+  std::string dtype = "fp32";
   int calls = 200;
   int samples = 200;
 };
@@ -56,8 +59,10 @@ void row(const std::string& what, double us, double cublas_us) {
 }
 
 void run_overhead(const OverheadOptions& o) {
+  const DType t = parse_dtype(o.dtype, "--dtype").dtype;
   std::vector<Problem> problems;
   for (const std::string& s : o.shapes) problems.push_back(parse_shape(s));  // all checked before the GPU
+  for (Problem& p : problems) p.dtype = t;
   const DeviceInfo d = current_device_info();
   std::printf("host time per call, median of %d batches of %d back-to-back calls (issue only), %s\n", o.samples,
               o.calls, d.name.c_str());
@@ -72,32 +77,35 @@ void run_overhead(const OverheadOptions& o) {
       host_us_per_call([&] { (void)cudaPointerGetAttributes(&attr, probe.get()); }, o.calls, o.samples), 0);
   Cublas cublas;
   for (const Problem& p : problems) {
-    DeviceBuffer<float> a(std::max<int64_t>(p.size_a(), 1)), b(std::max<int64_t>(p.size_b(), 1)),
-        c(std::max<int64_t>(p.size_c(), 1));
-    fill_uniform(a.get(), p.size_a(), 1);
-    fill_uniform(b.get(), p.size_b(), 2);
-    std::printf("%s\n", p.str().c_str());
+    const TypedBuffer a(t, std::max<int64_t>(p.size_a(), 1)), b(t, std::max<int64_t>(p.size_b(), 1)),
+        c(t, std::max<int64_t>(p.size_c(), 1));
+    fill_uniform(a, p.size_a(), 1);
+    fill_uniform(b, p.size_b(), 2);
+    std::printf("%s %s\n", p.str().c_str(), o.dtype.c_str());
     const double cublas_us = host_us_per_call(
-        [&] { cublas.sgemm(p, 1.0f, a.get() + p.offset, b.get() + p.offset, 0.0f, c.get() + p.offset); }, o.calls,
-        o.samples);
-    row("cublasGemmEx (FP32, pedantic)", cublas_us, 0);
+        [&] { cublas.gemm(p, a.at(p.offset), b.at(p.offset), c.at(p.offset)); }, o.calls, o.samples);
+    row(t == DType::F32 ? "cublasGemmEx (FP32, pedantic)" : "cublasGemmEx (FP32 compute)", cublas_us, 0);
+    // The typed entry; for FP32 the same product as sgemm.
+    GemmArgs args;
+    args.layout = p.layout;
+    args.op_a = p.op_a;
+    args.op_b = p.op_b;
+    args.m = p.m;
+    args.n = p.n;
+    args.k = p.k;
+    args.a = MatrixArg{t, a.at(p.offset), p.lda(), 0};
+    args.b = MatrixArg{t, b.at(p.offset), p.ldb(), 0};
+    args.c = OutputArg{t, c.at(p.offset), p.ldc(), 0};
     auto ours = [&](const GemmOptions& opt) {
-      return host_us_per_call(
-          [&] {
-            sgemm(p.layout, p.op_a, p.op_b, p.m, p.n, p.k, 1.0f, a.get() + p.offset, p.lda(), b.get() + p.offset,
-                  p.ldb(), 0.0f, c.get() + p.offset, p.ldc(), stream, opt);
-          },
-          o.calls, o.samples);
+      return host_us_per_call([&] { gemm(args, stream, opt); }, o.calls, o.samples);
     };
     GemmOptions automatic;
-    const GemmChoice choice = explain_choice(p.layout, p.op_a, p.op_b, p.m, p.n, p.k, 1.0f, a.get() + p.offset,
-                                             p.lda(), b.get() + p.offset, p.ldb(), 0.0f, c.get() + p.offset,
-                                             p.ldc(), automatic);
-    row("tilegemm::sgemm auto (" + choice.config + ")", ours(automatic), cublas_us);
+    const GemmChoice choice = explain_choice(args, automatic);
+    row("tilegemm::gemm auto (" + choice.config + ")", ours(automatic), cublas_us);
     if (choice.kind == "ladder") continue;  // no config text to force
     GemmOptions forced;
     forced.config = choice.config;
-    row("tilegemm::sgemm options.config", ours(forced), cublas_us);
+    row("tilegemm::gemm options.config", ours(forced), cublas_us);
   }
 }
 
@@ -108,6 +116,7 @@ void add_overhead_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "overhead", "Host time per product call (checks, choice, launch) on tiny shapes, next to cuBLAS's");
   cmd->add_option("--shape", o->shapes, "MxNxK (repeatable; default 16x16x16 128x128x128 64x64x8192)");
+  cmd->add_option("--dtype", o->dtype, "element type of A, B and C: fp32 | bf16 | fp16")->capture_default_str();
   cmd->add_option("--calls", o->calls, "back-to-back calls per timed batch")->check(CLI::Range(1, 100000));
   cmd->add_option("--samples", o->samples, "timed batches (the median is printed)")->check(CLI::Range(1, 100000));
   cmd->callback([o] { run_overhead(*o); });

@@ -151,9 +151,8 @@ TuneResult tune(const GemmShape& shape, const TuneOptions& options) {
   // up to a unit roundoff of the largest |C| (2^-8 bf16, 2^-11 f16).
   double tolerance = 2.0 * ref::fp32_gemm_error_bound(shape.k);
   if (!f32) {
-    const double unit_roundoff = t == DType::BF16 ? 0.00390625 : 0.00048828125;
-    tolerance += 2.0 * unit_roundoff * detail::compare_matrix(ref.get() + off, ref.get() + off, c_outer, c_inner,
-                                                              ops.ldc, s).max_y;
+    const double max_c = detail::compare_matrix(ref.get() + off, ref.get() + off, c_outer, c_inner, ops.ldc, s).max_y;
+    tolerance += 2.0 * ref::unit_roundoff(t) * max_c;
   }
   return run.measure(
       problem, [&] { run.reset_output(c.get(), t, c0, ops.size_c); },

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "contenders.hpp"
 #include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
 #include "cublas.hpp"
@@ -86,16 +87,7 @@ void run_overhead(const OverheadOptions& o) {
         [&] { cublas.gemm(p, a.at(p.offset), b.at(p.offset), c.at(p.offset)); }, o.calls, o.samples);
     row(t == DType::F32 ? "cublasGemmEx (FP32, pedantic)" : "cublasGemmEx (FP32 compute)", cublas_us, 0);
     // The typed entry; for FP32 the same product as sgemm.
-    GemmArgs args;
-    args.layout = p.layout;
-    args.op_a = p.op_a;
-    args.op_b = p.op_b;
-    args.m = p.m;
-    args.n = p.n;
-    args.k = p.k;
-    args.a = MatrixArg{t, a.at(p.offset), p.lda(), 0};
-    args.b = MatrixArg{t, b.at(p.offset), p.ldb(), 0};
-    args.c = OutputArg{t, c.at(p.offset), p.ldc(), 0};
+    const GemmArgs args = gemm_args(p, a.at(p.offset), b.at(p.offset), c.at(p.offset));
     auto ours = [&](const GemmOptions& opt) {
       return host_us_per_call([&] { gemm(args, stream, opt); }, o.calls, o.samples);
     };

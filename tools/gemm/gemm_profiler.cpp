@@ -282,7 +282,7 @@ class GemmProfiler final : public OperationProfiler {
       widen_to_f64(o.a, p.size_a(), a64.get());
       widen_to_f64(o.b, p.size_b(), b64.get());
       cublas.dgemm(p, a64.get() + p.offset, b64.get() + p.offset, r.f64->get() + p.offset);
-      r.tol += 2.0 * unit_roundoff(p.dtype) * r.compare(p, o.c_ref).max_ref;  // synchronizes before a64, b64 go
+      r.tol += 2.0 * ref::unit_roundoff(p.dtype) * r.compare(p, o.c_ref).max_ref;  // synchronizes before a64, b64 go
     }
     TILEGEMM_CUDA_CHECK(cudaDeviceSynchronize());
     return r;

@@ -44,10 +44,6 @@ void with_type(DType t, F&& f) {
 
 }  // namespace
 
-double unit_roundoff(DType t) {
-  return t == DType::BF16 ? std::ldexp(1.0, -8) : t == DType::F16 ? std::ldexp(1.0, -11) : std::ldexp(1.0, -24);
-}
-
 void fill_uniform(const TypedBuffer& d, int64_t count, uint64_t seed) {
   if (count <= 0) return;
   if (d.type() == DType::F32) return fill_uniform(static_cast<float*>(d.at(0)), count, seed);

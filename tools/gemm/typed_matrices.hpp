@@ -38,8 +38,5 @@ struct F64Diff {
 };
 F64Diff compare_to_f64(const void* x, DType type, const double* ref, int64_t outer, int64_t inner, int64_t ld);
 
-// The unit roundoff of an output type (bf16 2^-8, f16 2^-11, f32 2^-24).
-double unit_roundoff(DType t);
-
 }  // namespace tools
 }  // namespace tilegemm

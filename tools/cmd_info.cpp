@@ -3,6 +3,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "core/cluster_capacity.hpp"
 #include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
 #include "profiler/peaks.hpp"
@@ -74,6 +75,11 @@ void run_info() {
                                      " (device-to-device cudaMemcpy of 1 GiB, bytes read + written)");
   line("L2", fmt("%.1f MiB", d.l2_bytes / 1048576.0));
   line("smem per block (opt-in)", std::to_string(d.smem_per_block_optin / 1024) + " KiB");
+  std::string clusters;
+  for (int size : {2, 4, 8})
+    clusters += (size > 2 ? ", of " : "of ") + std::to_string(size) + ": " +
+                std::to_string(detail::whole_sm_clusters_at_once(size, d.sm_count, d.cc_major, d.smem_per_block_optin));
+  line("clusters at once", clusters + " (each block a whole SM)");
   line("FP32 peak", fmt("%.1f TFLOP/s", d.fp32_peak_tflops()) + " (CUDA cores, at max clock)");
   const TensorRates rates = tensor_flop_per_clk_per_sm(d.cc_major, d.cc_minor);
   line("TF32 peak", tensor_peak(d, rates.tf32));

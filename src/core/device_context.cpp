@@ -7,6 +7,7 @@
 #include <string>
 #include <mutex>
 
+#include "core/cluster_capacity.hpp"
 #include "core/cuda_check.hpp"
 #include "core/kernel_launch.hpp"
 #include "core/workspace.hpp"
@@ -39,6 +40,9 @@ const DeviceContext* create_context() {
   ctx->l2_bytes = static_cast<size_t>(info.l2_bytes);
   ctx->smem_per_block_optin = info.smem_per_block_optin;
   ctx->mem_bandwidth_gbs = info.mem_bandwidth_gbs();
+  for (int i = 0; i < 4; ++i)
+    ctx->whole_sm_clusters[i] =
+        whole_sm_clusters_at_once(1 << i, info.sm_count, info.cc_major, info.smem_per_block_optin);
   // The first call on a device may come while this thread captures a graph in global mode, which
   // refuses cudaMemPoolCreate ("operation not permitted when stream is capturing"): the thread's
   // capture mode is relaxed while the pool is made, and restored whatever path leaves.
@@ -101,6 +105,7 @@ DeviceFacts device_facts(const DeviceContext& ctx) {
   d.cc_major = ctx.cc_major;
   d.cc_minor = ctx.cc_minor;
   d.mem_bandwidth_gbs = ctx.mem_bandwidth_gbs;
+  for (int i = 0; i < 4; ++i) d.whole_sm_clusters[i] = ctx.whole_sm_clusters[i];
   return d;
 }
 

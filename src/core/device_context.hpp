@@ -28,6 +28,7 @@ struct DeviceContext {
   size_t l2_bytes = 0;
   size_t smem_per_block_optin = 0;
   double mem_bandwidth_gbs = 0;  // from bus width and memory clock (tilegemm::DeviceInfo)
+  int whole_sm_clusters[4] = {};  // DeviceFacts::whole_sm_clusters
   // Stream-ordered pool for per-call scratch memory (split-K partials): see core/workspace.hpp.
   cudaMemPool_t workspace_pool = nullptr;
   // Kernels whose dynamic shared-memory limit was raised on this device (ensure_smem_opt_in).

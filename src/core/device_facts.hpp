@@ -10,6 +10,15 @@ struct DeviceFacts {
   int sm_count = 132;
   int cc_major = 9, cc_minor = 0;  // compute capability
   double mem_bandwidth_gbs = 3352;
+  // Clusters of 1, 2, 4 and 8 blocks that run at once when each block takes a whole SM (a cluster
+  // stays in one GPC, so clusters of 4 and 8 leave SMs idle). The defaults: an H200 (132 SMs), measured
+  // 2026-11-28 (core/cluster_capacity.cu asks the device).
+  int whole_sm_clusters[4] = {132, 66, 30, 15};
+  // The entry for `size` blocks (1, 2, 4 or 8; a size in between takes the next larger entry's bound).
+  int clusters_at_once(int size) const {
+    const int i = size <= 1 ? 0 : size <= 2 ? 1 : size <= 4 ? 2 : 3;
+    return whole_sm_clusters[i];
+  }
 };
 
 struct DeviceContext;

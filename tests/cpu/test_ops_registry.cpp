@@ -104,7 +104,7 @@ TEST(OpsRegistry, BuiltInFamiliesInEnumerationOrder) {
   for (const char* text : {"tiled:128x256x32:w64x64:t16x8:s4:b1:k1:hilbert", "tiled:64x128x32:w32x64:tf32x3c4:s3:b2:k4:hilbert",
                            "gemv-cols:s1:l16:k2", "gemv-rows:s16:k4", "ladder:06-warp-tiled",
                            "wgmma:128x256x64:s4", "wgmma:128x256x64:s4:c2", "wgmma:128x256x64:s4:c2:k8",
-                           "wgmma:128x128x64:s6:pp", "wgmma:128x128x64:s6:pp:c2:k4"}) {
+                           "wgmma:128x128x64:s6:pp", "wgmma:128x128x64:s6:pp:c2:k4", "wgmma:128x128x64:s4:kc8"}) {
     const ops::Config c = ops::registry().parse(text, "test", ops::OpKind::Gemm);
     EXPECT_EQ(c.text(), text);
     EXPECT_EQ(ops::registry().parse(c.text(), "test", ops::OpKind::Gemm), c);
@@ -345,6 +345,8 @@ TEST(WgmmaFamily, SchedulesByShape) {
            {"WGMMA:128x128x64:s3:PP", "wgmma:128x128x64:s3:pp:jit"},
            {"wgmma:128x256x64:s3:c2:k4", "wgmma:128x256x64:s3:c2:k4:jit"},
            {"wgmma:128x256x64:s4:c2:jit", "wgmma:128x256x64:s4:c2:jit"},  // a compiled one's twin
+           {"WGMMA:128x256x64:s4:KC4", "wgmma:128x256x64:s4:kc4"},
+           {"wgmma:128x256x64:s3:kc2", "wgmma:128x256x64:s3:kc2:jit"},
            {"wgmma:128x256x64:s4:c2", "wgmma:128x256x64:s4:c2"}}) {
     const ops::Config c = ops::registry().parse(text, "--config", ops::OpKind::Gemm);
     EXPECT_EQ(c.text(), printed);
@@ -359,6 +361,11 @@ TEST(WgmmaFamily, SchedulesByShape) {
            {"wgmma:128x128x64:s1", "must be 2 or more"},
            {"wgmma:128x128x64:s4:c4", "1 or 2 blocks"},
            {"wgmma:128x128x64:s4:k3", "split-K takes"},
+           {"wgmma:128x128x64:s4:kc16", "(:kc) are at most 8"},
+           {"wgmma:128x256x64:s4:c2:kc2", "take the cluster that :c2 shares B in"},
+           {"wgmma:128x128x64:s6:pp:kc2", "not ping-pong"},
+           {"wgmma:128x256x64:s2:kc2", "in the stages: s3 or more"},
+           {"wgmma:128x128x64:s2:kc2", "in the stages: s3 or more"},
            {"wgmma:128x128x64:s4:jit:pp", "'pp' is not a field here"},
            {"wgmma:64x128x64:s4", "the tile is 128x<columns>x64"}}) {
     try {
@@ -376,6 +383,26 @@ TEST(WgmmaFamily, SchedulesByShape) {
     moves.push_back(c.text());
   EXPECT_EQ(moves, (std::vector<std::string>{"wgmma:128x256x64:s3:jit", "wgmma:128x128x64:s4",
                                              "wgmma:128x256x64:s4:c2", "wgmma:128x128x64:s4:pp:jit"}));
+  // A split's neighbours keep its slices and include the other way of summing them; a cluster's sum
+  // never meets a schedule that cannot hold it (clusters of two, ping-pong).
+  moves.clear();
+  for (const ops::Config& c :
+       f->neighbours(problem(1024, 768, 3072), ops::registry().parse("wgmma:128x128x64:s4:kc2", "t", ops::OpKind::Gemm)))
+    moves.push_back(c.text());
+  EXPECT_EQ(moves, (std::vector<std::string>{"wgmma:128x128x64:s3:kc2:jit", "wgmma:128x128x64:s5:kc2:jit",
+                                             "wgmma:128x256x64:s4:kc2", "wgmma:128x128x64:s4:k2"}));
+  // Few tiles and long k: split, summed in a cluster (one launch, no workspace).
+  int in_cluster = 0;
+  for (const ops::Config& c : f->candidates(problem(1024, 768, 3072), h100()))
+    in_cluster += c.text().find(":kc") != std::string::npos;
+  EXPECT_GT(in_cluster, 0);
+  EXPECT_NE(ops::rank(problem(1024, 768, 3072), h100()).best().text().find(":kc"), std::string::npos);
+  // Only where the clusters all run at once: 16 tiles of 128 x 128 in clusters of 8 are two waves on
+  // a device that holds 15 such clusters, so 512 x 512 x 65536 is offered :kc2 and :kc4, not :kc8.
+  std::vector<std::string> long_k;
+  for (const ops::Config& c : f->candidates(problem(512, 512, 65536), h100()))
+    if (c.text().find("128x128x64:s4:kc") != std::string::npos) long_k.push_back(c.text());
+  EXPECT_EQ(long_k, (std::vector<std::string>{"wgmma:128x128x64:s4:kc2", "wgmma:128x128x64:s4:kc4"}));
 }
 
 // The 16-bit families are built on sm_90a instructions: on another architecture (an sm_80 device)

@@ -260,6 +260,61 @@ TEST(Wgmma, SplitKAgainstTheFp64Reference) {
   for (const WgmmaCase& t : cases) run_case(t);
 }
 
+// Split-K summed inside a cluster (":kc<N>"): the slices of a tile are the blocks of one cluster and
+// each block sums a share of the tile's rows over distributed shared memory. 2, 4 and 8 slices (8: 16
+// rows a block), both tiles, every layout and op combination, ragged tiles, beta reading C, C in f32 and
+// with an odd leading dimension (element stores), packed operands, fewer k steps than slices (a
+// cluster of what is left), a run-time schedule; then the same products summed through workspace give
+// the same bits (both add the slices in slice order).
+TEST(Wgmma, SplitKSummedInAClusterAgainstTheFp64Reference) {
+  const DType bf = DType::BF16, h = DType::F16, f = DType::F32;
+  for (Layout layout : kLayouts)
+    for (Op op_a : kOps)
+      for (Op op_b : kOps) {
+        run_case({bf, bf, layout, op_a, op_b, 300, 200, 1500, 0, 0, 1.0f, 0.0f, "wgmma:128x128x64:s4:kc4"});
+        run_case({h, f, layout, op_a, op_b, 129, 257, 1000, 3, 1, 1.5f, -0.5f, "wgmma:128x256x64:s4:kc2"});
+      }
+  const Layout row = Layout::RowMajor, col = Layout::ColMajor;
+  for (const WgmmaCase& t : std::vector<WgmmaCase>{
+           {bf, bf, row, Op::N, Op::T, 1024, 768, 3072, 0, 0, 1.0f, 0.0f, "wgmma:128x128x64:s4:kc2"},
+           {bf, f, row, Op::N, Op::N, 256, 256, 8192, 0, 0, 1.0f, 1.0f, "wgmma:128x128x64:s4:kc8"},
+           {h, h, col, Op::T, Op::T, 100, 77, 4093, 1, 0, 1.0f, 0.0f, "wgmma:128x128x64:s4:kc8"},  // odd ldc
+           {bf, bf, row, Op::N, Op::T, 64, 64, 300, 0, 0, 1.0f, 2.0f, "wgmma:128x128x64:s4:kc8"},  // 5 k steps: 2 slices
+           {bf, bf, row, Op::N, Op::T, 200, 300, 1000, 0, 0, 1.0f, 0.0f, "wgmma:128x256x64:s3:kc4"},  // run time
+       })
+    run_case(t);
+
+  // The same bits as the workspace sum.
+  const int64_t m = 333, n = 260, k = 2900;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<uint16_t> ha(m * k), hb(k * n);
+  for (uint16_t& v : ha) v = to_bits(dist(rng), bf);
+  for (uint16_t& v : hb) v = to_bits(dist(rng), bf);
+  DeviceBuffer<uint16_t> a(ha.size()), b(hb.size());
+  a.upload(ha);
+  b.upload(hb);
+  for (const char* split : {"k2", "k4", "k8"}) {
+    std::vector<std::vector<float>> results;
+    for (const std::string way : {":", ":kc"}) {
+      DeviceBuffer<float> c(m * n);
+      GemmArgs args;
+      args.m = m;
+      args.n = n;
+      args.k = k;
+      args.a = {bf, a.get(), k, 0};
+      args.b = {bf, b.get(), n, 0};
+      args.c = {f, c.get(), n, 0};
+      GemmOptions options;
+      options.config = "wgmma:128x128x64:s4" + way + (way == ":" ? split : split + 1);
+      gemm(args, nullptr, options);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      results.push_back(c.download());
+    }
+    EXPECT_EQ(results[0], results[1]) << split;
+  }
+}
+
 // Clusters of two sharing B's tile (":c2") and ping-pong consumers (":pp"): ragged tile rows (m = 385,
 // 129, 1000), one k step, fewer stages' worth of k steps than the pipeline holds, every layout, op and
 // alignment, beta reading C; then several units per block (the producer running across tiles, the
@@ -293,7 +348,7 @@ TEST(Wgmma, ClustersAndPingPongAgainstTheFp64Reference) {
 TEST(Wgmma, StagedStoresOnRaggedTiles) {
   const DType bf = DType::BF16, h = DType::F16, f = DType::F32;
   for (const char* config : {"wgmma:128x256x64:s4", "wgmma:128x256x64:s4:c2", "wgmma:128x128x64:s6:pp",
-                             "wgmma:128x128x64:s4:k2", "wgmma:128x256x64:s4:k4"})
+                             "wgmma:128x128x64:s4:k2", "wgmma:128x256x64:s4:k4", "wgmma:128x128x64:s4:kc4"})
     for (const WgmmaCase& t : std::vector<WgmmaCase>{
              {bf, bf, Layout::RowMajor, Op::N, Op::T, 200, 250, 320, 6, 0, 1.0f, 0.0f, config},  // ldc 256
              {bf, f, Layout::RowMajor, Op::N, Op::N, 1000, 64, 64, 0, 0, 1.0f, 0.0f, config},

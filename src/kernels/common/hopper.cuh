@@ -57,6 +57,11 @@ __device__ __forceinline__ unsigned cluster_rank() {
 __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
+// The same barrier for threads whose warp may have diverged (not .aligned: a producer thread still in
+// its loop while the rest of its warp waits).
+__device__ __forceinline__ void cluster_sync_diverged() {
+  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
+}
 __device__ __forceinline__ void mbar_arrive_in(unsigned long long* b, unsigned rank) {
   // The default (CTA-scope) release: a cluster-scope release waits for this thread's earlier memory
   // operations to reach the cluster, which on the consumers' path halved the speed of level 8 (c2).
@@ -76,6 +81,18 @@ __device__ __forceinline__ float ld_shared_in(unsigned smem, unsigned rank) {
       "mapa.shared::cluster.u32 remote, %1, %2;\n"
       "ld.shared::cluster.f32 %0, [remote];\n}"
       : "=f"(v)
+      : "r"(smem), "r"(rank)
+      : "memory");
+  return v;
+}
+// The 4 floats at shared address `smem` (16-byte aligned) in block `rank` of the cluster, likewise.
+__device__ __forceinline__ float4 ld_shared_in_v4(unsigned smem, unsigned rank) {
+  float4 v;
+  asm volatile(
+      "{\n.reg .b32 remote;\n"
+      "mapa.shared::cluster.u32 remote, %4, %5;\n"
+      "ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [remote];\n}"
+      : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
       : "r"(smem), "r"(rank)
       : "memory");
   return v;

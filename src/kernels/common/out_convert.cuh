@@ -82,5 +82,23 @@ struct OutPair<f16_t> {
   }
 };
 
+// alpha * sums + beta * out (beta == 0: out is not read) into `valid` (1-4) adjacent outputs: one
+// store of 4 where they are all there, 4-element aligned and beta is 0, else element by element.
+// Split-K's sums end here (split_reduce_16bit.cuh, and level 8's sum inside a cluster).
+template <class OutT>
+__device__ __forceinline__ void store_quad(OutT* out, const float (&sums)[4], int valid, float alpha, float beta) {
+  if (valid == 4 && beta == 0.0f && reinterpret_cast<unsigned long long>(out) % (4 * sizeof(OutT)) == 0) {
+    const float a0 = alpha * sums[0], a1 = alpha * sums[1], a2 = alpha * sums[2], a3 = alpha * sums[3];
+    if constexpr (sizeof(OutT) == 4) {
+      *reinterpret_cast<float4*>(out) = make_float4(a0, a1, a2, a3);
+    } else {
+      *reinterpret_cast<uint2*>(out) = make_uint2(OutPair<OutT>::make(a0, a1), OutPair<OutT>::make(a2, a3));
+    }
+    return;
+  }
+  for (int e = 0; e < valid; ++e)
+    out[e] = to_out<OutT>(beta != 0.0f ? alpha * sums[e] + beta * from_out(out[e]) : alpha * sums[e]);
+}
+
 }  // namespace kernels
 }  // namespace tilegemm

@@ -63,10 +63,12 @@ struct WgmmaParams {
   // Split-K: each tile's k steps in `splits` slices of kt_per_split (the last may be shorter, none
   // empty); with splits > 1 a slice writes its raw FP32 sums to partial + slice * m * ld_partial
   // (ld_partial a multiple of 4: 16-byte rows, partial 16-byte aligned) and split_reduce_16bit.cuh
-  // makes C from them.
+  // makes C from them. With sum_in_cluster instead, the launch runs one block per unit in clusters of
+  // `splits` (the slices of a tile, rank = slice) and sum_tile_in_cluster makes C (no partial).
   int splits, kt_per_split;
   float* partial;
   long long ld_partial;
+  bool sum_in_cluster;
 };
 
 // Stores scale * sums of one m64 accumulator slice (m64nBN layout: thread (warp, lane) holds rows
@@ -117,6 +119,57 @@ __device__ __forceinline__ void store_slice_staged(T* out, long long ld, int row
   }
 }
 
+// Split-K summed inside a cluster whose blocks are the k slices of one tile (rank = slice; no
+// workspace, no second launch): each consumer thread leaves its FP32 sums in the block's stages (free
+// once the main loop is done: one unit per block), and after a cluster barrier each block sums a
+// share of the tile's rows over every block's shared memory, in slice order (the same bits whichever
+// block finished first), and stores them as alpha * sum + beta * C. The sums overlay the stages, which
+// the other consumer warpgroup's wgmmas may still read: both warpgroups meet first (named barrier 5;
+// without it racecheck's serialized run read torn sums). The second cluster barrier keeps
+// every block's shared memory until all have read it; the producer warpgroup takes both barriers too.
+// The sums sit as rows of BN + 4 floats (kSumsPitch): the accumulator pairs of a warp's 8 rows fall
+// on distinct banks two by two (the fewest wavefronts), and every thread's stores are immediate
+// offsets from one address (an XOR swizzle took registers: 128 bytes of spills on 128 x 256).
+template <int BN>
+inline constexpr int kSumsPitch = BN + 4;
+template <int BN, class OutT>
+__device__ __forceinline__ void sum_tile_in_cluster(const WgmmaParams& p, const float (&sums)[BN / 2], float* tile,
+                                                    int cw, int m0, int n0) {
+  using namespace hopper;
+  const int t_in = threadIdx.x % 128, warp = t_in / 32, lane = t_in % 32;
+  named_barrier_sync(5, 256);  // both consumer warpgroups' wgmmas are done with the stages
+#pragma unroll
+  for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int r = cw * 64 + warp * 16 + lane / 4 + half * 8, x = j * 8 + (lane % 4) * 2;
+      *reinterpret_cast<float2*>(tile + r * kSumsPitch<BN> + x) =
+          make_float2(sums[j * 4 + half * 2], sums[j * 4 + half * 2 + 1]);
+    }
+  cluster_sync();  // every slice's sums are in its block
+  const int slices = p.splits, rank = static_cast<int>(cluster_rank());
+  const int row_lo = rank * kWgmmaBM / slices, row_hi = (rank + 1) * kWgmmaBM / slices;
+  constexpr int kQuads = BN / 4;
+  const unsigned base = smem_u32(tile);
+  OutT* c = static_cast<OutT*>(p.c);
+  for (int i = cw * 128 + t_in; i < (row_hi - row_lo) * kQuads; i += 256) {
+    const int r = row_lo + i / kQuads, q = i % kQuads;
+    const int row = m0 + r, col = n0 + q * 4;
+    if (row >= p.m || col >= p.n) continue;
+    const unsigned at = base + static_cast<unsigned>(r * kSumsPitch<BN> + q * 4) * 4;
+    float4 v[8];  // every slice's load before the adds (up to 8 slices: a portable cluster)
+#pragma unroll
+    for (int sl = 0; sl < 8; ++sl)
+      if (sl < slices) v[sl] = ld_shared_in_v4(at, sl);
+    float sum[4] = {v[0].x, v[0].y, v[0].z, v[0].w};
+#pragma unroll
+    for (int sl = 1; sl < 8; ++sl)
+      if (sl < slices) sum[0] += v[sl].x, sum[1] += v[sl].y, sum[2] += v[sl].z, sum[3] += v[sl].w;
+    store_quad(c + row * p.ldc + col, sum, min(4, p.n - col), p.alpha, p.beta);
+  }
+  cluster_sync();  // every block has read the others' sums: they may exit
+}
+
 template <bool kF16, class OutT, int BN, int kStages, bool kAMn, bool kBMn, int kCluster, bool kPingPong>
 __global__ void __launch_bounds__(kWgmmaThreads, 1)
     gemm_wgmma_tma(const __grid_constant__ TensorMap map_a, const __grid_constant__ TensorMap map_b,
@@ -153,9 +206,14 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   // The barriers are initialized before any block of the cluster arrives on them or loads into them.
   if constexpr (kCluster > 1) cluster_sync();
   else __syncthreads();
+  // Split-K summed in the cluster: only without multicast or ping-pong (the host's choice).
+  const bool sum_in_cluster = kCluster == 1 && !kPingPong && p.sum_in_cluster;
   if (wg == 0) {  // the producer: one thread issues every load
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
-    if (threadIdx.x != 0) return;
+    if (threadIdx.x != 0) {
+      if (sum_in_cluster) cluster_sync_diverged(), cluster_sync_diverged();  // sum_tile_in_cluster's two
+      return;
+    }
     constexpr int kBRows = BN / kCluster;  // the B rows (n) this block loads for the cluster
     int it = 0;
     for (int u = blockIdx.x / kCluster; u < units; u += gridDim.x / kCluster) {
@@ -174,6 +232,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     // arrive on this block's barriers and its loads write here (its stage is free only then).
     if constexpr (kCluster > 1)
       for (int i = max(it - kStages, 0); i < it; ++i) mbar_wait(&s.empty[i % kStages], (i / kStages) & 1);
+    if (sum_in_cluster) cluster_sync_diverged(), cluster_sync_diverged();
     return;
   }
   // The consumers: warpgroup cw = wg - 1 takes rows cw * 64 .. + 63 of the tile, or with kPingPong
@@ -275,6 +334,14 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     }
     wgmma_wait<0>();
     release((it - 1) % kStages);
+    if constexpr (kCluster == 1 && !kPingPong) {
+      if (sum_in_cluster) {
+        sum_tile_in_cluster<BN, OutT>(p, acc[0], reinterpret_cast<float*>(&s), cw, m0, n0);
+        // One unit per block; returning (not looping) ends the accumulators' lives here (the wgmma asm
+        // reads them, so across the loop they stay live beside the sum's loads: 112 bytes of spills).
+        return;
+      }
+    }
 #pragma unroll
     for (int h = 0; h < kSlices; ++h)
       store_tile(acc[h], m0 + (kPingPong ? h : cw) * 64, n0, u % p.splits);

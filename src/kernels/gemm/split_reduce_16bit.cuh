@@ -38,19 +38,8 @@ __global__ void __launch_bounds__(256) split_reduce_16bit(const float* partial, 
       sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
     }
     const float sums[4] = {sum.x, sum.y, sum.z, sum.w};
-    OutT* out = c + row * ldc + col;
     const int valid = n - col < 4 ? n - col : 4;
-    if (valid == 4 && beta == 0.0f && reinterpret_cast<unsigned long long>(out) % (4 * sizeof(OutT)) == 0) {
-      const float a0 = alpha * sums[0], a1 = alpha * sums[1], a2 = alpha * sums[2], a3 = alpha * sums[3];
-      if constexpr (sizeof(OutT) == 4) {
-        *reinterpret_cast<float4*>(out) = make_float4(a0, a1, a2, a3);
-      } else {
-        *reinterpret_cast<uint2*>(out) = make_uint2(OutPair<OutT>::make(a0, a1), OutPair<OutT>::make(a2, a3));
-      }
-      continue;
-    }
-    for (int e = 0; e < valid; ++e)
-      out[e] = to_out<OutT>(beta != 0.0f ? alpha * sums[e] + beta * from_out(out[e]) : alpha * sums[e]);
+    store_quad(c + row * ldc + col, sums, valid, alpha, beta);
   }
 }
 

@@ -2,7 +2,9 @@
 // A and B in bf16 or f16, FP32 accumulation, C in the input type or f32. Configs
 // "wgmma:128x<BN>x64:s4" for the compiled tiles, BN = 256 or 128; "wgmma:128x128x64:s6:pp" has the
 // two consumer warpgroups take turns on whole tiles (ping-pong); ":c2" runs clusters of two blocks
-// sharing B's tile (TMA multicast); ":k<N>" splits k. Other stage counts and combinations
+// sharing B's tile (TMA multicast); ":k<N>" splits k (the slices' sums through workspace and a second
+// kernel), ":kc<N>" too with the slices of a tile as one cluster summing through distributed shared
+// memory (N up to 8, without ":c2" or ":pp"). Other stage counts and combinations
 // (wgmma_schedule_problem says which are valid) compile at run time and print with ":jit", which
 // also asks for a compiled schedule's run-time twin.
 //
@@ -28,10 +30,21 @@ namespace ops {
 namespace {
 
 struct WgmmaConfig {
-  WgmmaSchedule schedule;  // "128x<bn>x64:s<stages>", ":pp", ":c2" in the text
-  int splits = 1;          // k slices per tile (split-K, ":k<N>")
-  bool run_time = false;   // ":jit": the kernel compiled at run time (implied for a schedule not compiled ahead)
+  WgmmaSchedule schedule;       // "128x<bn>x64:s<stages>", ":pp", ":c2" in the text
+  int splits = 1;               // k slices per tile (split-K, ":k<N>" or ":kc<N>")
+  bool run_time = false;        // ":jit": the kernel compiled at run time (implied for a schedule not compiled ahead)
+  bool sum_in_cluster = false;  // ":kc<N>": the slices summed inside a cluster (WgmmaLaunch::sum_in_cluster)
 };
+// "" when c's slices can be summed inside a cluster, else why not.
+std::string cluster_sum_problem(const WgmmaConfig& c) {
+  if (c.splits > kWgmmaMaxClusterSlices)
+    return "k slices summed in a cluster (:kc) are at most " + std::to_string(kWgmmaMaxClusterSlices);
+  if (c.schedule.cluster != 1) return "k slices summed in a cluster (:kc) take the cluster that :c2 shares B in";
+  if (c.schedule.pingpong) return "k slices summed in a cluster (:kc) run one tile per block: not ping-pong (:pp)";
+  if (!wgmma_sums_fit_stages(c.schedule))
+    return "k slices summed in a cluster (:kc) keep the tile's FP32 sums in the stages: s3 or more";
+  return "";
+}
 
 constexpr int kSplitChoices[] = {2, 4, 8, 16, 32, 64};
 
@@ -68,7 +81,7 @@ class WgmmaFamily final : public Family {
   Config parse(const std::string& text, const char* what) const override {
     static const char* const kExamples =
         "wgmma:128x256x64:s4, wgmma:128x256x64:s4:c2, wgmma:128x128x64:s4, wgmma:128x128x64:s6:pp:c2, each with "
-        ":k2 ... :k64 for split-K; wgmma:128x128x64:s5:jit compiles at run time";
+        ":k2 ... :k64 for split-K (:kc2 ... :kc8 summed in a cluster); wgmma:128x128x64:s5:jit compiles at run time";
     const std::vector<std::string> f = detail::lowered_fields(text);
     int tile[3] = {0, 0, 0};
     if (f.size() < 3 || f[0] != "wgmma" || !detail::numbers(f[1], "", 3, tile) || tile[0] != 128 || tile[2] != 64)
@@ -83,9 +96,11 @@ class WgmmaFamily final : public Family {
     if (i < f.size() && f[i].size() > 1 && f[i][0] == 'c')
       c.schedule.cluster = detail::small_number(f[i].substr(1)), ++i;
     if (i < f.size() && f[i].size() > 1 && f[i][0] == 'k') {
-      c.splits = detail::small_number(f[i].substr(1));
+      c.sum_in_cluster = f[i][1] == 'c';
+      c.splits = detail::small_number(f[i].substr(c.sum_in_cluster ? 2 : 1));
       if (std::find(std::begin(kSplitChoices), std::end(kSplitChoices), c.splits) == std::end(kSplitChoices))
-        detail::config_text_error(what, text, "wgmma", "split-K takes :k2, :k4, ... :k64", kExamples);
+        detail::config_text_error(what, text, "wgmma", "split-K takes :k2, :k4, ... :k64 (or :kc2 ... :kc8)",
+                                  kExamples);
       ++i;
     }
     if (i < f.size() && f[i] == "jit") c.run_time = true, ++i;
@@ -94,6 +109,8 @@ class WgmmaFamily final : public Family {
                                 kExamples);
     const std::string why = wgmma_schedule_problem(c.schedule);
     if (!why.empty()) detail::config_text_error(what, text, "wgmma", why, kExamples);
+    const std::string sum = c.sum_in_cluster ? cluster_sum_problem(c) : "";
+    if (!sum.empty()) detail::config_text_error(what, text, "wgmma", sum, kExamples);
     if (!wgmma_compiled(c.schedule)) c.run_time = true;
     return Config(*this, c);
   }
@@ -102,7 +119,8 @@ class WgmmaFamily final : public Family {
     const WgmmaSchedule& sc = f.schedule;
     return "wgmma:128x" + std::to_string(sc.bn) + "x64:s" + std::to_string(sc.stages) + (sc.pingpong ? ":pp" : "") +
            (sc.cluster > 1 ? ":c" + std::to_string(sc.cluster) : "") +
-           (f.splits > 1 ? ":k" + std::to_string(f.splits) : "") + (f.run_time ? ":jit" : "");
+           (f.splits > 1 ? (f.sum_in_cluster ? ":kc" : ":k") + std::to_string(f.splits) : "") +
+           (f.run_time ? ":jit" : "");
   }
   std::string runs_on(const DeviceFacts& d) const override { return needs_sm90a(d, "wgmma, TMA"); }
   std::string supports(const Problem& p) const override {
@@ -117,7 +135,8 @@ class WgmmaFamily final : public Family {
   // 1 x 14336 x 4096 on 112 tiles, 0.76 -> 0.59x cuBLAS, H100, 2026-11-28).
   // Clusters of two where m has two tile rows or more and B's tile more than 128 columns to share
   // (2048 x 16 x 4096 on 128 x 256 tiles in clusters: 0.51x cuBLAS; 128 x 128 alone: 0.78x);
-  // ping-pong where blocks have several tiles, never split.
+  // ping-pong where blocks have several tiles, never split. Up to 8 slices are offered both ways,
+  // through workspace and summed in a cluster.
   std::vector<Config> candidates(const Problem& p, const DeviceFacts& d) const override {
     std::vector<Config> out;
     for (const WgmmaSchedule& sc : kWgmmaSchedules) {
@@ -130,13 +149,21 @@ class WgmmaFamily final : public Family {
       out.push_back(of(sc, 1));
       if (sc.pingpong) continue;
       const int64_t steps = (p.k + 63) / 64;
-      for (int splits : kSplitChoices)
-        if (units * splits * cluster <= d.sm_count && steps >= 2 * splits) out.push_back(of(sc, splits));
+      for (int splits : kSplitChoices) {
+        if (units * splits * cluster > d.sm_count || steps < 2 * splits) continue;
+        out.push_back(of(sc, splits));
+        // Summed in a cluster: only where the clusters all run at once (they leave SMs idle in each
+        // GPC: 512 x 512 x 65536 in clusters of 8 ran in two waves, 0.43x cuBLAS against 0.75x, H200).
+        const WgmmaConfig in_cluster{sc, splits, false, true};
+        if (cluster_sum_problem(in_cluster).empty() && units <= d.clusters_at_once(splits))
+          out.push_back(Config(*this, in_cluster));
+      }
     }
     return out;
   }
   // One move: a stage more or fewer, the other tile width, clusters on or off, ping-pong on or off
-  // (its 128 columns), with the same split; those not compiled ahead run at run time.
+  // (its 128 columns), with the same split; those not compiled ahead run at run time. And the same
+  // config with its slices summed the other way (workspace or cluster).
   std::vector<Config> neighbours(const Problem&, const Config& c) const override {
     const WgmmaConfig& f = c.fields<WgmmaConfig>();
     const WgmmaSchedule s = f.schedule;
@@ -146,11 +173,16 @@ class WgmmaFamily final : public Family {
                                    {s.bn, 3 - s.cluster, s.pingpong, s.stages},
                                    {128, s.cluster, !s.pingpong, s.stages}};
     std::vector<Config> out;
+    auto add = [&](const WgmmaConfig& n) {
+      if (n.sum_in_cluster && !cluster_sum_problem(n).empty()) return;
+      out.push_back(Config(*this, n));
+    };
     for (const WgmmaSchedule& m : moves) {
       if (m == s || !wgmma_schedule_problem(m).empty()) continue;
       if (m.pingpong && f.splits > 1) continue;  // ping-pong alternates whole tiles
-      out.push_back(Config(*this, WgmmaConfig{m, f.splits, !wgmma_compiled(m)}));
+      add(WgmmaConfig{m, f.splits, !wgmma_compiled(m), f.sum_in_cluster});
     }
+    if (f.splits > 1) add(WgmmaConfig{s, f.splits, f.run_time, !f.sum_in_cluster});
     return out;
   }
   std::string can_implement(const Problem& p, const Config&) const override {
@@ -168,8 +200,9 @@ class WgmmaFamily final : public Family {
     return "";
   }
   size_t workspace_bytes(const Problem& p, const Config& c, const Operands&, const DeviceFacts&) const override {
+    const WgmmaConfig& f = c.fields<WgmmaConfig>();
     return stored_a(p).packed_bytes() + stored_b(p).packed_bytes() +
-           wgmma_partial_bytes(p.m, p.n, p.k, c.fields<WgmmaConfig>().splits);
+           (f.sum_in_cluster ? 0 : wgmma_partial_bytes(p.m, p.n, p.k, f.splits));
   }
   // Tensor-core time at the measured rate of the schedule (rate()) over whole waves of work units
   // (a tile's k slice), each with ~1 us of pipeline fill and epilogue, or the operands' bytes at
@@ -180,12 +213,17 @@ class WgmmaFamily final : public Family {
     const KSlices slices = k_slices(p.k, f.splits, 64);
     const double tiles = std::ceil(p.m / (128.0 * cluster)) * cluster * std::ceil(p.n / double(bn));
     const double units = tiles * slices.splits;  // a block's share: a tile's k slice
-    const double waves = std::ceil(units / std::max(cluster, d.sm_count / cluster * cluster));
+    const double waves = f.sum_in_cluster && slices.splits > 1
+                             ? std::ceil(tiles / std::max(1, d.clusters_at_once(slices.splits)))
+                             : std::ceil(units / std::max(cluster, d.sm_count / cluster * cluster));
     const double per_sm_flops = rate(f) / kMeasuredSms;
     const double slice_k = std::min<double>(64.0 * slices.steps_per_split, std::max<int64_t>(p.k, 1));
     const double tile_us = 1.0 + 2.0 * 128 * bn * slice_k / per_sm_flops * 1e6;
     const double partial_bytes = static_cast<double>(wgmma_partial_bytes(p.m, p.n, p.k, f.splits));
-    const double reduce_us = partial_bytes > 0 ? 3.0 + 2.0 * partial_bytes / 2.5e12 * 1e6 : 0.0;
+    double reduce_us = partial_bytes > 0 ? 3.0 + 2.0 * partial_bytes / 2.5e12 * 1e6 : 0.0;
+    // Summed in a cluster: each block writes its tile's sums to shared memory and reads as many bytes
+    // back over the cluster, ~100 GB/s a block, behind two cluster barriers.
+    if (f.sum_in_cluster && slices.splits > 1) reduce_us = 0.5 + 2.0 * 128 * bn * 4 / 100e9 * 1e6;
     const double bytes = 2.0 * (p.m * p.k + p.n * p.k) + dtype_bytes(p.c_type) * double(p.m) * p.n;
     // Packing reads and writes each packed operand once, and launches once more.
     const size_t packed = stored_a(p).packed_bytes() + stored_b(p).packed_bytes();
@@ -221,7 +259,7 @@ class WgmmaFamily final : public Family {
     const StoredOperand sa = stored_a(p), sb = stored_b(p);
     // Packed operands, then split-K's partial sums; freed in stream order after the product.
     detail::Workspace packed(stream, workspace_bytes(p, c, o, d), 0);
-    if (k_slices(p.k, l.splits, 64).splits > 1)
+    if (k_slices(p.k, l.splits, 64).splits > 1 && !l.sum_in_cluster)
       l.partial = reinterpret_cast<float*>(packed.get() + sa.packed_bytes() + sb.packed_bytes());
     if (sa.packed) {
       pack_16bit(o.a, o.lda, sa.lines, sa.inner, packed.get(), l.sm_count, stream);
@@ -250,6 +288,7 @@ class WgmmaFamily final : public Family {
     l.schedule = f.schedule;
     l.run_time = f.run_time;
     l.splits = f.splits;
+    l.sum_in_cluster = f.sum_in_cluster;
     l.sm_count = std::max(1, d.sm_count);
     l.a_mn_major = p.trans_a;   // canonical A stored k x m
     l.b_mn_major = !p.trans_b;  // canonical B stored k x n

@@ -103,6 +103,11 @@ void launch_wgmma(const WgmmaLaunch& l, cudaStream_t stream) {
   const WgmmaSchedule& sc = l.schedule;
   const std::string why = wgmma_schedule_problem(sc);
   if (!why.empty()) throw Error(ErrorCode::Internal, "launch_wgmma: " + why);
+  const KSlices slices = k_slices(l.k, l.splits, 64);
+  const bool sum_in_cluster = l.sum_in_cluster && slices.splits > 1;
+  if (sum_in_cluster && (sc.cluster != 1 || sc.pingpong || !wgmma_sums_fit_stages(sc) ||
+                         slices.splits > kWgmmaMaxClusterSlices))
+    throw Error(ErrorCode::Internal, "launch_wgmma: this schedule cannot sum its k slices in a cluster");
   const void* kernel = l.run_time         ? detail::jit_kernel(detail::current_device_context(), wgmma_jit_request(l))
                        : l.in == DType::F16 ? compiled_wgmma_kernel_f16(l)
                                             : compiled_wgmma_kernel_bf16(l);
@@ -114,14 +119,14 @@ void launch_wgmma(const WgmmaLaunch& l, cudaStream_t stream) {
                                    : tensor_map(l.a, l.in, l.m, l.k, l.lda, kernels::kWgmmaBM);
   CUtensorMap map_b = l.b_mn_major ? tensor_map(l.b, l.in, l.k, l.n, l.ldb, 64)
                                    : tensor_map(l.b, l.in, l.n, l.k, l.ldb, sc.bn / sc.cluster);
-  const KSlices slices = k_slices(l.k, l.splits, 64);
   // Work units of a cluster (a block without clusters), and the grid: one cluster per unit up to
-  // as many as the device holds at once.
+  // as many as the device holds at once; summed in a cluster, one block per unit.
   const int64_t rows = int64_t(kernels::kWgmmaBM) * sc.cluster;
   const int64_t units = ((l.m + rows - 1) / rows) * ((l.n + sc.bn - 1) / sc.bn) * slices.splits;
   const int64_t resident =
       sc.cluster > 1 ? detail::resident_clusters(kernel, kernels::kWgmmaThreads, smem, sc.cluster) : l.sm_count;
-  const unsigned grid = static_cast<unsigned>((units < resident ? units : resident) * sc.cluster);
+  const unsigned grid =
+      static_cast<unsigned>(sum_in_cluster ? units : (units < resident ? units : resident) * sc.cluster);
   const int out_bytes = dtype_bytes(l.out);
   kernels::WgmmaParams p{};
   p.c = l.c;
@@ -138,12 +143,14 @@ void launch_wgmma(const WgmmaLaunch& l, cudaStream_t stream) {
   p.kt_per_split = slices.steps_per_split;
   p.partial = l.partial;
   p.ld_partial = wgmma_partial_ld(l.n);
+  p.sum_in_cluster = sum_in_cluster;
   void* args[] = {&map_a, &map_b, &p};
-  if (sc.cluster > 1)
-    detail::launch_kernel_in_clusters(kernel, dim3(grid), dim3(kernels::kWgmmaThreads), smem, stream, sc.cluster, args);
+  if (sc.cluster > 1 || sum_in_cluster)
+    detail::launch_kernel_in_clusters(kernel, dim3(grid), dim3(kernels::kWgmmaThreads), smem, stream,
+                                      sum_in_cluster ? slices.splits : sc.cluster, args);
   else
     detail::launch_kernel(kernel, dim3(grid), dim3(kernels::kWgmmaThreads), smem, stream, false, args);
-  if (slices.splits > 1) {
+  if (slices.splits > 1 && !sum_in_cluster) {
     if (l.out == DType::F32) reduce_splits<float>(l, p, stream);
     else if (l.out == DType::F16) reduce_splits<kernels::f16_t>(l, p, stream);
     else reduce_splits<kernels::bf16_t>(l, p, stream);

@@ -19,6 +19,7 @@ template <bool kF16, class OutT, int BN, int kStages, int kCluster, bool kPingPo
 const void* kernel_of_layout(const WgmmaLaunch& l) {
   static_assert(kernels::wgmma_smem_bytes<BN, kStages>() == wgmma_smem_bytes({BN, kCluster, kPingPong, kStages}),
                 "wgmma_smem_bytes (wgmma_launch.hpp) must match the kernel's shared memory");
+  static_assert(kernels::kSumsPitch<BN> == BN + 4, "wgmma_sums_fit_stages (wgmma_launch.hpp) must match the kernel");
   const void* kernel = nullptr;
   detail::with_bool(l.a_mn_major, [&](auto a_mn) {
     detail::with_bool(l.b_mn_major, [&](auto b_mn) {

@@ -40,6 +40,14 @@ constexpr bool wgmma_compiled(const WgmmaSchedule& s) {
 constexpr int wgmma_smem_bytes(const WgmmaSchedule& s) {
   return s.stages * (128 + s.bn) * 64 * 2 + 2 * 64 * 16 * 16 + s.stages * 16 + 1024;
 }
+// Split-K summed inside a cluster (WgmmaLaunch::sum_in_cluster) leaves a tile's FP32 sums in the
+// stages, rows of bn + 4 floats (kernels::kSumsPitch): 66 KB (128 columns: 3 stages or more) or
+// 130 KB (256 columns: 3 or more).
+constexpr bool wgmma_sums_fit_stages(const WgmmaSchedule& s) {
+  return s.stages * (128 + s.bn) * 64 * 2 >= 128 * (s.bn + 4) * 4;
+}
+// The most k slices summed inside a cluster: the portable cluster size.
+inline constexpr int kWgmmaMaxClusterSlices = 8;
 // Hopper's shared memory per block with the opt-in (227 KB).
 inline constexpr int kWgmmaSmemLimit = 232448;
 // "" when the kernel template runs `s`, else why not (naming the field).
@@ -58,8 +66,11 @@ struct WgmmaLaunch {
   bool run_time = false;  // the kernel compiled at run time (NVRTC): any valid schedule, or a compiled one's twin
   int sm_count = 1;                 // the persistent grid's size bound
   bool a_mn_major = false, b_mn_major = false;
-  int splits = 1;            // k slices per tile (split-K); > 1 needs `partial`
+  int splits = 1;            // k slices per tile (split-K); > 1 needs `partial` or sum_in_cluster
   float* partial = nullptr;  // wgmma_partial_bytes(m, n, k, splits) of workspace
+  // The slices of a tile run as one cluster and sum through distributed shared memory (splits up to
+  // kWgmmaMaxClusterSlices; cluster 1, no ping-pong, wgmma_sums_fit_stages): one launch, no partial.
+  bool sum_in_cluster = false;
 };
 
 // The FP32 partial sums of split-K: a slice of m rows, ld_partial apart (a multiple of 4: the kernel

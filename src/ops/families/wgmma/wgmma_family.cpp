@@ -153,9 +153,10 @@ class WgmmaFamily final : public Family {
         if (units * splits * cluster > d.sm_count || steps < 2 * splits) continue;
         out.push_back(of(sc, splits));
         // Summed in a cluster: only where the clusters all run at once (they leave SMs idle in each
-        // GPC: 512 x 512 x 65536 in clusters of 8 ran in two waves, 0.43x cuBLAS against 0.75x, H200).
+        // GPC: 512 x 512 x 65536 in clusters of 8 ran in two waves, 0.43x cuBLAS against 0.75x, H200)
+        // and each slice keeps 4 k steps (256^3 in 2 slices of 2: 9.1 us against 7.8 unsplit).
         const WgmmaConfig in_cluster{sc, splits, false, true};
-        if (cluster_sum_problem(in_cluster).empty() && units <= d.clusters_at_once(splits))
+        if (cluster_sum_problem(in_cluster).empty() && units <= d.clusters_at_once(splits) && steps >= 4 * splits)
           out.push_back(Config(*this, in_cluster));
       }
     }
@@ -221,9 +222,15 @@ class WgmmaFamily final : public Family {
     const double tile_us = 1.0 + 2.0 * 128 * bn * slice_k / per_sm_flops * 1e6;
     const double partial_bytes = static_cast<double>(wgmma_partial_bytes(p.m, p.n, p.k, f.splits));
     double reduce_us = partial_bytes > 0 ? 3.0 + 2.0 * partial_bytes / 2.5e12 * 1e6 : 0.0;
-    // Summed in a cluster: each block writes its tile's sums to shared memory and reads as many bytes
-    // back over the cluster, ~100 GB/s a block, behind two cluster barriers.
-    if (f.sum_in_cluster && slices.splits > 1) reduce_us = 0.5 + 2.0 * 128 * bn * 4 / 100e9 * 1e6;
+    // Summed in a cluster: the sums through shared memory, two cluster barriers and a cluster launch.
+    // Fitted on 128 x 128 tiles in clusters of 2 (H200, 2026-11-28): the split pays from ~7 k steps
+    // saved (1024^3 12.1 -> 11.8 us, 768^3 10.5 -> 10.8, 1024 x 768 x 3072 22.4 -> 17.3).
+    if (f.sum_in_cluster && slices.splits > 1) reduce_us = 1.0 + 1.0 * slices.splits;
+    // The cooperative tile's epilogue stops its tensor cores and, once the next stages are loaded, its
+    // loads; ping-pong runs the other warpgroup's main loop meanwhile (65536 x 64 x 64: 14.2 against
+    // 12.1 us, H200, 2026-11-28): C's tile at ~60 GB/s a block, once per wave.
+    const double epilogue_us =
+        f.schedule.pingpong ? 0.0 : waves * 128.0 * std::min<int64_t>(bn, p.n) * dtype_bytes(p.c_type) / 60e9 * 1e6;
     const double bytes = 2.0 * (p.m * p.k + p.n * p.k) + dtype_bytes(p.c_type) * double(p.m) * p.n;
     // Packing reads and writes each packed operand once, and launches once more.
     const size_t packed = stored_a(p).packed_bytes() + stored_b(p).packed_bytes();
@@ -231,7 +238,7 @@ class WgmmaFamily final : public Family {
     // The memory floor: ~2.5 TB/s with every SM streaming tiles, proportionally less with fewer
     // tiles than SMs (1 x 11008 x 4096 on 86 tiles: 56 us measured, H100, 2026-11-28).
     const double streaming = 2.5e12 * std::min(1.0, units / std::max(1, d.sm_count));
-    const double us = 4.0 + pack_us + reduce_us + std::max(waves * tile_us, bytes / streaming * 1e6);
+    const double us = 4.0 + pack_us + reduce_us + epilogue_us + std::max(waves * tile_us, bytes / streaming * 1e6);
     Estimate e;
     e.us = e.rank_us = us;
     e.why = std::to_string(static_cast<long long>(tiles)) + " tiles" +

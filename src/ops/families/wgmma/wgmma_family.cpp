@@ -223,9 +223,10 @@ class WgmmaFamily final : public Family {
     const double partial_bytes = static_cast<double>(wgmma_partial_bytes(p.m, p.n, p.k, f.splits));
     double reduce_us = partial_bytes > 0 ? 3.0 + 2.0 * partial_bytes / 2.5e12 * 1e6 : 0.0;
     // Summed in a cluster: the sums through shared memory, two cluster barriers and a cluster launch.
-    // Fitted on 128 x 128 tiles in clusters of 2 (H200, 2026-11-28): the split pays from ~7 k steps
-    // saved (1024^3 12.1 -> 11.8 us, 768^3 10.5 -> 10.8, 1024 x 768 x 3072 22.4 -> 17.3).
-    if (f.sum_in_cluster && slices.splits > 1) reduce_us = 1.0 + 1.0 * slices.splits;
+    // Fitted on 128 x 128 tiles in clusters of 2 (H200, 2026-11-28): the split pays from ~8 k steps
+    // saved (1024^3 12.1 -> 11.8 us, 1000^3 13.6 -> 14.8 with its ragged edges, 768^3 10.5 -> 10.8,
+    // 1024 x 1024 x 2048 17.1 -> 14.8, 1024 x 768 x 3072 22.4 -> 17.3).
+    if (f.sum_in_cluster && slices.splits > 1) reduce_us = 1.5 + 1.0 * slices.splits;
     // The cooperative tile's epilogue stops its tensor cores and, once the next stages are loaded, its
     // loads; ping-pong runs the other warpgroup's main loop meanwhile (65536 x 64 x 64: 14.2 against
     // 12.1 us, H200, 2026-11-28): C's tile at ~60 GB/s a block, once per wave.

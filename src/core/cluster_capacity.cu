@@ -21,16 +21,7 @@ int whole_sm_clusters_at_once(int size, int sm_count, int cc_major, size_t smem_
   const void* kernel = reinterpret_cast<const void*>(whole_sm_block);
   const int smem = static_cast<int>(smem_per_block_optin);
   TILEGEMM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  cudaLaunchAttribute attribute = cluster_dimension(size);
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned>(size));
-  config.blockDim = dim3(128);
-  config.dynamicSmemBytes = static_cast<size_t>(smem);
-  config.attrs = &attribute;
-  config.numAttrs = 1;
-  int n = 0;
-  TILEGEMM_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, kernel, &config));
-  return n;
+  return max_active_clusters(kernel, 128, static_cast<size_t>(smem), size);
 }
 
 }  // namespace detail

@@ -139,15 +139,7 @@ int resident_clusters(const void* kernel, int threads, int smem_bytes, int clust
     const auto it = ctx.resident_cluster_count.find(key);
     if (it != ctx.resident_cluster_count.end()) return it->second;
   }
-  cudaLaunchAttribute attribute = cluster_dimension(cluster);
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned>(cluster));
-  config.blockDim = dim3(static_cast<unsigned>(threads));
-  config.dynamicSmemBytes = static_cast<size_t>(smem_bytes);
-  config.attrs = &attribute;
-  config.numAttrs = 1;
-  int n = 0;
-  TILEGEMM_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, kernel, &config));
+  const int n = max_active_clusters(kernel, threads, static_cast<size_t>(smem_bytes), cluster);
   std::lock_guard<std::mutex> lock(ctx.opt_in_mutex);
   return ctx.resident_cluster_count.emplace(key, n > 0 ? n : 1).first->second;
 }

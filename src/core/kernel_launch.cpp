@@ -20,17 +20,28 @@ void launch_kernel(const void* kernel, dim3 grid, dim3 block, size_t smem_bytes,
   TILEGEMM_CUDA_CHECK(cudaLaunchKernelExC(&config, kernel, args));
 }
 
-void launch_kernel_in_clusters(const void* kernel, dim3 grid, dim3 block, size_t smem_bytes, cudaStream_t stream,
-                               int cluster, void** args) {
-  cudaLaunchAttribute attribute = cluster_dimension(cluster);
-  cudaLaunchConfig_t config{};
+ClusterLaunch::ClusterLaunch(dim3 grid, dim3 block, size_t smem_bytes, cudaStream_t stream, int cluster)
+    : attribute(cluster_dimension(cluster)) {
   config.gridDim = grid;
   config.blockDim = block;
   config.dynamicSmemBytes = smem_bytes;
   config.stream = stream;
   config.attrs = &attribute;
   config.numAttrs = 1;
-  TILEGEMM_CUDA_CHECK(cudaLaunchKernelExC(&config, kernel, args));
+}
+
+int max_active_clusters(const void* kernel, int threads, size_t smem_bytes, int cluster) {
+  const ClusterLaunch launch(dim3(static_cast<unsigned>(cluster)), dim3(static_cast<unsigned>(threads)), smem_bytes,
+                             nullptr, cluster);
+  int n = 0;
+  TILEGEMM_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, kernel, &launch.config));
+  return n;
+}
+
+void launch_kernel_in_clusters(const void* kernel, dim3 grid, dim3 block, size_t smem_bytes, cudaStream_t stream,
+                               int cluster, void** args) {
+  const ClusterLaunch launch(grid, block, smem_bytes, stream, cluster);
+  TILEGEMM_CUDA_CHECK(cudaLaunchKernelExC(&launch.config, kernel, args));
 }
 
 }  // namespace detail

@@ -42,6 +42,19 @@ inline cudaLaunchAttribute cluster_dimension(int blocks) {
   return attribute;
 }
 
+// A launch in thread-block clusters of `cluster` blocks along x: the one configuration that the launch
+// and the occupancy query take. `config.attrs` points at `attribute`, so the object is not copied.
+struct ClusterLaunch {
+  cudaLaunchAttribute attribute;
+  cudaLaunchConfig_t config{};
+  ClusterLaunch(dim3 grid, dim3 block, size_t smem_bytes, cudaStream_t stream, int cluster);
+  ClusterLaunch(const ClusterLaunch&) = delete;
+  ClusterLaunch& operator=(const ClusterLaunch&) = delete;
+};
+// Clusters of `cluster` blocks of `kernel` (`threads` a block, `smem_bytes` of dynamic shared memory)
+// that the device runs at once (cudaOccupancyMaxActiveClusters; 0 when none fits).
+int max_active_clusters(const void* kernel, int threads, size_t smem_bytes, int cluster);
+
 // Launches `kernel` in thread-block clusters of `cluster` blocks along x (grid.x a multiple of it).
 void launch_kernel_in_clusters(const void* kernel, dim3 grid, dim3 block, size_t smem_bytes, cudaStream_t stream,
                                int cluster, void** args);

@@ -403,6 +403,9 @@ TEST(WgmmaFamily, SchedulesByShape) {
   for (const ops::Config& c : f->candidates(problem(512, 512, 65536), h100()))
     if (c.text().find("128x128x64:s4:kc") != std::string::npos) long_k.push_back(c.text());
   EXPECT_EQ(long_k, (std::vector<std::string>{"wgmma:128x128x64:s4:kc2", "wgmma:128x128x64:s4:kc4"}));
+  // Memory-bound alike, the tile that computes less goes first: one 64 x 64 tile in 64 slices on the
+  // 128-column tile (19.7 against 23.3 us on 128 x 256, H200).
+  EXPECT_EQ(ops::rank(problem(64, 64, 65536), h100()).best().text(), "wgmma:128x128x64:s4:k64");
 }
 
 // The 16-bit families are built on sm_90a instructions: on another architecture (an sm_80 device)

@@ -214,19 +214,22 @@ class WgmmaFamily final : public Family {
     const KSlices slices = k_slices(p.k, f.splits, 64);
     const double tiles = std::ceil(p.m / (128.0 * cluster)) * cluster * std::ceil(p.n / double(bn));
     const double units = tiles * slices.splits;  // a block's share: a tile's k slice
-    const double waves = f.sum_in_cluster && slices.splits > 1
+    const bool in_cluster = f.sum_in_cluster && slices.splits > 1;
+    const double waves = in_cluster
                              ? std::ceil(tiles / std::max(1, d.clusters_at_once(slices.splits)))
                              : std::ceil(units / std::max(cluster, d.sm_count / cluster * cluster));
     const double per_sm_flops = rate(f) / kMeasuredSms;
     const double slice_k = std::min<double>(64.0 * slices.steps_per_split, std::max<int64_t>(p.k, 1));
     const double tile_us = 1.0 + 2.0 * 128 * bn * slice_k / per_sm_flops * 1e6;
+    // Through workspace: the partial sums' traffic and the reduction's launch. Summed in a cluster: the
+    // sums through shared memory, two cluster barriers and a cluster launch, fitted on 128 x 128 tiles
+    // in clusters of 2 (H200, 2026-11-28): the split pays from ~8 k steps saved (1024^3 12.1 -> 11.8 us,
+    // 1000^3 13.6 -> 14.8 with its ragged edges, 768^3 10.5 -> 10.8, 1024 x 1024 x 2048 17.1 -> 14.8,
+    // 1024 x 768 x 3072 22.4 -> 17.3).
     const double partial_bytes = static_cast<double>(wgmma_partial_bytes(p.m, p.n, p.k, f.splits));
-    double reduce_us = partial_bytes > 0 ? 3.0 + 2.0 * partial_bytes / 2.5e12 * 1e6 : 0.0;
-    // Summed in a cluster: the sums through shared memory, two cluster barriers and a cluster launch.
-    // Fitted on 128 x 128 tiles in clusters of 2 (H200, 2026-11-28): the split pays from ~8 k steps
-    // saved (1024^3 12.1 -> 11.8 us, 1000^3 13.6 -> 14.8 with its ragged edges, 768^3 10.5 -> 10.8,
-    // 1024 x 1024 x 2048 17.1 -> 14.8, 1024 x 768 x 3072 22.4 -> 17.3).
-    if (f.sum_in_cluster && slices.splits > 1) reduce_us = 1.5 + 1.0 * slices.splits;
+    const double reduce_us = in_cluster          ? 1.5 + 1.0 * slices.splits
+                             : partial_bytes > 0 ? 3.0 + 2.0 * partial_bytes / 2.5e12 * 1e6
+                                                 : 0.0;
     // The cooperative tile's epilogue stops its tensor cores and, once the next stages are loaded, its
     // loads; ping-pong runs the other warpgroup's main loop meanwhile (65536 x 64 x 64: 14.2 against
     // 12.1 us, H200, 2026-11-28): C's tile at ~60 GB/s a block, once per wave.
@@ -239,13 +242,12 @@ class WgmmaFamily final : public Family {
     // The memory floor: ~2.5 TB/s with every SM streaming tiles, proportionally less with fewer
     // tiles than SMs (1 x 11008 x 4096 on 86 tiles: 56 us measured, H100, 2026-11-28).
     const double streaming = 2.5e12 * std::min(1.0, units / std::max(1, d.sm_count));
-    const double us = 4.0 + pack_us + reduce_us + epilogue_us + std::max(waves * tile_us, bytes / streaming * 1e6);
+    const double compute_us = waves * tile_us, memory_us = bytes / streaming * 1e6;
     Estimate e;
-    e.us = us;
+    e.us = 4.0 + pack_us + reduce_us + epilogue_us + std::max(compute_us, memory_us);
     // Where the memory floor hides the tensor-core time, the tile that computes less (fewer padded
     // rows and columns) ranks first: a tie-breaker of 5 % of the compute time.
-    const double compute_us = waves * tile_us, memory_us = bytes / streaming * 1e6;
-    e.rank_us = us + (memory_us > compute_us ? 0.05 * compute_us : 0.0);
+    e.rank_us = e.us + (memory_us > compute_us ? 0.05 * compute_us : 0.0);
     e.why = std::to_string(static_cast<long long>(tiles)) + " tiles" +
             (slices.splits > 1 ? " x " + std::to_string(slices.splits) + " k slices" : "") + " in " +
             std::to_string(static_cast<int>(waves)) + " waves" + (packed > 0 ? ", operands packed for TMA first" : "");

@@ -1,6 +1,7 @@
 #include "contenders.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 
@@ -132,7 +133,7 @@ GemmArgs gemm_args(const Problem& p, const void* a, const void* b, const void* c
 std::vector<Contender> make_contenders(const Problem& p, const std::vector<Kernel>& kernels,
                                        const std::vector<std::string>& families,
                                        const std::vector<std::string>& configs, const std::vector<Raster>& rasters,
-                                       bool schedules, bool ffma_auto, Cublas& cublas) {
+                                       bool schedules, bool ffma_auto, Cublas& cublas, bool cublas_tf32) {
   std::vector<Contender> out;
   Contender base;
   base.label = "cublas";
@@ -140,6 +141,16 @@ std::vector<Contender> make_contenders(const Problem& p, const std::vector<Kerne
   base.run = [&cublas](const Problem& pr, const void* a, const void* b, void* c) { cublas.gemm(pr, a, b, c); };
   base.config = [](const Problem&, const void*, const void*, const void*) { return std::string(); };
   out.push_back(base);
+  if (cublas_tf32 && p.dtype == DType::F32) {
+    Contender tf32 = base;
+    tf32.label = "cublas-tf32";
+    tf32.is_baseline = false;
+    tf32.run = [&cublas](const Problem& pr, const void* a, const void* b, void* c) {
+      cublas.tf32(pr, static_cast<const float*>(a), static_cast<const float*>(b), static_cast<float*>(c));
+    };
+    tf32.extra_tol_per_k = std::ldexp(1.0, -9);  // two operands rounded to 10-bit mantissas, doubled
+    out.push_back(tf32);
+  }
 
   for (Kernel k : kernels) {
     const bool rasterized = k == Kernel::RegisterTiled || k == Kernel::Vectorized || k == Kernel::WarpTiled;

@@ -26,10 +26,14 @@ struct Contender {
   // The config it runs on the problem (for the CSV/JSON "config" column and TILEGEMM_LOG_CHOICE);
   // empty for cuBLAS.
   std::function<std::string(const Problem&, const void* a, const void* b, const void* c)> config;
+  // A contender computing below FP32 accuracy (cuBLAS on TF32): its check's tolerance grows by this
+  // much per k (|A|, |B| <= 1).
+  double extra_tol_per_k = 0;
 };
 
 // cuBLAS first (the baseline), then each kernel (levels 4-6 once per raster order; empty: the
-// library's default order; with `ffma_auto` Auto again under Math::FfmaOnly, as "auto-ffma"), each
+// library's default order; with `ffma_auto` Auto again under Math::FfmaOnly, as "auto-ffma"; with
+// `cublas_tf32` on FP32 problems cuBLAS on TF32 tensor cores, as "cublas-tf32", after the baseline), each
 // kernel family named in --kernels (its best config per problem), each --config, then with `schedules`
 // the ranking's best config of each error group (a tile shape, a GEMV kernel) over every family.
 // The typed entry's arguments of C = A*B (alpha 1, beta 0) for `p` laid out at a, b, c.
@@ -38,7 +42,7 @@ GemmArgs gemm_args(const Problem& p, const void* a, const void* b, const void* c
 std::vector<Contender> make_contenders(const Problem& p, const std::vector<Kernel>& kernels,
                                        const std::vector<std::string>& families,
                                        const std::vector<std::string>& configs, const std::vector<Raster>& rasters,
-                                       bool schedules, bool ffma_auto, Cublas& cublas);
+                                       bool schedules, bool ffma_auto, Cublas& cublas, bool cublas_tf32 = false);
 
 }  // namespace tools
 }  // namespace tilegemm

@@ -70,6 +70,11 @@ void Cublas::gemm(const Problem& p, const void* a, const void* b, void* c) {
   gemm_ex(p, t, t, CUBLAS_COMPUTE_32F, &one, a, b, &zero, c);
 }
 
+void Cublas::tf32(const Problem& p, const float* a, const float* b, float* c) {
+  const float one = 1.0f, zero = 0.0f;
+  gemm_ex(p, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, &one, a, b, &zero, c);
+}
+
 void Cublas::dgemm(const Problem& p, const double* a, const double* b, double* c) {
   const double one = 1.0, zero = 0.0;
   gemm_ex(p, CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F, &one, a, b, &zero, c);

@@ -24,6 +24,8 @@ class Cublas {
   // C = A B in p.dtype: FP32 as sgemm; BF16 / FP16 A, B and C with CUBLAS_COMPUTE_32F (what
   // torch.matmul runs).
   void gemm(const Problem& p, const void* a, const void* b, void* c);
+  // C = A B on FP32 data with TF32 tensor-core products (CUBLAS_COMPUTE_32F_FAST_TF32).
+  void tf32(const Problem& p, const float* a, const float* b, float* c);
   // C = A B in FP64 (the reference of 16-bit runs), over matrices laid out as p's.
   void dgemm(const Problem& p, const double* a, const double* b, double* c);
 

@@ -177,6 +177,7 @@ BenchPlan plan_bench(const BenchArgs& args) {
   plan.rasters = parse_raster_list(args.rasters, "--rasters");
   plan.schedules = args.schedules;
   plan.ffma_auto = args.ffma_auto;
+  plan.cublas_tf32 = args.cublas_tf32;
   plan.warm = timing.warm;
   plan.min_time = timing.min_time;
   plan.graph_batch = timing.graph_batch;

@@ -54,6 +54,7 @@ struct BenchArgs {  // as typed
   std::vector<std::string> rasters;
   bool schedules = false, warm = false, cold = false;
   bool ffma_auto = false;  // --ffma-auto
+  bool cublas_tf32 = false;  // --cublas-tf32
   double min_time = 0.5;
   std::string graph_batch = "0";  // --graph-batch, as typed (validated by parse_graph_batch)
   std::string csv, json, plot;
@@ -68,6 +69,7 @@ struct BenchPlan {  // validated
   std::vector<Raster> rasters;  // empty: the library's default order
   bool schedules = false;  // --schedules: each compiled tiled schedule at its best split, and the GEMV kernel
   bool ffma_auto = false;  // --ffma-auto: Auto again with Math::FfmaOnly ("auto-ffma"), where auto is listed
+  bool cublas_tf32 = false;  // --cublas-tf32: FP32 runs also time cuBLAS on TF32 tensor cores ("cublas-tf32")
   bool warm = false;  // false: flush L2 before every timed run (cold, the default)
   double min_time = 0.5;
   int graph_batch = 0;  // > 0: time CUDA graphs of this many launches (time_runs, harness.hpp)

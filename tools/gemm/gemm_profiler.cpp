@@ -79,6 +79,9 @@ class GemmProfiler final : public OperationProfiler {
         ->delimiter(',');
     cmd->add_flag("--ffma-auto", a.ffma_auto,
                   "also time Auto kept to CUDA-core FFMA (GemmOptions::math = FfmaOnly), as auto-ffma");
+    cmd->add_flag("--cublas-tf32", a.cublas_tf32,
+                  "FP32 runs: also time cuBLAS on TF32 tensor cores (CUBLAS_COMPUTE_32F_FAST_TF32) as cublas-tf32, "
+                  "checked to TF32's bound");
     cmd->add_flag("--schedules", a.schedules,
                   "also time every compiled tiled schedule at the split the model predicts best for it, and the "
                   "GEMV kernel where it applies");
@@ -109,8 +112,9 @@ class GemmProfiler final : public OperationProfiler {
     const Operands o(p, 1 + pi, 1000 + pi);
     const Reference ref = reference(p, o, *cublas_);
     if (log_choice_requested()) log_choice_for(p, o.a.at(p.offset), o.b.at(p.offset), o.c.at(p.offset));
-    const std::vector<Contender> contenders = make_contenders(p, bench_.kernels, bench_.families, bench_.configs,
-                                                              bench_.rasters, bench_.schedules, bench_.ffma_auto, *cublas_);
+    const std::vector<Contender> contenders =
+        make_contenders(p, bench_.kernels, bench_.families, bench_.configs, bench_.rasters, bench_.schedules,
+                        bench_.ffma_auto, *cublas_, bench_.cublas_tf32);
     std::vector<Row> rows;
     for (size_t ci = 0; ci < contenders.size() && !stop; ++ci) {
       const Contender& ct = contenders[ci];
@@ -301,7 +305,7 @@ class GemmProfiler final : public OperationProfiler {
     r.kernel = ct.label;
     r.baseline = ct.is_baseline;
     r.reference = ct.is_baseline && p.dtype == DType::F32;
-    r.tol = ref.tol;
+    r.tol = ref.tol + ct.extra_tol_per_k * static_cast<double>(p.k);
     const std::string why = ct.unsupported(p, a, b, c);
     if (!why.empty()) {
       r.status = "skipped: " + why;

@@ -34,9 +34,10 @@ inline constexpr int kNumLadderLevels = 7;
 
 // How Kernel::Auto may compute an FP32 product (GemmOptions::math).
 enum class Math : int {
-  // CUDA-core FFMA or tensor-core 3xTF32 (level 7), whichever the chooser predicts faster. Both are
-  // FP32-class: 3xTF32 leaves ~2^-22 relative per product against FFMA's 2^-24, and its error over K
-  // measured within 2x of level 6's (docs/ladder.md); where an operand is Inf, NaN or nonzero below
+  // CUDA-core FFMA or tensor-core 3xTF32 (level 7, and on Hopper level 8's wgmma-3xtf32), whichever
+  // the chooser predicts faster. Both are FP32-class: 3xTF32 leaves ~2^-22 relative per product
+  // against FFMA's 2^-24, and its error over K measured within 2x of level 6's (docs/ladder.md,
+  // docs/api.md); where an operand is Inf, NaN or nonzero below
   // 2^-112, or a sum is not finite, the tensor-core kernels recompute those outputs with FFMA, so
   // results keep FP32's classes and accuracy over the whole exponent range (docs/api.md).
   Fp32 = 0,

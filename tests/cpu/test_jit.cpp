@@ -170,7 +170,8 @@ TEST(JitCompile, AWgmmaScheduleCompilesWithoutTheToolkitHeaders) {
   ASSERT_EQ(ops::wgmma_schedule_problem(l.schedule), "");
   ASSERT_FALSE(ops::wgmma_compiled(l.schedule));
   const JitRequest r = ops::wgmma_jit_request(l);
-  EXPECT_EQ(r.name_expression, "&tilegemm::kernels::gemm_wgmma_tma<true, float, 128, 5, true, true, 1, false>");
+  EXPECT_EQ(r.name_expression,
+            "&tilegemm::kernels::gemm_wgmma_tma<tilegemm::kernels::WgmmaIn::F16, float, 128, 5, true, true, 1, false>");
   const JitBinary b = jit_compile("sm_90a", r);
   ASSERT_GT(b.cubin.size(), 1000u);
   EXPECT_NE(b.lowered_name.find("gemm_wgmma_tma"), std::string::npos) << b.lowered_name;
@@ -178,7 +179,8 @@ TEST(JitCompile, AWgmmaScheduleCompilesWithoutTheToolkitHeaders) {
   l.in = l.out = DType::BF16;
   l.schedule = {256, 2, false, 3};
   EXPECT_EQ(ops::wgmma_jit_request(l).name_expression,
-            "&tilegemm::kernels::gemm_wgmma_tma<false, tilegemm::kernels::bf16_t, 256, 3, true, true, 2, false>");
+            "&tilegemm::kernels::gemm_wgmma_tma<tilegemm::kernels::WgmmaIn::BF16, tilegemm::kernels::bf16_t, 256, 3, "
+            "true, true, 2, false>");
 }
 
 TEST(JitCompile, ABrokenScheduleFailsWithTheCompilersMessage) {

@@ -106,11 +106,15 @@ std::vector<KernelCase> all_cases() {
                    {"&" + ns + "scale_c<0>", "&" + ns + "scale_c<1>", "&" + ns + "scale_c<2>"}});
   // The 16-bit kernels (their types and conversions come from types_16bit.cuh and out_convert.cuh,
   // which need no CUDA header under NVRTC). Level 8: every compiled schedule (wgmma_launch.hpp) on
-  // one orientation and output type each, and one of them in every orientation, input and output type.
+  // one orientation and output type each, and one of them in every orientation, input and output type;
+  // FP32 operands (3xTF32 and TF32) on 128 columns in every orientation.
   cases.push_back({"L08_pack_16bit", "kernels/gemm/pack_16bit.cuh", {"&" + ns + "pack_16bit"}});
   const std::string bf16 = ns + "bf16_t", f16 = ns + "f16_t";
+  auto wgmma_in = [&](const std::string& in, const std::string& out, const char* tile) {
+    return "&" + ns + "gemm_wgmma_tma<" + ns + "WgmmaIn::" + in + ", " + out + ", " + tile + ">";
+  };
   auto wgmma = [&](bool f16_in, const std::string& out, const char* tile) {
-    return "&" + ns + "gemm_wgmma_tma<" + b(f16_in) + ", " + out + ", " + tile + ">";
+    return wgmma_in(f16_in ? "F16" : "BF16", out, tile);
   };
   {
     KernelCase c{"L08_gemm_wgmma_tma_schedules", "kernels/gemm/08_wgmma_tma.cuh", {}};
@@ -128,6 +132,14 @@ std::vector<KernelCase> all_cases() {
                              "128, 5, false, true, 1, false", "128, 5, true, false, 1, false"})
       c.names.push_back(wgmma(f16_in, f16_in ? f16 : bf16, tile));
     c.names.push_back(wgmma(f16_in, "float", "256, 3, false, false, 2, false"));
+    cases.push_back(c);
+  }
+  {
+    KernelCase c{"L08_gemm_wgmma_tma_fp32_operands", "kernels/gemm/08_wgmma_tma.cuh", {}};
+    for (const char* tile : {"128, 4, false, false, 1, false", "128, 4, true, true, 2, false",
+                             "128, 3, false, true, 1, false", "128, 3, true, false, 1, false"})
+      c.names.push_back(wgmma_in("TF32x3", "float", tile));
+    c.names.push_back(wgmma_in("TF32", "float", "256, 2, false, true, 1, false"));
     cases.push_back(c);
   }
   {

@@ -99,12 +99,14 @@ bool contains(const std::vector<std::string>& v, const std::string& s) {
 TEST(OpsRegistry, BuiltInFamiliesInEnumerationOrder) {
   std::vector<std::string> names;
   for (const ops::Family* f : ops::registry().families(ops::OpKind::Gemm)) names.emplace_back(f->name());
-  EXPECT_EQ(names, (std::vector<std::string>{"simt-tiled", "tf32x3-tiled", "gemv", "ladder", "wgmma", "skinny16"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"simt-tiled", "tf32x3-tiled", "gemv", "ladder", "wgmma", "wgmma-3xtf32",
+                                             "skinny16"}));
   // Every family parses what it prints, and the registry sends each text to its family.
   for (const char* text : {"tiled:128x256x32:w64x64:t16x8:s4:b1:k1:hilbert", "tiled:64x128x32:w32x64:tf32x3c4:s3:b2:k4:hilbert",
                            "gemv-cols:s1:l16:k2", "gemv-rows:s16:k4", "ladder:06-warp-tiled",
                            "wgmma:128x256x64:s4", "wgmma:128x256x64:s4:c2", "wgmma:128x256x64:s4:c2:k8",
-                           "wgmma:128x128x64:s6:pp", "wgmma:128x128x64:s6:pp:c2:k4", "wgmma:128x128x64:s4:kc8"}) {
+                           "wgmma:128x128x64:s6:pp", "wgmma:128x128x64:s6:pp:c2:k4", "wgmma:128x128x64:s4:kc8",
+                           "wgmma-3xtf32:128x128x32:s4", "wgmma-3xtf32:128x128x32:s4:c2:k4"}) {
     const ops::Config c = ops::registry().parse(text, "test", ops::OpKind::Gemm);
     EXPECT_EQ(c.text(), text);
     EXPECT_EQ(ops::registry().parse(c.text(), "test", ops::OpKind::Gemm), c);
@@ -491,13 +493,81 @@ TEST(WgmmaFamily, ServesSixteenBitProductsInEveryLayoutAndAlignment) {
   f32.a.type = f32.b.type = DType::F32;
   f32.c.type = DType::F32;
   EXPECT_NE(f->can_implement(problem_of(f32), c).find("A is f32"), std::string::npos);
-  EXPECT_NE(ops::rank(problem_of(f32), d).best().family()->name(), "wgmma");  // FP32 stays on the FP32 families
+  EXPECT_NE(ops::rank(problem_of(f32), d).best().family()->name(), "wgmma");  // FP32 goes to the FP32 families
   try {
     ops::registry().parse("wgmma:64x64x64:s2", "--config", ops::OpKind::Gemm);
     ADD_FAILURE() << "an uncompiled wgmma tile parsed";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("is not a wgmma config"), std::string::npos) << e.what();
   }
+}
+
+// Level 8 on FP32 operands at FP32 accuracy (family wgmma-3xtf32): its configs and refusals, the
+// products it serves (FP32 in every layout and alignment, not math = ffma, not 16-bit), Hopper only.
+TEST(WgmmaTf32x3Family, ConfigsProblemsAndDevices) {
+  const ops::Family* f = ops::registry().find("wgmma-3xtf32");
+  ASSERT_NE(f, nullptr);
+  for (const auto& [text, printed] : std::vector<std::pair<std::string, std::string>>{
+           {"WGMMA-3XTF32:128x128x32:S4", "wgmma-3xtf32:128x128x32:s4"},
+           {"wgmma-3xtf32:128x128x32:s4:c2", "wgmma-3xtf32:128x128x32:s4:c2"},
+           {"wgmma-3xtf32:128x128x32:s4:k8", "wgmma-3xtf32:128x128x32:s4:k8"},
+           {"wgmma-3xtf32:128x128x32:s4:kc4", "wgmma-3xtf32:128x128x32:s4:kc4"},
+           {"wgmma-3xtf32:128x128x32:s3", "wgmma-3xtf32:128x128x32:s3:jit"}}) {
+    const ops::Config c = ops::registry().parse(text, "--config", ops::OpKind::Gemm);
+    EXPECT_EQ(c.text(), printed);
+    EXPECT_EQ(c.family(), f);
+  }
+  for (const auto& [text, why] : std::vector<std::pair<std::string, std::string>>{
+           {"wgmma-3xtf32:128x256x32:s4", "the tile has 128 columns"},
+           {"wgmma-3xtf32:128x128x32:s6:pp", "cooperative tiles (no pp)"},
+           {"wgmma-3xtf32:128x128x64:s4", "the tile is 128x<columns>x32"},
+           {"wgmma-3xtf32:128x128x32:s5", "bytes of shared memory"}}) {
+    try {
+      ops::registry().parse(text, "--config", ops::OpKind::Gemm);
+      ADD_FAILURE() << text << " parsed";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("is not a wgmma-3xtf32 config"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  }
+  GemmArgs args;
+  args.m = args.n = args.k = 4096;
+  const auto* base = reinterpret_cast<const float*>(uintptr_t(1) << 40);
+  args.a = MatrixArg{DType::F32, base, 4096, 0};
+  args.b = MatrixArg{DType::F32, base + (uint64_t(1) << 28), 4096, 0};
+  args.c = OutputArg{DType::F32, const_cast<float*>(base) + (uint64_t(1) << 29), 4096, 0};
+  auto problem_of = [](const GemmArgs& g, const GemmOptions& o = GemmOptions{}) {
+    return ops::gemm_call(g, o).problem;
+  };
+  const ops::Config c = ops::registry().parse("wgmma-3xtf32:128x128x32:s4", "config", ops::OpKind::Gemm);
+  for (Op op_a : {Op::N, Op::T})
+    for (Op op_b : {Op::N, Op::T}) {
+      GemmArgs any = args;
+      any.op_a = op_a;
+      any.op_b = op_b;
+      EXPECT_EQ(f->can_implement(problem_of(any), c), "");
+    }
+  GemmArgs unaligned = args;  // rows off 16 bytes: packed for TMA
+  unaligned.a.ld = 4097;
+  unaligned.b.data = base + (uint64_t(1) << 28) + 1;
+  EXPECT_EQ(f->can_implement(problem_of(unaligned), c), "");
+  EXPECT_GT(f->workspace_bytes(problem_of(unaligned), c, ops::Operands{}, h100()), size_t(2) * 4096 * 4096 * 4);
+  GemmArgs inside = args;  // an address inside a 4-byte element
+  inside.a.data = reinterpret_cast<const char*>(base) + 2;
+  EXPECT_NE(f->can_implement(problem_of(inside), c).find("A's address is not aligned to its 4-byte elements"),
+            std::string::npos);
+  GemmOptions ffma;
+  ffma.math = Math::FfmaOnly;
+  EXPECT_NE(f->supports(problem_of(args, ffma)).find("math = ffma keeps the product on CUDA cores"), std::string::npos);
+  GemmArgs bf16 = args;
+  bf16.a.type = bf16.b.type = bf16.c.type = DType::BF16;
+  EXPECT_NE(f->supports(problem_of(bf16)).find("A is bf16"), std::string::npos);
+  ops::DeviceFacts a100 = h100();
+  a100.cc_major = 8;
+  EXPECT_NE(f->runs_on(a100).find("needs a compute capability 9.0 device"), std::string::npos);
+  // Every candidate is one of its compiled schedules (128 columns, cooperative), whole or split.
+  for (const ops::Config& cand : f->candidates(problem_of(args), h100()))
+    EXPECT_EQ(cand.text().rfind("wgmma-3xtf32:128x128x32:s4", 0), 0u) << cand.text();
 }
 
 }  // namespace

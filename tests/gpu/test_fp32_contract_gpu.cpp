@@ -4,7 +4,10 @@
 //   - SpecialValues: Inf, NaN, products that overflow, FLT_MAX-sized and subnormal operands planted
 //     in random data; the class of every element against a sequential FP32 FMA reference, the finite
 //     ones against the FP64 reference with the FP32 bound. Every ladder level, Auto (both maths), each
-//     compiled 3xTF32 schedule whole and split-K, the GEMV kernels, BSR kernel 04.
+//     compiled 3xTF32 schedule whole and split-K, level 8's 3xTF32 (wgmma-3xtf32) whole, in clusters and
+//     split-K both ways, the GEMV kernels, BSR kernel 04.
+//   - Wgmma3xTf32: level 8's 3xTF32 over both layouts, four op combinations, odd and standard shapes,
+//     offset (packed) operands and padded leading dimensions, beta reading C, against FP64.
 //   - ScaledAccuracy: A scaled by 2^sa, B by 2^sb (sa + sb in range), K from 64 to 65536: componentwise
 //     (|C - ref| / sum |a||b|) and normwise errors of Auto, level 7 and the 3xTF32 schedules held to
 //     twice FFMA's; the table (with cuBLAS SGEMM's column) is printed for docs/api.md.
@@ -149,10 +152,26 @@ const char* const kTf32x3Configs[] = {
     "tiled:64x128x32:w32x64:tf32x3c4:s3:b2:tail3:hilbert",
 };
 
+// Level 8's 3xTF32 (family wgmma-3xtf32, Hopper only): the compiled schedules, split-K through
+// workspace and in a cluster, and a run-time schedule.
+const char* const kWgmmaTf32x3Configs[] = {
+    "wgmma-3xtf32:128x128x32:s4",     "wgmma-3xtf32:128x128x32:s4:c2",     "wgmma-3xtf32:128x128x32:s4:k4",
+    "wgmma-3xtf32:128x128x32:s4:kc2", "wgmma-3xtf32:128x128x32:s3:kc4:jit",
+};
+bool hopper() {
+  int dev = 0, major = 0, minor = 0;
+  cudaGetDevice(&dev);
+  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+  return major == 9 && minor == 0;
+}
+
 std::vector<NamedRun> dense_runs() {
   std::vector<NamedRun> runs = {{"auto", GemmOptions{}}, {"auto-ffma", ffma_auto()}};
   for (int l = 1; l <= kNumLadderLevels; ++l) runs.push_back({"level" + std::to_string(l), level(l)});
   for (const char* c : kTf32x3Configs) runs.push_back({c, config(c)});
+  if (hopper())
+    for (const char* c : kWgmmaTf32x3Configs) runs.push_back({c, config(c)});
   runs.push_back({"tiled:64x64x16:w32x32:t8x4:s3:b6:k3:hilbert", config("tiled:64x64x16:w32x32:t8x4:s3:b6:k3:hilbert")});
   return runs;
 }
@@ -367,8 +386,9 @@ TEST(Fp32Contract, ScaledAccuracy) {
                           {120, -120}, {-60, -60},  {-50, -70},  {60, 50},    {-100, 0},   {-112, 10}};
   const int64_t ks[] = {64, 4096, 65536};
   std::printf("# componentwise error (max |C - ref| / sum |a||b|) / normwise (||C - ref||_F / ||ref||_F), 128 x 96 x K (64 x 48 x 65536)\n");
-  std::printf("%-12s %6s  %-19s %-19s %-19s %-19s %-19s %-19s %-19s\n", "scales", "K", "auto-ffma", "auto", "level6",
-              "level7", "ffma 64x64 k3", "tf32x3 64x64 k3", "cublas");
+  std::printf("%-12s %6s  %-19s %-19s %-19s %-19s %-19s %-19s %-19s %-19s\n", "scales", "K", "auto-ffma", "auto",
+              "level6", "level7", "ffma 64x64 k3", "tf32x3 64x64 k3", "wgmma-3xtf32", "cublas");
+  const bool sm90 = hopper();
   const char* const kFfmaK3 = "tiled:64x64x16:w32x32:t8x4:s3:b6:k3:hilbert";
   const char* const kTf32x3K3 = "tiled:64x64x32:w32x32:tf32x3:s4:b2:k3:hilbert";
   for (const int64_t k : ks)
@@ -384,20 +404,25 @@ TEST(Fp32Contract, ScaledAccuracy) {
       const Errors l7 = errors(run_gpu(s, o, level(7)), r);
       const Errors ffma_k3 = errors(run_gpu(s, o, config(kFfmaK3)), r);
       const Errors split_k3 = errors(run_gpu(s, o, config(kTf32x3K3)), r);
+      const Errors wgmma = sm90 ? errors(run_gpu(s, o, config("wgmma-3xtf32:128x128x32:s4")), r) : ffma;
       const Errors cub = errors(cublas_result(o), r);
       char label[32];
       std::snprintf(label, sizeof label, "2^%d 2^%d", sc.a, sc.b);
       std::printf("%-12s %6lld ", label, static_cast<long long>(k));
-      for (const Errors& e : {ffma, autom, l6, l7, ffma_k3, split_k3, cub})
+      for (const Errors& e : {ffma, autom, l6, l7, ffma_k3, split_k3, wgmma, cub})
         std::printf(" %.2e/%.2e  ", e.componentwise, e.normwise);
       std::printf("\n");
       // Each tensor-core path within twice the error of the FFMA path of the same decomposition
-      // (Auto's against Auto on CUDA cores: the bar), with a floor of one FP32 unit of
-      // sum |a||b| (FFMA can be exact on a short K, where 3xTF32's 2^-22 per product shows).
+      // (Auto's against Auto on CUDA cores: the bar; the unsplit tiles, whose k runs in one
+      // sequence per output, against level 6's), with a floor of one FP32 unit of sum |a||b| (FFMA
+      // can be exact on a short K, where 3xTF32's 2^-22 per product shows).
       const struct {
         const char* name;
         Errors got, ffma;
-      } pairs[] = {{"auto", autom, ffma}, {"level7 vs level6", l7, l6}, {"tf32x3 k3 vs ffma k3", split_k3, ffma_k3}};
+      } pairs[] = {{"auto", autom, ffma},
+                   {"level7 vs level6", l7, l6},
+                   {"tf32x3 k3 vs ffma k3", split_k3, ffma_k3},
+                   {"wgmma-3xtf32 vs level6", wgmma, l6}};
       for (const auto& pr : pairs) {
         EXPECT_LE(pr.got.componentwise, 2 * std::max(pr.ffma.componentwise, 0x1p-24))
             << pr.name << " at scales 2^" << sc.a << ", 2^" << sc.b << ", K = " << k;
@@ -405,6 +430,95 @@ TEST(Fp32Contract, ScaledAccuracy) {
             << pr.name << " at scales 2^" << sc.a << ", 2^" << sc.b << ", K = " << k;
       }
     }
+}
+
+// Level 8's 3xTF32 on every layout and op combination, odd shapes (ragged tiles, k below one step,
+// primes), offset operands (not 16-byte aligned: packed for TMA) and padded leading dimensions, with
+// beta reading C: against the FP64 reference with FP32's bound, everything outside C untouched.
+struct Shape {
+  int64_t m, n, k;
+};
+const char* const kWgmmaTf32x3Runs[] = {"wgmma-3xtf32:128x128x32:s4", "wgmma-3xtf32:128x128x32:s4:c2",
+                                        "wgmma-3xtf32:128x128x32:s4:k2", "wgmma-3xtf32:128x128x32:s4:kc2"};
+
+void check_wgmma_3xtf32(const std::vector<Shape>& shapes) {
+  const auto& configs = kWgmmaTf32x3Runs;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (const Shape sh : shapes)
+    for (const Layout layout : {Layout::RowMajor, Layout::ColMajor})
+      for (const Op op_a : {Op::N, Op::T})
+        for (const Op op_b : {Op::N, Op::T})
+          for (const int64_t skew : {0, 1}) {  // skew 1: every matrix 1 element into its buffer, ld + 3
+            const Operands o = random_operands(sh.m, sh.n, sh.k, static_cast<unsigned>(sh.m * 3 + sh.k));
+            const Stored tight = store(o, layout, op_a, op_b);
+            // Re-store with the skew: rows of ld + 3 starting one element in.
+            const bool row = layout == Layout::RowMajor;
+            auto restore = [&](const std::vector<float>& src, int64_t ld, int64_t lines, int64_t& new_ld) {
+              new_ld = ld + 3 * skew;
+              std::vector<float> dst(static_cast<size_t>(skew + lines * new_ld), -7.0f);
+              const int64_t inner = ld;
+              for (int64_t l = 0; l < lines; ++l)
+                for (int64_t e = 0; e < inner; ++e)
+                  dst[static_cast<size_t>(skew + l * new_ld + e)] = src[static_cast<size_t>(l * ld + e)];
+              return dst;
+            };
+            const int64_t a_lines = static_cast<int64_t>(tight.a.size()) / std::max<int64_t>(tight.lda, 1);
+            const int64_t b_lines = static_cast<int64_t>(tight.b.size()) / std::max<int64_t>(tight.ldb, 1);
+            int64_t lda = 0, ldb = 0, ldc = 0;
+            const std::vector<float> ha = restore(tight.a, tight.lda, a_lines, lda);
+            const std::vector<float> hb = restore(tight.b, tight.ldb, b_lines, ldb);
+            const int64_t c_lines = row ? sh.m : sh.n;
+            ldc = (row ? sh.n : sh.m) + 3 * skew;
+            std::vector<float> c0(static_cast<size_t>(skew + c_lines * ldc));
+            for (float& v : c0) v = dist(rng);
+            const Reference r = reference(o);
+            DeviceBuffer<float> da(ha.size()), db(hb.size()), dc(c0.size());
+            cudaMemcpy(da.get(), ha.data(), ha.size() * 4, cudaMemcpyHostToDevice);
+            cudaMemcpy(db.get(), hb.data(), hb.size() * 4, cudaMemcpyHostToDevice);
+            for (const char* cfg : configs) {
+              SCOPED_TRACE(std::string(cfg) + " " + std::to_string(sh.m) + "x" + std::to_string(sh.n) + "x" +
+                           std::to_string(sh.k) + (row ? " row " : " col ") + to_string(op_a) + to_string(op_b) +
+                           " skew " + std::to_string(skew));
+              cudaMemcpy(dc.get(), c0.data(), c0.size() * 4, cudaMemcpyHostToDevice);
+              const float alpha = 1.5f, beta = -0.5f;
+              sgemm(layout, op_a, op_b, sh.m, sh.n, sh.k, alpha, da.get() + skew, lda, db.get() + skew, ldb, beta,
+                    dc.get() + skew, ldc, nullptr, config(cfg));
+              ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+              std::vector<float> c(c0.size());
+              cudaMemcpy(c.data(), dc.get(), c.size() * 4, cudaMemcpyDeviceToHost);
+              const double bound = ref::fp32_gemm_error_bound(sh.k);
+              int bad = 0;
+              for (size_t idx = 0; idx < c.size() && bad < 5; ++idx) {
+                const int64_t pos = static_cast<int64_t>(idx) - skew;
+                const int64_t line = pos >= 0 ? pos / ldc : -1, e = pos >= 0 ? pos % ldc : -1;
+                const bool inside = pos >= 0 && e < (row ? sh.n : sh.m) && line < c_lines;
+                if (!inside) {
+                  if (c[idx] != c0[idx]) ADD_FAILURE() << "element " << idx << " outside C changed", ++bad;
+                  continue;
+                }
+                const int64_t i = row ? line : e, j = row ? e : line;
+                const size_t ri = static_cast<size_t>(i * sh.n + j);
+                const double want = alpha * r.sum[ri] + beta * double(c0[idx]);
+                const double scale = std::fabs(alpha) * r.abs_sum[ri] + std::fabs(beta * c0[idx]);
+                if (std::fabs(c[idx] - want) > bound * scale + 0x1p-149) {
+                  ADD_FAILURE() << "C(" << i << ", " << j << ") = " << c[idx] << ", FP64 reference " << want;
+                  ++bad;
+                }
+              }
+            }
+          }
+}
+
+TEST(Fp32Contract, Wgmma3xTf32EveryLayoutShapeAndAlignment) {
+  if (!hopper()) GTEST_SKIP() << "level 8 needs a compute capability 9.0 device";
+  check_wgmma_3xtf32({{1, 1, 1}, {7, 13, 5}, {129, 257, 33}, {300, 200, 1000}, {263, 131, 4099}});
+}
+
+// The sanitizer's set (tests/gpu/run_sanitizer.sh): ragged tiles, packed A, split both ways.
+TEST(Fp32Contract, Wgmma3xTf32SmallOddShapes) {
+  if (!hopper()) GTEST_SKIP() << "level 8 needs a compute capability 9.0 device";
+  check_wgmma_3xtf32({{7, 13, 5}, {129, 140, 70}});
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Hopper (sm_90a) building blocks of the tensor-core kernels: mbarriers, TMA tile loads, the
 // shared-memory matrix descriptors of wgmma for 128-byte swizzled tiles, and the wgmma instructions
-// for 16-bit A and B with FP32 accumulators in registers.
+// with FP32 accumulators in registers: 16-bit A and B from shared memory, TF32 A from registers.
 //
 // The shared-memory layout everything here agrees on is TMA's CU_TENSOR_MAP_SWIZZLE_128B "box": a
 // box of `lines` x 64 16-bit elements (128-byte lines), line l at byte l * 128, its 16-byte chunk j
@@ -116,11 +116,12 @@ __device__ __forceinline__ void tma_load_2d_multicast(void* dst, const void* map
       : "memory");
 }
 
-// Loads the rows x 64 (k) tile of an operand at (mn0, k0) into `dst` (the stage's tile), arming `bar`:
-// K-major, one box of `kRows` lines of k; MN-major, kRows / 64 boxes of 64 lines (k) x 64 of m or n,
-// 8 KB apart. The tensor map's boxes are 64 x kRows (K-major) or 64 x 64 (MN-major).
+// Loads the rows x kLine (k) tile of an operand at (mn0, k0) into `dst` (the stage's tile), arming
+// `bar`, kLine the elements of a 128-byte line (64 16-bit or 32 FP32 elements): K-major, one box of
+// `kRows` lines of k; MN-major, kRows / kLine boxes of kLine lines (k) x kLine of m or n, kLine * 128
+// bytes apart. The tensor map's boxes are kLine x kRows (K-major) or kLine x kLine (MN-major).
 // With `blocks` != 0 the tile goes to every block of the cluster in that mask (tma_load_2d_multicast).
-template <int kRows, bool kMnMajor>
+template <int kRows, bool kMnMajor, int kLine = 64>
 __device__ __forceinline__ void tma_load_tile(unsigned short* dst, const void* map, int mn0, int k0,
                                               unsigned long long* bar, unsigned short blocks = 0) {
   auto load = [&](void* to, int inner, int outer) {
@@ -129,7 +130,7 @@ __device__ __forceinline__ void tma_load_tile(unsigned short* dst, const void* m
   };
   if (kMnMajor) {
 #pragma unroll
-    for (int box = 0; box < kRows / 64; ++box) load(dst + box * 4096, mn0 + box * 64, k0);
+    for (int box = 0; box < kRows / kLine; ++box) load(dst + box * kLine * 64, mn0 + box * kLine, k0);
   } else {
     load(dst, k0, mn0);
   }
@@ -216,10 +217,56 @@ struct Wgmma<128, kF16, kTransA, kTransB> {
                    : "l"(da), "l"(db), "r"(scale_d), "n"(int(kTransA)), "n"(int(kTransB)));
   }
 };
+// m64nNk8 wgmma on TF32 operands with FP32 accumulators: A from registers (a warp's 16 rows of the
+// warpgroup's 64, as mma.sync's m16n8k8 A fragment: with g = lane / 4, t = lane % 4, a = A(g, t),
+// A(g + 8, t), A(g, t + 4), A(g + 8, t + 4), the FP32 bits of TF32 values), B K-major from a
+// shared-memory descriptor (TF32 has no transposed operands). The registers of `a` must keep their
+// values until the wgmma is waited for (fence_operand after the wait).
+template <int N>
+struct WgmmaTf32;
+template <>
+struct WgmmaTf32<128> {
+  __device__ __forceinline__ static void mma(float (&d)[64], const unsigned (&a)[4], unsigned long long db,
+                                             int scale_d) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {" TILEGEMM_WGMMA_REGS_64
+                 "}, {%64, %65, %66, %67}, %68, p, 1, 1;\n}\n"
+                 : TILEGEMM_D64(0)
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
+  }
+};
+template <>
+struct WgmmaTf32<256> {
+  __device__ __forceinline__ static void mma(float (&d)[128], const unsigned (&a)[4], unsigned long long db,
+                                             int scale_d) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {" TILEGEMM_WGMMA_REGS_64
+                     TILEGEMM_WGMMA_REGS_128_TAIL "}, {%128, %129, %130, %131}, %132, p, 1, 1;\n}\n"
+                 : TILEGEMM_D64(0), TILEGEMM_D64(64)
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
+  }
+};
 #undef TILEGEMM_WGMMA_REGS_64
 #undef TILEGEMM_WGMMA_REGS_128_TAIL
 #undef TILEGEMM_D8
 #undef TILEGEMM_D64
+
+// Orders this thread's generic-proxy writes to shared memory before later async-proxy reads of it
+// (wgmma's descriptors, TMA): the consumers' converted B tiles.
+__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+// Named barrier `id` over `threads` threads that also ANDs `pred` over them (bar.red.and).
+__device__ __forceinline__ bool named_barrier_and(int id, int threads, bool pred) {
+  int all;
+  asm volatile("{\n.reg .pred p, q;\nsetp.ne.b32 p, %1, 0;\nbar.red.and.pred q, %2, %3, p;\nselp.b32 %0, 1, 0, q;\n}"
+               : "=r"(all)
+               : "r"(int(pred)), "r"(id), "r"(threads)
+               : "memory");
+  return all != 0;
+}
+// Keeps a register's value where it is until this point: after a wgmma_wait, so that the compiler
+// neither reuses a wgmma's A registers nor reads its accumulators before the wgmma is done.
+__device__ __forceinline__ void fence_operand(float& v) { asm volatile("" : "+f"(v)::"memory"); }
+__device__ __forceinline__ void fence_operand(unsigned& v) { asm volatile("" : "+r"(v)::"memory"); }
 
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }

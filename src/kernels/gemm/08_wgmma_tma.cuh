@@ -1,9 +1,11 @@
-// Ladder level 8: 16-bit GEMM on Hopper tensor cores (sm_90a): tiles loaded into 128-byte swizzled
-// shared memory completing on mbarriers, one producer warpgroup and two consumer warpgroups issuing
-// wgmma, a persistent grid over the output tiles in grouped order (docs/ladder.md, level 8).
+// Ladder level 8: GEMM on Hopper tensor cores (sm_90a): tiles loaded into 128-byte swizzled shared
+// memory completing on mbarriers, one producer warpgroup and two consumer warpgroups issuing wgmma, a
+// persistent grid over the output tiles in grouped order (docs/ladder.md, level 8).
 //
 //   C (m x n, row-major, OutT) = alpha * A (m x k) * B (k x n) + beta * C,
-//   A and B in bf16 or f16 (kF16), FP32 accumulation, OutT the input type or float.
+//   A and B in bf16 or f16 (kIn BF16, F16), FP32 accumulation, OutT the input type or float; or FP32
+//   A and B (kIn TF32x3: FP32 accuracy by three TF32 products; TF32: one), OutT float, A's fragments
+//   split in registers and B's TF32 parts made before the launch (wgmma_tf32.cuh, split_b_tf32.cuh).
 //
 // Each operand is stored K-major (A as m rows of k, B as n rows of k: B^T row-major) or MN-major
 // (kAMn: A as k rows of m; kBMn: B as k rows of n); shared memory keeps the stored orientation and
@@ -33,24 +35,29 @@
 #include "kernels/common/hopper.cuh"
 #include "kernels/common/out_convert.cuh"
 #include "kernels/common/types_16bit.cuh"
+#include "kernels/common/wgmma_tf32.cuh"
+#include "kernels/gemm/wgmma_in.hpp"
 
 namespace tilegemm {
 namespace kernels {
 
+// kWgmmaBK: the 16-bit elements of a 128-byte line, a stage's k step for 16-bit operands (FP32: 32,
+// wgmma_bk).
 inline constexpr int kWgmmaBM = 128, kWgmmaBK = 64, kWgmmaThreads = 384;
 
-template <int BN, int kStages>
+// kBPlanes: B's tile per stage is 1 or, for 3xTF32 (B's TF32 big and small parts), 2 planes of BN lines.
+template <int BN, int kStages, int kBPlanes = 1>
 struct WgmmaSmem {
-  unsigned short a[kStages][kWgmmaBM * kWgmmaBK];  // 16-bit elements, 1024-byte aligned stages
-  unsigned short b[kStages][BN * kWgmmaBK];
+  unsigned short a[kStages][kWgmmaBM * kWgmmaBK];  // 128-byte lines, 1024-byte aligned stages
+  unsigned short b[kStages][kBPlanes * BN * kWgmmaBK];
   // Per consumer warpgroup: 64 rows of 256 bytes of C on their way to global memory (store_tile).
   uint4 c_rows[2][64 * 16];
   unsigned long long full[kStages], empty[kStages];
 };
 // Dynamic shared memory a launch takes: the stages, the barriers, and room to align to 1024 bytes.
-template <int BN, int kStages>
+template <int BN, int kStages, int kBPlanes = 1>
 TILEGEMM_HOST_DEVICE constexpr int wgmma_smem_bytes() {
-  return static_cast<int>(sizeof(WgmmaSmem<BN, kStages>)) + 1024;
+  return static_cast<int>(sizeof(WgmmaSmem<BN, kStages, kBPlanes>)) + 1024;
 }
 
 struct WgmmaParams {
@@ -69,6 +76,13 @@ struct WgmmaParams {
   float* partial;
   long long ld_partial;
   bool sum_in_cluster;
+  // FP32 operands: A and B as stored (A as map_a reads it; map_b reads B's TF32 parts, split_b_tf32),
+  // for the 3xTF32 guard's FFMA recomputation (ffma_tile), and the guard's key of B's parts per
+  // 128 columns.
+  const float* a;
+  const float* b;
+  long long lda, ldb;
+  const unsigned* b_keys;
 };
 
 // Stores scale * sums of one m64 accumulator slice (m64nBN layout: thread (warp, lane) holds rows
@@ -170,14 +184,21 @@ __device__ __forceinline__ void sum_tile_in_cluster(const WgmmaParams& p, const 
   cluster_sync();  // every block has read the others' sums: they may exit
 }
 
-template <bool kF16, class OutT, int BN, int kStages, bool kAMn, bool kBMn, int kCluster, bool kPingPong>
+template <WgmmaIn kIn, class OutT, int BN, int kStages, bool kAMn, bool kBMn, int kCluster, bool kPingPong>
 __global__ void __launch_bounds__(kWgmmaThreads, 1)
     gemm_wgmma_tma(const __grid_constant__ TensorMap map_a, const __grid_constant__ TensorMap map_b,
                    const WgmmaParams p) {
   using namespace hopper;
-  constexpr int BM = kWgmmaBM, BK = kWgmmaBK;
+  constexpr bool kFp32 = wgmma_fp32_in(kIn), kF16 = kIn == WgmmaIn::F16;
+  constexpr int BM = kWgmmaBM, BK = wgmma_bk(kIn), kBPlanes = kIn == WgmmaIn::TF32x3 ? 2 : 1;
+  // FP32 operands: B's TF32 parts come K-major from split_b_tf32 whatever B's own orientation (kBMn
+  // then names that of the FFMA guard's reads).
+  constexpr bool kBTileMn = kBMn && !kFp32;
+  static_assert(!kFp32 || (!kPingPong && BN == 128) || (kIn == WgmmaIn::TF32 && !kPingPong),
+                "FP32 operands: no ping-pong; 3xTF32 keeps a second accumulator set: 128 columns");
   extern __shared__ __align__(1024) unsigned char raw[];
-  auto& s = *reinterpret_cast<WgmmaSmem<BN, kStages>*>((reinterpret_cast<unsigned long long>(raw) + 1023) & ~1023ull);
+  auto& s = *reinterpret_cast<WgmmaSmem<BN, kStages, kBPlanes>*>((reinterpret_cast<unsigned long long>(raw) + 1023) &
+                                                                 ~1023ull);
   const int wg = threadIdx.x / 128;
   // Rounded up without overflow for sizes up to 2^31 - 1 (m, n, k >= 1 here).
   const int kt_count = (p.k - 1) / BK + 1;
@@ -222,10 +243,15 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
       for (int kt = kt0; kt < kt1; ++kt, ++it) {
         const int st = it % kStages;
         if (it >= kStages) mbar_wait(&s.empty[st], ((it / kStages) - 1) & 1);
-        mbar_expect_tx(&s.full[st], (BM + BN) * BK * 2);  // A and all of B, multicast halves included
-        tma_load_tile<BM, kAMn>(s.a[st], &map_a, m0, kt * BK, &s.full[st]);
-        tma_load_tile<kBRows, kBMn>(s.b[st] + rank * kBRows * BK, &map_b, n0 + rank * kBRows, kt * BK, &s.full[st],
-                                    kCluster > 1 ? (1 << kCluster) - 1 : 0);
+        // A and all of B's planes (128-byte lines), multicast halves included.
+        mbar_expect_tx(&s.full[st], (BM + kBPlanes * BN) * 128);
+        tma_load_tile<BM, kAMn, BK>(s.a[st], &map_a, m0, kt * BK, &s.full[st]);
+        // Plane q of B's step kt: split_b_tf32 stores the planes of a step side by side along k.
+#pragma unroll
+        for (int q = 0; q < kBPlanes; ++q)
+          tma_load_tile<kBRows, kBTileMn, BK>(s.b[st] + (q * BN + rank * kBRows) * kWgmmaBK, &map_b,
+                                              n0 + rank * kBRows, (kt * kBPlanes + q) * BK, &s.full[st],
+                                              kCluster > 1 ? (1 << kCluster) - 1 : 0);
       }
     }
     // With clusters, the block stays until the last stages are released: the other block's consumers
@@ -301,6 +327,70 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
       }
     }
   };
+  // FP32 operands (wgmma_tf32.cuh): B's TF32 parts arrive by TMA (K-major planes, split_b_tf32);
+  // each warpgroup loads its A fragments from the stage and splits them in registers, the next
+  // stage's while the wgmmas of this one run (two fragment sets). 3xTF32 sums each stage's three
+  // products (small terms first) in `part`, zeroed per stage, and adds that to the accumulators with
+  // FP32 adds: the tensor core rounds its sums toward zero, a bias that would grow over long k
+  // (mma_tf32x3.cuh). Every wgmma is waited for within its stage; the other warpgroup's keep the
+  // tensor cores busy meanwhile.
+  unsigned fp32_key = 0xffffffffu;  // 3xTF32's guard: the smallest nonzero magnitude of A split
+  auto fp32_main_loop = [&](float(&sums)[BN / 2], int kt0, int kt1, int it0) {
+    if constexpr (kFp32) {
+      const int row = cw * 64 + warp * 16 + lane / 4;
+      unsigned a_big[2][4][4], a_small[2][4][4];  // [stage parity][k8 step][fragment register]
+      auto take_a = [&](int i, unsigned(&big)[4][4], unsigned(&small)[4][4]) {
+        mbar_wait(&s.full[i % kStages], (i / kStages) & 1);
+        unsigned raw16[16];
+        load_a_fragments<kAMn>(s.a[i % kStages], row, lane % 4, raw16);
+        split_fragments<kBPlanes>(raw16, big, small, fp32_key);
+      };
+      float part[kBPlanes == 2 ? BN / 2 : 1];
+      auto stage = [&](int kt, int i, unsigned(&big)[4][4], unsigned(&small)[4][4], unsigned(&next_big)[4][4],
+                       unsigned(&next_small)[4][4]) {
+        const unsigned long long d_big = desc_k_major(&s.b[i % kStages][0]);
+        const unsigned long long d_small = desc_k_major(&s.b[i % kStages][BN * kWgmmaBK]);
+        wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk) {
+          if constexpr (kBPlanes == 2) {
+            WgmmaTf32<BN>::mma(part, small[kk], desc_k_step<false>(d_big, kk), kk > 0 ? 1 : 0);
+            WgmmaTf32<BN>::mma(part, big[kk], desc_k_step<false>(d_small, kk), 1);
+            WgmmaTf32<BN>::mma(part, big[kk], desc_k_step<false>(d_big, kk), 1);
+          } else {
+            WgmmaTf32<BN>::mma(sums, big[kk], desc_k_step<false>(d_big, kk), (kt > kt0 || kk > 0) ? 1 : 0);
+          }
+        }
+        wgmma_commit();
+        if (kt + 1 < kt1) take_a(i + 1, next_big, next_small);
+        wgmma_wait<0>();
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            fence_operand(big[kk][e]);
+            if constexpr (kBPlanes == 2) fence_operand(small[kk][e]);
+          }
+        release(i % kStages);
+        if constexpr (kBPlanes == 2) {
+#pragma unroll
+          for (int j = 0; j < BN / 2; ++j) {
+            fence_operand(part[j]);
+            sums[j] = kt > kt0 ? sums[j] + part[j] : part[j];
+          }
+        } else {
+#pragma unroll
+          for (int j = 0; j < BN / 2; ++j) fence_operand(sums[j]);
+        }
+      };
+      take_a(it0, a_big[0], a_small[0]);
+      // Two stages per pass so that the fragment sets alternate without copies.
+      for (int kt = kt0, i = it0; kt < kt1; kt += 2, i += 2) {
+        stage(kt, i, a_big[0], a_small[0], a_big[1], a_small[1]);
+        if (kt + 1 < kt1) stage(kt + 1, i + 1, a_big[1], a_small[1], a_big[0], a_small[0]);
+      }
+    }
+  };
   const int stride = gridDim.x / kCluster;
   int it = 0, nth = 0;  // the block's stages and units so far
   for (int u = blockIdx.x / kCluster; u < units; u += stride, ++nth) {
@@ -311,18 +401,22 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
       continue;
     }
     if (kPingPong && nth > 0) named_barrier_sync(1 + cw, 256);  // the other has taken its last stage
+    if constexpr (kFp32) {
+      fp32_main_loop(acc[0], kt0, kt1, it);
+      it += kt1 - kt0;
+    } else {
     for (int kt = kt0; kt < kt1; ++kt, ++it) {
       const int st = it % kStages;
       mbar_wait(&s.full[st], (it / kStages) & 1);
       wgmma_fence();
-      const unsigned long long db = kBMn ? desc_mn_major(&s.b[st][0]) : desc_k_major(&s.b[st][0]);
+      const unsigned long long db = kBTileMn ? desc_mn_major(&s.b[st][0]) : desc_k_major(&s.b[st][0]);
 #pragma unroll
       for (int kk = 0; kk < BK / 16; ++kk)
 #pragma unroll
         for (int h = 0; h < kSlices; ++h) {
           const unsigned short* a_slice = &s.a[st][(kPingPong ? h : cw) * 4096];
           const unsigned long long da = kAMn ? desc_mn_major(a_slice) : desc_k_major(a_slice);
-          Wgmma<BN, kF16, kAMn, kBMn>::mma(acc[h], desc_k_step<kAMn>(da, kk), desc_k_step<kBMn>(db, kk),
+          Wgmma<BN, kF16, kAMn, kBTileMn>::mma(acc[h], desc_k_step<kAMn>(da, kk), desc_k_step<kBTileMn>(db, kk),
                                            (kt > kt0 || kk > 0) ? 1 : 0);
         }
       wgmma_commit();
@@ -334,6 +428,19 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     }
     wgmma_wait<0>();
     release((it - 1) % kStages);
+    }
+    // 3xTF32's guard: where an operand value of the warpgroup's rows and the tile's columns is nonzero
+    // below 2^-112 in magnitude, Inf or NaN, or a sum is not finite, its sums are FFMA's
+    // (mma_tf32x3.cuh); the warpgroup decides together (barrier 6 + cw).
+    if constexpr (kIn == WgmmaIn::TF32x3) {
+      bool ok = fp32_key >= kSplitMinKey && p.b_keys[n0 / 128] >= kSplitMinKey;
+#pragma unroll
+      for (int i = 0; i < BN / 2; ++i) ok &= fabsf(acc[0][i]) <= 3.402823466e38f;
+      if (!named_barrier_and(6 + cw, 128, ok))
+        ffma_tile<BN, kAMn, kBMn>(p.a, p.lda, p.b, p.ldb, p.m, p.n, m0 + cw * 64 + warp * 16 + lane / 4,
+                                  n0 + (lane % 4) * 2, kt0 * BK, min(kt1 * BK, p.k), acc[0]);
+      fp32_key = 0xffffffffu;
+    }
     if constexpr (kCluster == 1 && !kPingPong) {
       if (sum_in_cluster) {
         sum_tile_in_cluster<BN, OutT>(p, acc[0], reinterpret_cast<float*>(&s), cw, m0, n0);

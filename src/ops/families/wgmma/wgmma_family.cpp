@@ -12,6 +12,10 @@
 // alignment of 16-bit elements: an operand whose address or leading dimension is not a multiple of
 // 16 bytes (which TMA cannot load) is first packed into workspace rows that are
 // (kernels/gemm/pack_16bit.cuh); the user's data is only read.
+//
+// The same class, made for FP32 operands (make_level8_family), is family wgmma-3xtf32 (its folder
+// src/ops/families/wgmma_tf32x3/): FP32 A, B and C at FP32 accuracy by 3xTF32 with the FFMA guard
+// (kernels/common/wgmma_tf32.cuh), configs "wgmma-3xtf32:128x128x32:s4" with ":c2", ":k<N>", ":kc<N>".
 #include <algorithm>
 #include <cmath>
 #include <iterator>
@@ -21,6 +25,8 @@
 #include "core/config_text.hpp"
 #include "core/workspace.hpp"
 #include "dense/matrix_extent.hpp"
+#include "ops/families/dense_f32/dense_f32_family.hpp"
+#include "ops/families/wgmma/wgmma_family.hpp"
 #include "ops/families/wgmma/wgmma_launch.hpp"
 #include "ops/family.hpp"
 #include "tilegemm/error.hpp"
@@ -51,6 +57,7 @@ constexpr int kSplitChoices[] = {2, 4, 8, 16, 32, 64};
 // An operand as stored: `lines` lines of `inner` elements. A: m x k (MN-major: k x m); B: n x k
 // (MN-major: k x n). It is packed (TMA reads only addresses and leading dimensions that are multiples
 // of 16 bytes) unless `align` is 16.
+// `inner` counts 16-bit halves (an FP32 element is two): the packing kernel moves 16-bit elements.
 struct StoredOperand {
   int64_t lines, inner;
   bool packed;
@@ -61,13 +68,15 @@ struct StoredOperand {
 StoredOperands stored(const Problem& p) {
   return stored_shapes(p.trans_a ? Op::T : Op::N, p.trans_b ? Op::T : Op::N, p.m, p.n, p.k);
 }
+int halves(const Problem& p) { return dtype_bytes(p.a_type) / 2; }
 StoredOperand stored_a(const Problem& p) {
   const StoredMatrix a = stored(p).a;
-  return {a.rows, a.cols, p.align_a < 16};
+  return {a.rows, a.cols * halves(p), p.align_a < 16};
 }
+// FP32 B is never packed: split_b_tf32 reads it at any alignment.
 StoredOperand stored_b(const Problem& p) {
   const StoredMatrix b = stored(p).b;
-  return {b.rows, b.cols, p.align_b < 16};
+  return {b.rows, b.cols * halves(p), p.align_b < 16 && p.a_type != DType::F32};
 }
 
 // The SMs of the H100 the rates in estimate() were measured on.
@@ -75,22 +84,29 @@ constexpr double kMeasuredSms = 132;
 
 class WgmmaFamily final : public Family {
  public:
-  std::string_view name() const override { return "wgmma"; }
+  // in: WgmmaIn::BF16 for the 16-bit family (BF16 or F16 operands, by the problem), TF32x3 for FP32.
+  explicit WgmmaFamily(WgmmaIn in)
+      : in_(in), name_(kernels::wgmma_fp32_in(in) ? "wgmma-3xtf32" : "wgmma"), bk_(kernels::wgmma_bk(in)) {}
+  std::string_view name() const override { return name_; }
   bool serves(OpKind kind) const override { return kind == OpKind::Gemm; }
-  bool claims(std::string_view text) const override { return text.substr(0, text.find(':')) == "wgmma"; }
+  bool claims(std::string_view text) const override { return text.substr(0, text.find(':')) == name_; }
   Config parse(const std::string& text, const char* what) const override {
-    static const char* const kExamples =
-        "wgmma:128x256x64:s4, wgmma:128x256x64:s4:c2, wgmma:128x128x64:s4, wgmma:128x128x64:s6:pp:c2, each with "
-        ":k2 ... :k64 for split-K (:kc2 ... :kc8 summed in a cluster); wgmma:128x128x64:s5:jit compiles at run time";
+    const char* const examples =
+        fp32() ? "wgmma-3xtf32:128x128x32:s4, wgmma-3xtf32:128x128x32:s4:c2, each with :k2 ... :k64 for split-K "
+                 "(:kc2 ... :kc8 summed in a cluster); wgmma-3xtf32:128x128x32:s3:jit compiles at run time"
+               : "wgmma:128x256x64:s4, wgmma:128x256x64:s4:c2, wgmma:128x128x64:s4, wgmma:128x128x64:s6:pp:c2, each "
+                 "with :k2 ... :k64 for split-K (:kc2 ... :kc8 summed in a cluster); wgmma:128x128x64:s5:jit "
+                 "compiles at run time";
+    const char* family = name_.c_str();
     const std::vector<std::string> f = detail::lowered_fields(text);
     int tile[3] = {0, 0, 0};
-    if (f.size() < 3 || f[0] != "wgmma" || !detail::numbers(f[1], "", 3, tile) || tile[0] != 128 || tile[2] != 64)
-      detail::config_text_error(what, text, "wgmma", "the tile is 128x<columns>x64", kExamples);
+    if (f.size() < 3 || f[0] != name_ || !detail::numbers(f[1], "", 3, tile) || tile[0] != 128 || tile[2] != bk_)
+      detail::config_text_error(what, text, family, "the tile is 128x<columns>x" + std::to_string(bk_), examples);
     WgmmaConfig c;
     c.schedule = {tile[1], 1, false, 0};
     size_t i = 2;
     if (f[i].size() < 2 || f[i][0] != 's' || (c.schedule.stages = detail::small_number(f[i].substr(1))) <= 0)
-      detail::config_text_error(what, text, "wgmma", "pipeline stages ':s<N>' follow the tile", kExamples);
+      detail::config_text_error(what, text, family, "pipeline stages ':s<N>' follow the tile", examples);
     ++i;
     if (i < f.size() && f[i] == "pp") c.schedule.pingpong = true, ++i;
     if (i < f.size() && f[i].size() > 1 && f[i][0] == 'c')
@@ -99,25 +115,26 @@ class WgmmaFamily final : public Family {
       c.sum_in_cluster = f[i][1] == 'c';
       c.splits = detail::small_number(f[i].substr(c.sum_in_cluster ? 2 : 1));
       if (std::find(std::begin(kSplitChoices), std::end(kSplitChoices), c.splits) == std::end(kSplitChoices))
-        detail::config_text_error(what, text, "wgmma", "split-K takes :k2, :k4, ... :k64 (or :kc2 ... :kc8)",
-                                  kExamples);
+        detail::config_text_error(what, text, family, "split-K takes :k2, :k4, ... :k64 (or :kc2 ... :kc8)",
+                                  examples);
       ++i;
     }
     if (i < f.size() && f[i] == "jit") c.run_time = true, ++i;
     if (i != f.size())
-      detail::config_text_error(what, text, "wgmma", "'" + f[i] + "' is not a field here (order: :pp :c2 :k<N> :jit)",
-                                kExamples);
-    const std::string why = wgmma_schedule_problem(c.schedule);
-    if (!why.empty()) detail::config_text_error(what, text, "wgmma", why, kExamples);
+      detail::config_text_error(what, text, family, "'" + f[i] + "' is not a field here (order: :pp :c2 :k<N> :jit)",
+                                examples);
+    const std::string why = wgmma_schedule_problem(c.schedule, in_);
+    if (!why.empty()) detail::config_text_error(what, text, family, why, examples);
     const std::string sum = c.sum_in_cluster ? cluster_sum_problem(c) : "";
-    if (!sum.empty()) detail::config_text_error(what, text, "wgmma", sum, kExamples);
-    if (!wgmma_compiled(c.schedule)) c.run_time = true;
+    if (!sum.empty()) detail::config_text_error(what, text, family, sum, examples);
+    if (!wgmma_compiled(c.schedule, in_)) c.run_time = true;
     return Config(*this, c);
   }
   std::string print(const Config& c) const override {
     const WgmmaConfig& f = c.fields<WgmmaConfig>();
     const WgmmaSchedule& sc = f.schedule;
-    return "wgmma:128x" + std::to_string(sc.bn) + "x64:s" + std::to_string(sc.stages) + (sc.pingpong ? ":pp" : "") +
+    return name_ + ":128x" + std::to_string(sc.bn) + "x" + std::to_string(bk_) + ":s" + std::to_string(sc.stages) +
+           (sc.pingpong ? ":pp" : "") +
            (sc.cluster > 1 ? ":c" + std::to_string(sc.cluster) : "") +
            (f.splits > 1 ? (f.sum_in_cluster ? ":kc" : ":k") + std::to_string(f.splits) : "") +
            (f.run_time ? ":jit" : "");
@@ -125,8 +142,10 @@ class WgmmaFamily final : public Family {
   std::string runs_on(const DeviceFacts& d) const override { return needs_sm90a(d, "wgmma, TMA"); }
   std::string supports(const Problem& p) const override {
     if (p.kind != OpKind::Gemm) return "not a GEMM";
-    const std::string types = sixteen_bit_gemm_types(p);
+    const std::string types = fp32() ? f32_operands(p) : sixteen_bit_gemm_types(p);
     if (!types.empty()) return types;
+    if (fp32() && p.math == Math::FfmaOnly)
+      return "math = ffma keeps the product on CUDA cores (this family runs tensor cores)";
     if (p.batch != 1) return "batch = " + std::to_string(p.batch) + ": this family runs one product per launch";
     return "";
   }
@@ -139,7 +158,7 @@ class WgmmaFamily final : public Family {
   // through workspace and summed in a cluster.
   std::vector<Config> candidates(const Problem& p, const DeviceFacts& d) const override {
     std::vector<Config> out;
-    for (const WgmmaSchedule& sc : kWgmmaSchedules) {
+    for (const WgmmaSchedule& sc : schedules()) {
       const int bn = sc.bn, cluster = sc.cluster;
       if (cluster == 2 && (p.m <= 128 || p.n <= 128)) continue;
       const int64_t units = (p.m + 128 * cluster - 1) / (128 * cluster) * ((p.n + bn - 1) / bn);
@@ -148,7 +167,7 @@ class WgmmaFamily final : public Family {
       if (sc.pingpong && units * cluster <= d.sm_count) continue;
       out.push_back(of(sc, 1));
       if (sc.pingpong) continue;
-      const int64_t steps = (p.k + 63) / 64;
+      const int64_t steps = (p.k + bk_ - 1) / bk_;
       for (int splits : kSplitChoices) {
         if (units * splits * cluster > d.sm_count || steps < 2 * splits) continue;
         out.push_back(of(sc, splits));
@@ -179,9 +198,9 @@ class WgmmaFamily final : public Family {
       out.push_back(Config(*this, n));
     };
     for (const WgmmaSchedule& m : moves) {
-      if (m == s || !wgmma_schedule_problem(m).empty()) continue;
+      if (m == s || !wgmma_schedule_problem(m, in_).empty()) continue;
       if (m.pingpong && f.splits > 1) continue;  // ping-pong alternates whole tiles
-      add(WgmmaConfig{m, f.splits, !wgmma_compiled(m), f.sum_in_cluster});
+      add(WgmmaConfig{m, f.splits, !wgmma_compiled(m, in_), f.sum_in_cluster});
     }
     if (f.splits > 1) add(WgmmaConfig{s, f.splits, f.run_time, !f.sum_in_cluster});
     return out;
@@ -189,8 +208,10 @@ class WgmmaFamily final : public Family {
   std::string can_implement(const Problem& p, const Config&) const override {
     const std::string why = supports(p);
     if (!why.empty()) return why;
-    if (p.align_a < 2) return "A's address is not aligned to its 2-byte elements";
-    if (p.align_b < 2) return "B's address is not aligned to its 2-byte elements";
+    const int bytes = dtype_bytes(p.a_type);
+    const std::string elements = std::to_string(bytes) + "-byte elements";
+    if (p.align_a < bytes) return "A's address is not aligned to its " + elements;
+    if (p.align_b < bytes) return "B's address is not aligned to its " + elements;
     const int64_t limit = 2147483647;
     if (p.m > limit || p.n > limit || p.k > limit) return "m, n and k must each be below 2^31";
     // The packing kernel indexes 16-byte chunks in 32 bits.
@@ -202,8 +223,8 @@ class WgmmaFamily final : public Family {
   }
   size_t workspace_bytes(const Problem& p, const Config& c, const Operands&, const DeviceFacts&) const override {
     const WgmmaConfig& f = c.fields<WgmmaConfig>();
-    return stored_a(p).packed_bytes() + stored_b(p).packed_bytes() +
-           (f.sum_in_cluster ? 0 : wgmma_partial_bytes(p.m, p.n, p.k, f.splits));
+    return stored_a(p).packed_bytes() + stored_b(p).packed_bytes() + wgmma_b_parts_bytes(p.n, p.k, in_) +
+           (f.sum_in_cluster ? 0 : wgmma_partial_bytes(p.m, p.n, p.k, f.splits, bk_));
   }
   // Tensor-core time at the measured rate of the schedule (rate()) over whole waves of work units
   // (a tile's k slice), each with ~1 us of pipeline fill and epilogue, or the operands' bytes at
@@ -211,7 +232,7 @@ class WgmmaFamily final : public Family {
   std::optional<Estimate> estimate(const Problem& p, const Config& c, const DeviceFacts& d) const override {
     const WgmmaConfig& f = c.fields<WgmmaConfig>();
     const int bn = f.schedule.bn, cluster = f.schedule.cluster;
-    const KSlices slices = k_slices(p.k, f.splits, 64);
+    const KSlices slices = k_slices(p.k, f.splits, bk_);
     const double tiles = std::ceil(p.m / (128.0 * cluster)) * cluster * std::ceil(p.n / double(bn));
     const double units = tiles * slices.splits;  // a block's share: a tile's k slice
     const bool in_cluster = f.sum_in_cluster && slices.splits > 1;
@@ -219,14 +240,14 @@ class WgmmaFamily final : public Family {
                              ? std::ceil(tiles / std::max(1, d.clusters_at_once(slices.splits)))
                              : std::ceil(units / std::max(cluster, d.sm_count / cluster * cluster));
     const double per_sm_flops = rate(f) / kMeasuredSms;
-    const double slice_k = std::min<double>(64.0 * slices.steps_per_split, std::max<int64_t>(p.k, 1));
+    const double slice_k = std::min<double>(double(bk_) * slices.steps_per_split, std::max<int64_t>(p.k, 1));
     const double tile_us = 1.0 + 2.0 * 128 * bn * slice_k / per_sm_flops * 1e6;
     // Through workspace: the partial sums' traffic and the reduction's launch. Summed in a cluster: the
     // sums through shared memory, two cluster barriers and a cluster launch, fitted on 128 x 128 tiles
     // in clusters of 2 (H200, 2026-11-28): the split pays from ~8 k steps saved (1024^3 12.1 -> 11.8 us,
     // 1000^3 13.6 -> 14.8 with its ragged edges, 768^3 10.5 -> 10.8, 1024 x 1024 x 2048 17.1 -> 14.8,
     // 1024 x 768 x 3072 22.4 -> 17.3).
-    const double partial_bytes = static_cast<double>(wgmma_partial_bytes(p.m, p.n, p.k, f.splits));
+    const double partial_bytes = static_cast<double>(wgmma_partial_bytes(p.m, p.n, p.k, f.splits, bk_));
     const double reduce_us = in_cluster          ? 1.5 + 1.0 * slices.splits
                              : partial_bytes > 0 ? 3.0 + 2.0 * partial_bytes / 2.5e12 * 1e6
                                                  : 0.0;
@@ -235,16 +256,24 @@ class WgmmaFamily final : public Family {
     // 12.1 us, H200, 2026-11-28): C's tile at ~60 GB/s a block, once per wave.
     const double epilogue_us =
         f.schedule.pingpong ? 0.0 : waves * 128.0 * std::min<int64_t>(bn, p.n) * dtype_bytes(p.c_type) / 60e9 * 1e6;
-    const double bytes = 2.0 * (p.m * p.k + p.n * p.k) + dtype_bytes(p.c_type) * double(p.m) * p.n;
+    // FP32 operands read B's TF32 parts (two planes for 3xTF32) instead of B.
+    const size_t parts = wgmma_b_parts_bytes(p.n, p.k, in_);
+    const double b_bytes = parts > 0 ? double(parts) : dtype_bytes(p.b_type) * double(p.n * p.k);
+    const double bytes =
+        dtype_bytes(p.a_type) * double(p.m * p.k) + b_bytes + dtype_bytes(p.c_type) * double(p.m) * p.n;
     // Packing reads and writes each packed operand once, and launches once more.
     const size_t packed = stored_a(p).packed_bytes() + stored_b(p).packed_bytes();
     const double pack_us = packed > 0 ? 3.0 + 2.0 * packed / 3.0e12 * 1e6 : 0.0;
+    // FP32 operands: B read once more and its TF32 parts written (split_b_tf32), one launch, at an
+    // effective 1.5 TB/s fitted on products where it dominates (H200, 2026-11-28: 128 and 256 x 1024
+    // x 131072 in 8 slices 2.09 and 2.07 ms, 512 x 512 x 65536 0.49-0.62 ms).
+    const double split_us = parts > 0 ? 3.0 + (parts + 4.0 * p.n * p.k) / 1.5e12 * 1e6 : 0.0;
     // The memory floor: ~2.5 TB/s with every SM streaming tiles, proportionally less with fewer
     // tiles than SMs (1 x 11008 x 4096 on 86 tiles: 56 us measured, H100, 2026-11-28).
     const double streaming = 2.5e12 * std::min(1.0, units / std::max(1, d.sm_count));
     const double compute_us = waves * tile_us, memory_us = bytes / streaming * 1e6;
     Estimate e;
-    e.us = 4.0 + pack_us + reduce_us + epilogue_us + std::max(compute_us, memory_us);
+    e.us = 4.0 + pack_us + split_us + reduce_us + epilogue_us + std::max(compute_us, memory_us);
     // Where the memory floor hides the tensor-core time, the tile that computes less (fewer padded
     // rows and columns) ranks first: a tie-breaker of 5 % of the compute time.
     e.rank_us = e.us + (memory_us > compute_us ? 0.05 * compute_us : 0.0);
@@ -253,7 +282,7 @@ class WgmmaFamily final : public Family {
             std::to_string(static_cast<int>(waves)) + " waves" + (packed > 0 ? ", operands packed for TMA first" : "");
     return e;
   }
-  std::string config_class(const Problem&, const Config&, const DeviceFacts&) const override { return "wgmma"; }
+  std::string config_class(const Problem&, const Config&, const DeviceFacts&) const override { return name_; }
   std::vector<detail::JitRequest> run_time_kernels(const Problem& p, const Config& c,
                                                    const DeviceFacts& d) const override {
     if (!c.fields<WgmmaConfig>().run_time) return {};
@@ -273,31 +302,36 @@ class WgmmaFamily final : public Family {
     const StoredOperand sa = stored_a(p), sb = stored_b(p);
     // Packed operands, then split-K's partial sums; freed in stream order after the product.
     detail::Workspace packed(stream, workspace_bytes(p, c, o, d), 0);
-    if (k_slices(p.k, l.splits, 64).splits > 1 && !l.sum_in_cluster)
-      l.partial = reinterpret_cast<float*>(packed.get() + sa.packed_bytes() + sb.packed_bytes());
+    const size_t parts = wgmma_b_parts_bytes(p.n, p.k, in_);
+    if (parts > 0) l.b_parts = packed.get() + sa.packed_bytes() + sb.packed_bytes();
+    if (k_slices(p.k, l.splits, bk_).splits > 1 && !l.sum_in_cluster)
+      l.partial = reinterpret_cast<float*>(packed.get() + sa.packed_bytes() + sb.packed_bytes() + parts);
+    // Packed as 16-bit halves: leading dimensions in halves, then back in elements.
+    const int h = halves(p);
     if (sa.packed) {
-      pack_16bit(o.a, o.lda, sa.lines, sa.inner, packed.get(), l.sm_count, stream);
+      pack_16bit(o.a, o.lda * h, sa.lines, sa.inner, packed.get(), l.sm_count, stream);
       l.a = packed.get();
-      l.lda = packed_ld(sa.inner);
+      l.lda = packed_ld(sa.inner) / h;
     }
     if (sb.packed) {
       void* at = packed.get() + sa.packed_bytes();
-      pack_16bit(o.b, o.ldb, sb.lines, sb.inner, at, l.sm_count, stream);
+      pack_16bit(o.b, o.ldb * h, sb.lines, sb.inner, at, l.sm_count, stream);
       l.b = at;
-      l.ldb = packed_ld(sb.inner);
+      l.ldb = packed_ld(sb.inner) / h;
     }
     launch_wgmma(l, stream);
   }
 
  private:
   // The launch's fields that come from the problem and the config (not the operands).
-  static WgmmaLaunch launch_of(const Problem& p, const Config& c, const DeviceFacts& d) {
+  WgmmaLaunch launch_of(const Problem& p, const Config& c, const DeviceFacts& d) const {
     const WgmmaConfig& f = c.fields<WgmmaConfig>();
     WgmmaLaunch l;
     l.m = p.m;
     l.n = p.n;
     l.k = p.k;
     l.in = p.a_type;
+    l.tf32_split = in_ == WgmmaIn::TF32x3;
     l.out = p.c_type;
     l.schedule = f.schedule;
     l.run_time = f.run_time;
@@ -313,7 +347,8 @@ class WgmmaFamily final : public Family {
   // Clusters halve B's traffic from L2, which the ragged and packed shapes need: 4095 x 4097 x 4093
   // NN 340 -> 429, 2501 x 3499 x 1777 NT 223 -> 257 (ping-pong 326 and 204; in clusters 433, 247).
   // Clusters are rated above the rest so that they win wherever the tiles fit alike.
-  static double rate(const WgmmaConfig& f) {
+  double rate(const WgmmaConfig& f) const {
+    if (in_ == WgmmaIn::TF32x3) return f.schedule.cluster > 1 ? kTf32x3Rate * 1.02 : kTf32x3Rate;
     if (f.schedule.pingpong) return f.schedule.cluster > 1 ? 700e12 : 680e12;
     if (f.schedule.bn == 128) return 620e12;
     return f.schedule.cluster > 1 ? 740e12 : 700e12;
@@ -321,11 +356,26 @@ class WgmmaFamily final : public Family {
   Config of(const WgmmaSchedule& sc, int splits) const {
     return Config(*this, WgmmaConfig{sc, splits, false});
   }
+  bool fp32() const { return kernels::wgmma_fp32_in(in_); }
+  // The schedules compiled ahead of time for the family's operands.
+  std::vector<WgmmaSchedule> schedules() const {
+    if (fp32()) return {std::begin(kWgmmaTf32x3Schedules), std::end(kWgmmaTf32x3Schedules)};
+    return {std::begin(kWgmmaSchedules), std::end(kWgmmaSchedules)};
+  }
+  // 3xTF32's rate (TFLOP/s of the FP32 product on 132 SMs), a third of the dense TF32 rate at most
+  // (H200: 535 / 3 = 178): 98-109 on 2048^3 to 8192^3 and 4096 x 11008 x 4096 (H200, 2026-11-28).
+  // Clusters of two (B multicast) ran 0-5 % faster on the same squares (their rate 2 % above).
+  static constexpr double kTf32x3Rate = 106e12;
+
+  WgmmaIn in_;
+  std::string name_;
+  int bk_;
 };
 
 }  // namespace
 
-std::unique_ptr<Family> make_wgmma_family() { return std::make_unique<WgmmaFamily>(); }
+std::unique_ptr<Family> make_level8_family(WgmmaIn in) { return std::make_unique<WgmmaFamily>(in); }
+std::unique_ptr<Family> make_wgmma_family() { return make_level8_family(WgmmaIn::BF16); }
 
 }  // namespace ops
 }  // namespace tilegemm

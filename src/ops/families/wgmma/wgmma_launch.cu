@@ -4,12 +4,14 @@
 #include <cuda.h>
 #include <cudaTypedefs.h>
 
+#include <algorithm>
 #include <string>
 
 #include "core/cuda_check.hpp"
 #include "core/device_context.hpp"
 #include "core/kernel_launch.hpp"
 #include "kernels/gemm/08_wgmma_tma.cuh"
+#include "kernels/gemm/split_b_tf32.cuh"
 #include "kernels/gemm/split_reduce_16bit.cuh"
 #include "ops/families/wgmma/wgmma_launch.hpp"
 #include "tilegemm/error.hpp"
@@ -33,17 +35,21 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
   return fn;
 }
 
-// A rows x cols row-major 16-bit matrix, ld elements apart, in boxes of box_rows x 64 (128-byte rows,
-// 128-byte swizzle: the layout the kernel's shared-memory descriptors read). Reads past the matrix
-// return zeros.
+// A rows x cols row-major matrix of 16-bit or FP32 elements, ld elements apart, in boxes of box_rows x
+// one 128-byte line (64 or 32 elements; 128-byte swizzle: the layout the kernel reads). Reads past
+// the matrix return zeros.
 CUtensorMap tensor_map(const void* base, DType t, int64_t rows, int64_t cols, int64_t ld, int box_rows) {
   CUtensorMap map;
+  const int bytes = dtype_bytes(t);
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * 2};
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(kernels::kWgmmaBK), static_cast<cuuint32_t>(box_rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * bytes};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(128 / bytes), static_cast<cuuint32_t>(box_rows)};
   const cuuint32_t element_strides[2] = {1, 1};
+  const CUtensorMapDataType type = t == DType::F32   ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                                   : t == DType::F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                                     : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
   auto encode = [&] {
-    return encode_tiled()(&map, t == DType::F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2,
+    return encode_tiled()(&map, type, 2,
                           const_cast<void*>(base), dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
                           CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                           CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
@@ -72,16 +78,43 @@ void reduce_splits(const WgmmaLaunch& l, const kernels::WgmmaParams& p, cudaStre
 
 const char* b(bool v) { return v ? "true" : "false"; }
 
+// FP32 operands: the guard's keys in l.b_parts, after B's TF32 parts (wgmma_b_parts_bytes).
+unsigned* b_keys(const WgmmaLaunch& l, WgmmaIn in) {
+  return reinterpret_cast<unsigned*>(static_cast<char*>(l.b_parts) +
+                                     (static_cast<size_t>(l.n * wgmma_b_parts_ld(l.k, in)) * 4 + 255) / 256 * 256);
+}
+
+// FP32 operands: B's TF32 parts into l.b_parts (split_b_tf32), and for 3xTF32 the guard's keys.
+void split_b(const WgmmaLaunch& l, WgmmaIn in, cudaStream_t stream) {
+  auto* parts = static_cast<float*>(l.b_parts);
+  unsigned* keys = b_keys(l, in);
+  const bool split = in == WgmmaIn::TF32x3;
+  if (split) TILEGEMM_CUDA_CHECK(cudaMemsetAsync(keys, 0xff, static_cast<size_t>((l.n + 127) / 128) * 4, stream));
+  const int64_t tiles = ((l.n + 31) / 32) * ((l.k + 127) / 128);  // 32 columns x 4 k steps each
+  const unsigned blocks = static_cast<unsigned>(std::min<int64_t>(tiles, int64_t(l.sm_count) * 8));
+  const auto* src = static_cast<const float*>(l.b);
+  const int n = static_cast<int>(l.n), k = static_cast<int>(l.k);
+  if (l.b_mn_major && split) kernels::split_b_tf32<true, 2><<<blocks, 256, 0, stream>>>(src, l.ldb, n, k, parts, keys);
+  else if (l.b_mn_major) kernels::split_b_tf32<true, 1><<<blocks, 256, 0, stream>>>(src, l.ldb, n, k, parts, nullptr);
+  else if (split) kernels::split_b_tf32<false, 2><<<blocks, 256, 0, stream>>>(src, l.ldb, n, k, parts, keys);
+  else kernels::split_b_tf32<false, 1><<<blocks, 256, 0, stream>>>(src, l.ldb, n, k, parts, nullptr);
+  TILEGEMM_CHECK_LAUNCH();
+}
+
 }  // namespace
 
-std::string wgmma_schedule_problem(const WgmmaSchedule& s) {
+std::string wgmma_schedule_problem(const WgmmaSchedule& s, WgmmaIn in) {
   if (s.bn != 128 && s.bn != 256) return "the tile's columns (" + std::to_string(s.bn) + ") must be 128 or 256";
+  if (in == WgmmaIn::TF32x3 && s.bn != 128)
+    return "3xTF32 keeps a second set of accumulators: the tile has 128 columns";
+  if (kernels::wgmma_fp32_in(in) && s.pingpong)
+    return "FP32 operands run cooperative tiles (no pp): their A fragments and sums take the registers";
   if (s.cluster != 1 && s.cluster != 2) return "clusters (c" + std::to_string(s.cluster) + ") are of 1 or 2 blocks";
   if (s.pingpong && s.bn != 128)
     return "ping-pong (pp) takes 128 columns: each consumer warpgroup holds a whole tile's accumulators";
   if (s.stages < 2) return "stages (s" + std::to_string(s.stages) + ") must be 2 or more";
-  if (wgmma_smem_bytes(s) > kWgmmaSmemLimit)
-    return "s" + std::to_string(s.stages) + " takes " + std::to_string(wgmma_smem_bytes(s)) +
+  if (wgmma_smem_bytes(s, in) > kWgmmaSmemLimit)
+    return "s" + std::to_string(s.stages) + " takes " + std::to_string(wgmma_smem_bytes(s, in)) +
            " bytes of shared memory, more than the " + std::to_string(kWgmmaSmemLimit) + " a Hopper block has";
   return "";
 }
@@ -91,9 +124,11 @@ detail::JitRequest wgmma_jit_request(const WgmmaLaunch& l) {
   const std::string out = l.out == DType::F32   ? "float"
                           : l.out == DType::F16 ? "tilegemm::kernels::f16_t"
                                                 : "tilegemm::kernels::bf16_t";
+  static const char* const kInNames[] = {"BF16", "F16", "TF32", "TF32x3"};
   detail::JitRequest r;
   r.header = "kernels/gemm/08_wgmma_tma.cuh";
-  r.name_expression = "&tilegemm::kernels::gemm_wgmma_tma<" + std::string(b(l.in == DType::F16)) + ", " + out + ", " +
+  r.name_expression = "&tilegemm::kernels::gemm_wgmma_tma<tilegemm::kernels::WgmmaIn::" +
+                      std::string(kInNames[static_cast<int>(wgmma_in(l))]) + ", " + out + ", " +
                       std::to_string(s.bn) + ", " + std::to_string(s.stages) + ", " + b(l.a_mn_major) + ", " +
                       b(l.b_mn_major) + ", " + std::to_string(s.cluster) + ", " + b(s.pingpong) + ">";
   return r;
@@ -101,24 +136,35 @@ detail::JitRequest wgmma_jit_request(const WgmmaLaunch& l) {
 
 void launch_wgmma(const WgmmaLaunch& l, cudaStream_t stream) {
   const WgmmaSchedule& sc = l.schedule;
-  const std::string why = wgmma_schedule_problem(sc);
+  const WgmmaIn in = wgmma_in(l);
+  const std::string why = wgmma_schedule_problem(sc, in);
   if (!why.empty()) throw Error(ErrorCode::Internal, "launch_wgmma: " + why);
-  const KSlices slices = k_slices(l.k, l.splits, 64);
+  const int bk = kernels::wgmma_bk(in);
+  const KSlices slices = k_slices(l.k, l.splits, bk);
   const bool sum_in_cluster = l.sum_in_cluster && slices.splits > 1;
   if (sum_in_cluster && (sc.cluster != 1 || sc.pingpong || !wgmma_sums_fit_stages(sc) ||
                          slices.splits > kWgmmaMaxClusterSlices))
     throw Error(ErrorCode::Internal, "launch_wgmma: this schedule cannot sum its k slices in a cluster");
-  const void* kernel = l.run_time         ? detail::jit_kernel(detail::current_device_context(), wgmma_jit_request(l))
-                       : l.in == DType::F16 ? compiled_wgmma_kernel_f16(l)
-                                            : compiled_wgmma_kernel_bf16(l);
-  const int smem = wgmma_smem_bytes(sc);
+  const void* kernel = l.run_time              ? detail::jit_kernel(detail::current_device_context(), wgmma_jit_request(l))
+                       : in == WgmmaIn::F16    ? compiled_wgmma_kernel_f16(l)
+                       : in == WgmmaIn::TF32x3 ? compiled_wgmma_kernel_tf32x3(l)
+                                               : compiled_wgmma_kernel_bf16(l);
+  const int smem = wgmma_smem_bytes(sc, in);
   detail::ensure_smem_opt_in(kernel, smem);
-  // K-major: boxes of 64 k x the rows a block loads (all of A's tile, B's tile over the cluster's
-  // blocks); MN-major: boxes of 64 of m or n x 64 k.
-  CUtensorMap map_a = l.a_mn_major ? tensor_map(l.a, l.in, l.k, l.m, l.lda, 64)
+  // K-major: boxes of a k step (bk) x the rows a block loads (all of A's tile, B's tile over the
+  // cluster's blocks); MN-major: boxes of bk of m or n x bk of k.
+  CUtensorMap map_a = l.a_mn_major ? tensor_map(l.a, l.in, l.k, l.m, l.lda, bk)
                                    : tensor_map(l.a, l.in, l.m, l.k, l.lda, kernels::kWgmmaBM);
-  CUtensorMap map_b = l.b_mn_major ? tensor_map(l.b, l.in, l.k, l.n, l.ldb, 64)
-                                   : tensor_map(l.b, l.in, l.n, l.k, l.ldb, sc.bn / sc.cluster);
+  // FP32 operands: B's TF32 parts, K-major lines of planes x k.
+  const bool fp32 = kernels::wgmma_fp32_in(in);
+  if (fp32) {
+    if (!l.b_parts) throw Error(ErrorCode::Internal, "launch_wgmma: FP32 operands need b_parts");
+    split_b(l, in, stream);
+  }
+  const int64_t parts_ld = wgmma_b_parts_ld(l.k, in);
+  CUtensorMap map_b = fp32           ? tensor_map(l.b_parts, l.in, l.n, parts_ld, parts_ld, sc.bn / sc.cluster)
+                      : l.b_mn_major ? tensor_map(l.b, l.in, l.k, l.n, l.ldb, bk)
+                                     : tensor_map(l.b, l.in, l.n, l.k, l.ldb, sc.bn / sc.cluster);
   // Work units of a cluster (a block without clusters), and the grid: one cluster per unit up to
   // as many as the device holds at once; summed in a cluster, one block per unit.
   const int64_t rows = int64_t(kernels::kWgmmaBM) * sc.cluster;
@@ -144,6 +190,11 @@ void launch_wgmma(const WgmmaLaunch& l, cudaStream_t stream) {
   p.partial = l.partial;
   p.ld_partial = wgmma_partial_ld(l.n);
   p.sum_in_cluster = sum_in_cluster;
+  p.a = static_cast<const float*>(l.a);
+  p.b = static_cast<const float*>(l.b);
+  p.lda = l.lda;
+  p.ldb = l.ldb;
+  p.b_keys = fp32 ? b_keys(l, in) : nullptr;
   void* args[] = {&map_a, &map_b, &p};
   if (sc.cluster > 1 || sum_in_cluster)
     detail::launch_kernel_in_clusters(kernel, dim3(grid), dim3(kernels::kWgmmaThreads), smem, stream,

@@ -1,6 +1,7 @@
-// The compiled kernels of ladder level 8 (wgmma_launch.hpp): one instantiation per entry of
-// kWgmmaSchedules, output type and operand orientation, found by the launch's fields. Included by
-// wgmma_launch_bf16.cu and wgmma_launch_f16.cu so the two input types compile in parallel.
+// The compiled kernels of ladder level 8 (wgmma_launch.hpp): one instantiation per entry of a
+// schedule table, output type and operand orientation, found by the launch's fields. Included by
+// wgmma_launch_bf16.cu, wgmma_launch_f16.cu and wgmma_launch_tf32x3.cu so the input types compile in
+// parallel.
 #pragma once
 #include <iterator>
 #include <string>
@@ -15,39 +16,43 @@ namespace tilegemm {
 namespace ops {
 namespace wgmma_launch_detail {
 
-template <bool kF16, class OutT, int BN, int kStages, int kCluster, bool kPingPong>
+template <WgmmaIn kIn, class OutT, int BN, int kStages, int kCluster, bool kPingPong>
 const void* kernel_of_layout(const WgmmaLaunch& l) {
-  static_assert(kernels::wgmma_smem_bytes<BN, kStages>() == wgmma_smem_bytes({BN, kCluster, kPingPong, kStages}),
+  static_assert(kernels::wgmma_smem_bytes<BN, kStages, wgmma_b_planes(kIn)>() ==
+                    wgmma_smem_bytes({BN, kCluster, kPingPong, kStages}, kIn),
                 "wgmma_smem_bytes (wgmma_launch.hpp) must match the kernel's shared memory");
   static_assert(kernels::kSumsPitch<BN> == BN + 4, "wgmma_sums_fit_stages (wgmma_launch.hpp) must match the kernel");
   const void* kernel = nullptr;
   detail::with_bool(l.a_mn_major, [&](auto a_mn) {
     detail::with_bool(l.b_mn_major, [&](auto b_mn) {
       kernel = reinterpret_cast<const void*>(
-          kernels::gemm_wgmma_tma<kF16, OutT, BN, kStages, a_mn(), b_mn(), kCluster, kPingPong>);
+          kernels::gemm_wgmma_tma<kIn, OutT, BN, kStages, a_mn(), b_mn(), kCluster, kPingPong>);
     });
   });
   return kernel;
 }
-template <bool kF16, class OutT, size_t... kIndex>
+// The kernel of l's schedule among kSchedules (a table of wgmma_launch.hpp).
+template <WgmmaIn kIn, class OutT, const auto& kSchedules, size_t... kIndex>
 const void* compiled_schedule(const WgmmaLaunch& l, std::index_sequence<kIndex...>) {
   const void* kernel = nullptr;
-  ((l.schedule == kWgmmaSchedules[kIndex] &&
-    (kernel = kernel_of_layout<kF16, OutT, kWgmmaSchedules[kIndex].bn, kWgmmaSchedules[kIndex].stages,
-                               kWgmmaSchedules[kIndex].cluster, kWgmmaSchedules[kIndex].pingpong>(l),
+  ((l.schedule == kSchedules[kIndex] &&
+    (kernel = kernel_of_layout<kIn, OutT, kSchedules[kIndex].bn, kSchedules[kIndex].stages, kSchedules[kIndex].cluster,
+                               kSchedules[kIndex].pingpong>(l),
      true)) ||
    ...);
   if (!kernel)
-    throw Error(ErrorCode::Internal, "level 8 has no compiled schedule 128x" + std::to_string(l.schedule.bn) +
-                                         "x64:s" + std::to_string(l.schedule.stages) +
-                                         (l.schedule.pingpong ? ":pp" : "") + ":c" +
-                                         std::to_string(l.schedule.cluster));
+    throw Error(ErrorCode::Internal, "level 8 has no compiled schedule 128x" + std::to_string(l.schedule.bn) + "x" +
+                                         std::to_string(kernels::wgmma_bk(kIn)) + ":s" +
+                                         std::to_string(l.schedule.stages) + (l.schedule.pingpong ? ":pp" : "") +
+                                         ":c" + std::to_string(l.schedule.cluster));
   return kernel;
 }
-template <bool kF16, class In>
+// 16-bit operands: C in the input type or f32.
+template <WgmmaIn kIn, class In>
 const void* compiled_kernel(const WgmmaLaunch& l) {
   constexpr auto kAll = std::make_index_sequence<std::size(kWgmmaSchedules)>();
-  return l.out == DType::F32 ? compiled_schedule<kF16, float>(l, kAll) : compiled_schedule<kF16, In>(l, kAll);
+  return l.out == DType::F32 ? compiled_schedule<kIn, float, kWgmmaSchedules>(l, kAll)
+                             : compiled_schedule<kIn, In, kWgmmaSchedules>(l, kAll);
 }
 
 }  // namespace wgmma_launch_detail

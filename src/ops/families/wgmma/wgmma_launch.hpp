@@ -9,18 +9,22 @@
 #include <string>
 
 #include "jit/jit.hpp"
+#include "kernels/gemm/wgmma_in.hpp"
 #include "ops/k_slices.hpp"
 #include "tilegemm/types.hpp"
 
 namespace tilegemm {
 namespace ops {
 
-// A level 8 schedule: 128-row tiles, 64-wide k steps, and these fields.
+using kernels::WgmmaIn;
+
+// A level 8 schedule: 128-row tiles, k steps of one 128-byte line (64 16-bit or 32 FP32 elements),
+// and these fields.
 struct WgmmaSchedule {
   int bn;         // the tile's columns: 128 or 256 (the wgmma widths hopper.cuh issues)
   int cluster;    // blocks per cluster sharing B's tile: 1 or 2
   bool pingpong;  // consumer warpgroups take turns on whole tiles (128 columns: 128 accumulators each)
-  int stages;     // pipeline stages of (128 + bn) x 64 16-bit elements: 48 KB (bn 256) or 32 KB (bn 128)
+  int stages;     // pipeline stages of (128 + bn) 128-byte lines: 48 KB (bn 256) or 32 KB (bn 128)
   constexpr bool operator==(const WgmmaSchedule& o) const {
     return bn == o.bn && cluster == o.cluster && pingpong == o.pingpong && stages == o.stages;
   }
@@ -30,15 +34,26 @@ struct WgmmaSchedule {
 // and ping-pong 128 x 128 alone and in clusters of 2. Any other valid schedule compiles at run time.
 inline constexpr WgmmaSchedule kWgmmaSchedules[] = {
     {256, 1, false, 4}, {256, 2, false, 4}, {128, 1, false, 4}, {128, 1, true, 6}, {128, 2, true, 6}};
-constexpr bool wgmma_compiled(const WgmmaSchedule& s) {
+// FP32 operands at FP32 accuracy (3xTF32) keep two accumulator sets: 128 columns, cooperative,
+// alone or in clusters of 2 (wgmma_launch_tf32x3.cu).
+inline constexpr WgmmaSchedule kWgmmaTf32x3Schedules[] = {{128, 1, false, 4}, {128, 2, false, 4}};
+constexpr bool wgmma_compiled(const WgmmaSchedule& s, WgmmaIn in = WgmmaIn::BF16) {
+  if (in == WgmmaIn::TF32) return false;  // compiled at run time only
+  if (in == WgmmaIn::TF32x3) {
+    for (const WgmmaSchedule& c : kWgmmaTf32x3Schedules)
+      if (c == s) return true;
+    return false;
+  }
   for (const WgmmaSchedule& c : kWgmmaSchedules)
     if (c == s) return true;
   return false;
 }
+// B's planes per stage: 3xTF32 loads B's TF32 big and small parts, the rest one tile.
+constexpr int wgmma_b_planes(WgmmaIn in) { return in == WgmmaIn::TF32x3 ? 2 : 1; }
 // Dynamic shared memory of a schedule's kernel: WgmmaSmem (the stages, 32 KB of staged C rows, the
 // barriers) and 1024 bytes to align it. wgmma_launch.cuh checks it against the kernel's sizeof.
-constexpr int wgmma_smem_bytes(const WgmmaSchedule& s) {
-  return s.stages * (128 + s.bn) * 64 * 2 + 2 * 64 * 16 * 16 + s.stages * 16 + 1024;
+constexpr int wgmma_smem_bytes(const WgmmaSchedule& s, WgmmaIn in = WgmmaIn::BF16) {
+  return s.stages * (128 + wgmma_b_planes(in) * s.bn) * 128 + 2 * 64 * 16 * 16 + s.stages * 16 + 1024;
 }
 // Split-K summed inside a cluster (WgmmaLaunch::sum_in_cluster) leaves a tile's FP32 sums in the
 // stages, rows of bn + 4 floats (kernels::kSumsPitch): 66 KB (128 columns: 3 stages or more) or
@@ -50,8 +65,8 @@ constexpr bool wgmma_sums_fit_stages(const WgmmaSchedule& s) {
 inline constexpr int kWgmmaMaxClusterSlices = 8;
 // Hopper's shared memory per block with the opt-in (227 KB).
 inline constexpr int kWgmmaSmemLimit = 232448;
-// "" when the kernel template runs `s`, else why not (naming the field).
-std::string wgmma_schedule_problem(const WgmmaSchedule& s);
+// "" when the kernel template runs `s` on operands `in`, else why not (naming the field).
+std::string wgmma_schedule_problem(const WgmmaSchedule& s, WgmmaIn in = WgmmaIn::BF16);
 
 struct WgmmaLaunch {
   const void* a = nullptr;  // m x k row-major (a_mn_major: k x m), lda elements apart
@@ -60,7 +75,8 @@ struct WgmmaLaunch {
   int64_t lda = 0, ldb = 0, ldc = 0;
   int64_t m = 0, n = 0, k = 0;
   float alpha = 1.0f, beta = 0.0f;  // beta == 0: C is not read
-  DType in = DType::BF16;           // A and B: BF16 or F16
+  DType in = DType::BF16;           // A and B: BF16, F16 or F32
+  bool tf32_split = true;           // F32 operands: 3xTF32 (FP32 accuracy), else one TF32 product
   DType out = DType::BF16;          // C: `in` or F32
   WgmmaSchedule schedule = kWgmmaSchedules[0];  // valid (wgmma_schedule_problem)
   bool run_time = false;  // the kernel compiled at run time (NVRTC): any valid schedule, or a compiled one's twin
@@ -71,13 +87,32 @@ struct WgmmaLaunch {
   // The slices of a tile run as one cluster and sum through distributed shared memory (splits up to
   // kWgmmaMaxClusterSlices; cluster 1, no ping-pong, wgmma_sums_fit_stages): one launch, no partial.
   bool sum_in_cluster = false;
+  // FP32 operands: wgmma_b_parts_bytes(n, k, in) of workspace for B's TF32 parts and the guard's keys
+  // (kernels/gemm/split_b_tf32.cuh, made by the launch).
+  void* b_parts = nullptr;
 };
 
+// The kernel's operand kind for a launch's input type.
+inline WgmmaIn wgmma_in(DType in, bool tf32_split) {
+  if (in == DType::F32) return tf32_split ? WgmmaIn::TF32x3 : WgmmaIn::TF32;
+  return in == DType::F16 ? WgmmaIn::F16 : WgmmaIn::BF16;
+}
+inline WgmmaIn wgmma_in(const WgmmaLaunch& l) { return wgmma_in(l.in, l.tf32_split); }
+
+// FP32 operands: B's TF32 parts (n lines of planes x 32 x ceil(k / 32) floats) and the 3xTF32
+// guard's keys (one per 128 columns), each rounded to 256 bytes.
+inline int64_t wgmma_b_parts_ld(int64_t k, WgmmaIn in) { return wgmma_b_planes(in) * 32 * ((k + 31) / 32); }
+inline size_t wgmma_b_parts_bytes(int64_t n, int64_t k, WgmmaIn in) {
+  if (!kernels::wgmma_fp32_in(in)) return 0;
+  return (static_cast<size_t>(n * wgmma_b_parts_ld(k, in)) * 4 + 255) / 256 * 256 +
+         (static_cast<size_t>((n + 127) / 128) * 4 + 255) / 256 * 256;
+}
+
 // The FP32 partial sums of split-K: a slice of m rows, ld_partial apart (a multiple of 4: the kernel
-// stores them as 16-byte row pieces), per k slice.
+// stores them as 16-byte row pieces), per k slice of `bk`-element steps.
 inline int64_t wgmma_partial_ld(int64_t n) { return (n + 3) / 4 * 4; }
-inline size_t wgmma_partial_bytes(int64_t m, int64_t n, int64_t k, int splits) {
-  const KSlices s = k_slices(k, splits, 64);
+inline size_t wgmma_partial_bytes(int64_t m, int64_t n, int64_t k, int splits, int bk = 64) {
+  const KSlices s = k_slices(k, splits, bk);
   return s.splits > 1 ? static_cast<size_t>(s.splits) * m * wgmma_partial_ld(n) * 4 : 0;
 }
 
@@ -94,7 +129,8 @@ detail::JitRequest wgmma_jit_request(const WgmmaLaunch& l);
 // The compiled kernel of l's schedule (one of kWgmmaSchedules), per input type.
 const void* compiled_wgmma_kernel_bf16(const WgmmaLaunch& l);
 const void* compiled_wgmma_kernel_f16(const WgmmaLaunch& l);
-// Enqueues the product on `stream` (l.in BF16 or F16). Throws Error(Internal) when the driver refuses a
+const void* compiled_wgmma_kernel_tf32x3(const WgmmaLaunch& l);
+// Enqueues the product on `stream` (l.in BF16, F16 or F32). Throws Error(Internal) when the driver refuses a
 // TMA descriptor, Error(NvrtcError) when a run-time kernel does not compile.
 void launch_wgmma(const WgmmaLaunch& l, cudaStream_t stream);
 

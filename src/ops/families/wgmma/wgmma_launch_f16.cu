@@ -4,7 +4,7 @@ namespace tilegemm {
 namespace ops {
 
 const void* compiled_wgmma_kernel_f16(const WgmmaLaunch& l) {
-  return wgmma_launch_detail::compiled_kernel<true, kernels::f16_t>(l);
+  return wgmma_launch_detail::compiled_kernel<WgmmaIn::F16, kernels::f16_t>(l);
 }
 
 }  // namespace ops

@@ -1,0 +1,23 @@
+// The operand kinds of ladder level 8 (08_wgmma_tma.cuh), for the kernel, the launch and NVRTC's
+// name expressions: 16-bit elements read by wgmma from TMA's tiles, or FP32 elements that the
+// consumers round to TF32 (one product) or split into TF32 big and small parts (3xTF32, FP32
+// accuracy) on their way to wgmma. Includes nothing else: compiles with nvcc, NVRTC and host compilers.
+#pragma once
+#include "kernels/common/host_device.hpp"
+
+namespace tilegemm {
+namespace kernels {
+
+enum class WgmmaIn : int { BF16 = 0, F16 = 1, TF32 = 2, TF32x3 = 3 };
+
+// FP32 operands in memory (TF32 and 3xTF32), else 16-bit.
+TILEGEMM_HOST_DEVICE constexpr bool wgmma_fp32_in(WgmmaIn in) { return in == WgmmaIn::TF32 || in == WgmmaIn::TF32x3; }
+// A k step: one 128-byte line of each operand row (64 16-bit or 32 FP32 elements).
+TILEGEMM_HOST_DEVICE constexpr int wgmma_bk(WgmmaIn in) { return wgmma_fp32_in(in) ? 32 : 64; }
+// The converted B tiles (TF32 big, and small for 3xTF32) a consumer buffer holds: 0 for 16-bit.
+TILEGEMM_HOST_DEVICE constexpr int wgmma_b_parts(WgmmaIn in) {
+  return in == WgmmaIn::TF32x3 ? 2 : in == WgmmaIn::TF32 ? 1 : 0;
+}
+
+}  // namespace kernels
+}  // namespace tilegemm

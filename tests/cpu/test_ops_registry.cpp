@@ -552,6 +552,16 @@ TEST(WgmmaTf32x3Family, ConfigsProblemsAndDevices) {
   unaligned.b.data = base + (uint64_t(1) << 28) + 1;
   EXPECT_EQ(f->can_implement(problem_of(unaligned), c), "");
   EXPECT_GT(f->workspace_bytes(problem_of(unaligned), c, ops::Operands{}, h100()), size_t(2) * 4096 * 4096 * 4);
+  GemmArgs huge = args;  // B's TF32 parts (8 bytes an element) beyond the family's 4 GiB of workspace
+  huge.n = huge.c.ld = 65536;
+  huge.k = huge.a.ld = 16384;
+  huge.b.ld = 65536;
+  huge.b.data = base + (uint64_t(1) << 31);
+  huge.c.data = const_cast<float*>(base) + (uint64_t(1) << 33);
+  EXPECT_NE(f->can_implement(problem_of(huge), c).find("B's TF32 parts would take 8192 MiB of workspace"),
+            std::string::npos)
+      << f->can_implement(problem_of(huge), c);
+  EXPECT_NE(ops::rank(problem_of(huge), h100()).best().family()->name(), "wgmma-3xtf32");
   GemmArgs inside = args;  // an address inside a 4-byte element
   inside.a.data = reinterpret_cast<const char*>(base) + 2;
   EXPECT_NE(f->can_implement(problem_of(inside), c).find("A's address is not aligned to its 4-byte elements"),

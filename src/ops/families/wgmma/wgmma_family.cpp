@@ -219,6 +219,11 @@ class WgmmaFamily final : public Family {
       return "A is not 16-byte aligned and spans 2^35 bytes or more: too large to pack for TMA";
     if (stored_b(p).packed_bytes() >= (size_t(1) << 35))
       return "B is not 16-byte aligned and spans 2^35 bytes or more: too large to pack for TMA";
+    // FP32 operands: B's TF32 parts are workspace of twice B's bytes; beyond kMaxBPartsBytes the
+    // product is left to the families that need none (level 7) rather than fail for memory.
+    if (wgmma_b_parts_bytes(p.n, p.k, in_) > kMaxBPartsBytes)
+      return "B's TF32 parts would take " + std::to_string(wgmma_b_parts_bytes(p.n, p.k, in_) >> 20) +
+             " MiB of workspace, more than this family's " + std::to_string(kMaxBPartsBytes >> 20) + " MiB";
     return "";
   }
   size_t workspace_bytes(const Problem& p, const Config& c, const Operands&, const DeviceFacts&) const override {
@@ -362,6 +367,7 @@ class WgmmaFamily final : public Family {
     if (fp32()) return {std::begin(kWgmmaTf32x3Schedules), std::end(kWgmmaTf32x3Schedules)};
     return {std::begin(kWgmmaSchedules), std::end(kWgmmaSchedules)};
   }
+  static constexpr size_t kMaxBPartsBytes = size_t(4) << 30;
   // 3xTF32's rate (TFLOP/s of the FP32 product on 132 SMs), a third of the dense TF32 rate at most
   // (H200: 535 / 3 = 178): 98-109 on 2048^3 to 8192^3 and 4096 x 11008 x 4096 (H200, 2026-11-28).
   // Clusters of two (B multicast) ran 0-5 % faster on the same squares (their rate 2 % above).

@@ -32,6 +32,12 @@ def torch_cuda():
     return torch
 
 
+def on_split_tensor_cores(config):
+    """Whether an FP32 config runs 3xTF32 on tensor cores: level 7's tiles ("...:tf32x3...") or, on
+    Hopper, level 8's ("wgmma-3xtf32:...")."""
+    return "tf32x3" in config or config.startswith("wgmma-3xtf32:")
+
+
 @contextlib.contextmanager
 def torch_at_highest_precision():
     """torch with a usable CUDA device (or skip) at torch's default float32 matmul precision,

@@ -6,7 +6,7 @@ import math
 import pytest
 
 import tilegemm
-from conftest import torch_at_highest_precision
+from conftest import on_split_tensor_cores, torch_at_highest_precision
 
 torch = None
 
@@ -248,20 +248,20 @@ MATH = {"highest": "ffma", "high": "fp32", "medium": "fp32"}
 
 @pytest.mark.parametrize("precision", ["highest", "high", "medium"])
 def test_precision_picks_the_math(precision):
-    # 4096^3 runs on level 7's tensor cores (a config with "tf32x3" in it) when the math allows it
+    # 4096^3 runs 3xTF32 on tensor cores (level 7, or level 8 on Hopper) when the math allows it
     # (docs/shapes.md), on FFMA tiles ("tiled:...:tTMxTN:...") under "ffma".
     a = torch.empty(4096, 4096, device="cuda")
     b = torch.empty(4096, 4096, device="cuda")
     torch.set_float32_matmul_precision(precision)
     config = tilegemm.explain_choice(a, b)["config"]
     if precision == "highest":
-        assert config.startswith("tiled:") and "tf32x3" not in config, config
+        assert config.startswith("tiled:") and not on_split_tensor_cores(config), config
     else:
-        assert "tf32x3" in config, config
+        assert on_split_tensor_cores(config), config
     # an explicit math wins over the precision
-    assert "tf32x3" in tilegemm.explain_choice(a, b, math="fp32")["config"]
+    assert on_split_tensor_cores(tilegemm.explain_choice(a, b, math="fp32")["config"])
     ffma = tilegemm.explain_choice(a, b, math="ffma")["config"]
-    assert ffma.startswith("tiled:") and "tf32x3" not in ffma
+    assert ffma.startswith("tiled:") and not on_split_tensor_cores(ffma)
 
 
 @pytest.mark.parametrize("precision", ["highest", "high"])

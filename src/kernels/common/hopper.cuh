@@ -251,9 +251,6 @@ struct WgmmaTf32<256> {
 #undef TILEGEMM_D8
 #undef TILEGEMM_D64
 
-// Orders this thread's generic-proxy writes to shared memory before later async-proxy reads of it
-// (wgmma's descriptors, TMA): the consumers' converted B tiles.
-__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
 // Named barrier `id` over `threads` threads that also ANDs `pred` over them (bar.red.and).
 __device__ __forceinline__ bool named_barrier_and(int id, int threads, bool pred) {
   int all;

@@ -190,7 +190,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
                    const WgmmaParams p) {
   using namespace hopper;
   constexpr bool kFp32 = wgmma_fp32_in(kIn), kF16 = kIn == WgmmaIn::F16;
-  constexpr int BM = kWgmmaBM, BK = wgmma_bk(kIn), kBPlanes = kIn == WgmmaIn::TF32x3 ? 2 : 1;
+  constexpr int BM = kWgmmaBM, BK = wgmma_bk(kIn), kBPlanes = wgmma_b_planes(kIn);
   // FP32 operands: B's TF32 parts come K-major from split_b_tf32 whatever B's own orientation (kBMn
   // then names that of the FFMA guard's reads).
   constexpr bool kBTileMn = kBMn && !kFp32;

@@ -14,10 +14,8 @@ enum class WgmmaIn : int { BF16 = 0, F16 = 1, TF32 = 2, TF32x3 = 3 };
 TILEGEMM_HOST_DEVICE constexpr bool wgmma_fp32_in(WgmmaIn in) { return in == WgmmaIn::TF32 || in == WgmmaIn::TF32x3; }
 // A k step: one 128-byte line of each operand row (64 16-bit or 32 FP32 elements).
 TILEGEMM_HOST_DEVICE constexpr int wgmma_bk(WgmmaIn in) { return wgmma_fp32_in(in) ? 32 : 64; }
-// The converted B tiles (TF32 big, and small for 3xTF32) a consumer buffer holds: 0 for 16-bit.
-TILEGEMM_HOST_DEVICE constexpr int wgmma_b_parts(WgmmaIn in) {
-  return in == WgmmaIn::TF32x3 ? 2 : in == WgmmaIn::TF32 ? 1 : 0;
-}
+// B's planes per stage: 3xTF32 loads B's TF32 big and small parts, the rest one tile.
+TILEGEMM_HOST_DEVICE constexpr int wgmma_b_planes(WgmmaIn in) { return in == WgmmaIn::TF32x3 ? 2 : 1; }
 
 }  // namespace kernels
 }  // namespace tilegemm

@@ -9,6 +9,7 @@
 
 #include "core/cuda_check.hpp"
 #include "core/device_context.hpp"
+#include "core/with_bool.hpp"
 #include "core/kernel_launch.hpp"
 #include "kernels/gemm/08_wgmma_tma.cuh"
 #include "kernels/gemm/split_b_tf32.cuh"
@@ -94,10 +95,10 @@ void split_b(const WgmmaLaunch& l, WgmmaIn in, cudaStream_t stream) {
   const unsigned blocks = static_cast<unsigned>(std::min<int64_t>(tiles, int64_t(l.sm_count) * 8));
   const auto* src = static_cast<const float*>(l.b);
   const int n = static_cast<int>(l.n), k = static_cast<int>(l.k);
-  if (l.b_mn_major && split) kernels::split_b_tf32<true, 2><<<blocks, 256, 0, stream>>>(src, l.ldb, n, k, parts, keys);
-  else if (l.b_mn_major) kernels::split_b_tf32<true, 1><<<blocks, 256, 0, stream>>>(src, l.ldb, n, k, parts, nullptr);
-  else if (split) kernels::split_b_tf32<false, 2><<<blocks, 256, 0, stream>>>(src, l.ldb, n, k, parts, keys);
-  else kernels::split_b_tf32<false, 1><<<blocks, 256, 0, stream>>>(src, l.ldb, n, k, parts, nullptr);
+  detail::with_bool(l.b_mn_major, [&](auto mn) {
+    if (split) kernels::split_b_tf32<mn(), 2><<<blocks, 256, 0, stream>>>(src, l.ldb, n, k, parts, keys);
+    else kernels::split_b_tf32<mn(), 1><<<blocks, 256, 0, stream>>>(src, l.ldb, n, k, parts, nullptr);
+  });
   TILEGEMM_CHECK_LAUNCH();
 }
 

@@ -48,8 +48,7 @@ constexpr bool wgmma_compiled(const WgmmaSchedule& s, WgmmaIn in = WgmmaIn::BF16
     if (c == s) return true;
   return false;
 }
-// B's planes per stage: 3xTF32 loads B's TF32 big and small parts, the rest one tile.
-constexpr int wgmma_b_planes(WgmmaIn in) { return in == WgmmaIn::TF32x3 ? 2 : 1; }
+using kernels::wgmma_b_planes;
 // Dynamic shared memory of a schedule's kernel: WgmmaSmem (the stages, 32 KB of staged C rows, the
 // barriers) and 1024 bytes to align it. wgmma_launch.cuh checks it against the kernel's sizeof.
 constexpr int wgmma_smem_bytes(const WgmmaSchedule& s, WgmmaIn in = WgmmaIn::BF16) {

@@ -16,6 +16,7 @@ namespace tilegemm {
 // offsets.
 struct GemmShape {
   DType dtype = DType::F32;  // A, B and C: F32, BF16 or F16 (FP32 accumulation)
+  Math math = Math::Fp32;    // F32 products: the math the configs may use (Math::Tf32 adds TF32 tensor cores)
   Layout layout = Layout::RowMajor;
   Op op_a = Op::N, op_b = Op::N;
   int64_t m = 0, n = 0, k = 0;  // each >= 1

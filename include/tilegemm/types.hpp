@@ -43,6 +43,11 @@ enum class Math : int {
   Fp32 = 0,
   // CUDA-core FFMA only (IEEE FP32 fused multiply-adds, the math of cuBLAS's default mode).
   FfmaOnly = 1,
+  // TF32 tensor cores allowed (cuBLAS's CUBLAS_COMPUTE_32F_FAST_TF32, torch's "high" precision): one
+  // product of operands cut to TF32's 10-bit mantissa (truncated, ~2^-10 relative per product),
+  // FP32 accumulation; Auto picks level 8's wgmma-tf32 on Hopper or any of Fp32's families where
+  // they are faster. Never the default: only a caller that names it gets it.
+  Tf32 = 2,
 };
 
 // Order in which thread blocks visit output tiles (levels 4-6).

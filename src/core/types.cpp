@@ -106,6 +106,7 @@ std::string to_string(Math v) {
   switch (v) {
     case Math::Fp32: return "fp32";
     case Math::FfmaOnly: return "ffma";
+    case Math::Tf32: return "tf32";
   }
   return "?";
 }
@@ -114,7 +115,8 @@ Math parse_math(const std::string& s, const char* what) {
   const std::string v = lower(s);
   if (v == "fp32") return Math::Fp32;
   if (v == "ffma") return Math::FfmaOnly;
-  bad_value(what, s, "fp32 (FFMA or 3xTF32 tensor cores) or ffma (CUDA cores only)");
+  if (v == "tf32") return Math::Tf32;
+  bad_value(what, s, "fp32 (FFMA or 3xTF32 tensor cores), ffma (CUDA cores only) or tf32 (TF32 tensor cores)");
 }
 
 std::string to_string(DType v) {

@@ -49,7 +49,8 @@ ops::Config named_config(const GemmOptions& options, const detail::DeviceContext
   if (raster < 0 || raster > 2)
     invalid("options.raster = " + std::to_string(raster) + " is not a Raster value");
   const int math = static_cast<int>(options.math);
-  if (math < 0 || math > 1) invalid("options.math = " + std::to_string(math) + " is not a Math value");
+  if (math < 0 || math > static_cast<int>(Math::Tf32))  // Tf32: the last value
+    invalid("options.math = " + std::to_string(math) + " is not a Math value");
   if (!options.config.empty()) {
     if (options.kernel != Kernel::Auto)
       invalid("options.config = '" + options.config + "' needs options.kernel = auto (it is " +

@@ -58,7 +58,8 @@ std::string sixteen_bit_gemm_types(const Problem& p) {
 }
 
 std::string dtype_text(const Problem& p) {
-  if (p.a_type == DType::F32 && p.b_type == DType::F32 && p.c_type == DType::F32) return "f32";
+  if (p.a_type == DType::F32 && p.b_type == DType::F32 && p.c_type == DType::F32)
+    return p.math == Math::Tf32 ? "tf32" : "f32";
   return tilegemm::to_string(p.a_type) + "." + tilegemm::to_string(p.b_type) + "." + tilegemm::to_string(p.c_type);
 }
 

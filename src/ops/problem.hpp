@@ -93,7 +93,8 @@ int alignment_of(uint64_t v);
 // families' types, FP32 accumulation), else why not, naming the operand.
 std::string sixteen_bit_gemm_types(const Problem& p);
 
-// "f32" for an all-F32 product, else "a.b.c" types ("bf16.bf16.f32"): the dtype field of keys and logs.
+// "f32" for an all-F32 product ("tf32" under Math::Tf32: its tuned entries apart), else "a.b.c" types
+// ("bf16.bf16.f32"): the dtype field of keys and logs.
 std::string dtype_text(const Problem& p);
 
 }  // namespace ops

@@ -21,6 +21,7 @@ namespace ops {
   X(bsr_reduction)                    \
   X(wgmma)                            \
   X(wgmma_tf32x3)                     \
+  X(wgmma_tf32)                       \
   X(skinny16)
 
 #define TILEGEMM_DECLARE_FAMILY(name) std::unique_ptr<Family> make_##name##_family();

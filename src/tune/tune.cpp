@@ -143,13 +143,17 @@ TuneResult tune(const GemmShape& shape, const TuneOptions& options) {
   args.b = MatrixArg{t, at(b), ops.ldb, 0};
   args.c = OutputArg{t, c.get() + off * bytes, ops.ldc, 0};
   args.epilogue = Epilogue{alpha, beta};
-  const ops::Problem problem = ops::gemm_call(args, GemmOptions{}).problem;
+  GemmOptions math;
+  math.math = shape.math;
+  const ops::Problem problem = ops::gemm_call(args, math).problem;
   const int64_t outer = ops.stored.c.rows, inner = ops.stored.c.cols;
   const int64_t c_outer = shape.layout == Layout::RowMajor ? outer : inner;
   const int64_t c_inner = shape.layout == Layout::RowMajor ? inner : outer;
   // Ours and level 5's FP32 rounding (|A|, |B| <= 1); a 16-bit C is also rounded once to its type,
   // up to a unit roundoff of the largest |C| (2^-8 bf16, 2^-11 f16).
   double tolerance = 2.0 * ref::fp32_gemm_error_bound(shape.k);
+  // TF32 math cuts both operands to 10-bit mantissas: up to 2^-9 of each product.
+  if (f32 && shape.math == Math::Tf32) tolerance += std::ldexp(1.0, -9) * static_cast<double>(shape.k);
   if (!f32) {
     const double max_c = detail::compare_matrix(ref.get() + off, ref.get() + off, c_outer, c_inner, ops.ldc, s).max_y;
     tolerance += 2.0 * ref::unit_roundoff(t) * max_c;
@@ -157,7 +161,7 @@ TuneResult tune(const GemmShape& shape, const TuneOptions& options) {
   return run.measure(
       problem, [&] { run.reset_output(c.get(), t, c0, ops.size_c); },
       [&](const std::string& config) {
-        GemmOptions opt;
+        GemmOptions opt = math;
         opt.config = config;
         gemm(args, run.user_stream(), opt);
       },

@@ -181,6 +181,13 @@ TEST(JitCompile, AWgmmaScheduleCompilesWithoutTheToolkitHeaders) {
   EXPECT_EQ(ops::wgmma_jit_request(l).name_expression,
             "&tilegemm::kernels::gemm_wgmma_tma<tilegemm::kernels::WgmmaIn::BF16, tilegemm::kernels::bf16_t, 256, 3, "
             "true, true, 2, false>");
+  // FP32 data as TF32: the kernel reads K-major tiles whatever the operands' orientation (the launch
+  // converts MN-major ones first).
+  l.in = l.out = DType::F32;
+  l.tf32_split = false;
+  EXPECT_EQ(ops::wgmma_jit_request(l).name_expression,
+            "&tilegemm::kernels::gemm_wgmma_tma<tilegemm::kernels::WgmmaIn::TF32, float, 256, 3, false, false, 2, "
+            "false>");
 }
 
 TEST(JitCompile, ABrokenScheduleFailsWithTheCompilersMessage) {

@@ -100,13 +100,14 @@ TEST(OpsRegistry, BuiltInFamiliesInEnumerationOrder) {
   std::vector<std::string> names;
   for (const ops::Family* f : ops::registry().families(ops::OpKind::Gemm)) names.emplace_back(f->name());
   EXPECT_EQ(names, (std::vector<std::string>{"simt-tiled", "tf32x3-tiled", "gemv", "ladder", "wgmma", "wgmma-3xtf32",
-                                             "skinny16"}));
+                                             "wgmma-tf32", "skinny16"}));
   // Every family parses what it prints, and the registry sends each text to its family.
   for (const char* text : {"tiled:128x256x32:w64x64:t16x8:s4:b1:k1:hilbert", "tiled:64x128x32:w32x64:tf32x3c4:s3:b2:k4:hilbert",
                            "gemv-cols:s1:l16:k2", "gemv-rows:s16:k4", "ladder:06-warp-tiled",
                            "wgmma:128x256x64:s4", "wgmma:128x256x64:s4:c2", "wgmma:128x256x64:s4:c2:k8",
                            "wgmma:128x128x64:s6:pp", "wgmma:128x128x64:s6:pp:c2:k4", "wgmma:128x128x64:s4:kc8",
-                           "wgmma-3xtf32:128x128x32:s4", "wgmma-3xtf32:128x128x32:s4:c2:k4"}) {
+                           "wgmma-3xtf32:128x128x32:s4", "wgmma-3xtf32:128x128x32:s4:c2:k4",
+                           "wgmma-tf32:128x256x32:s4", "wgmma-tf32:128x128x32:s4:c2:k4"}) {
     const ops::Config c = ops::registry().parse(text, "test", ops::OpKind::Gemm);
     EXPECT_EQ(c.text(), text);
     EXPECT_EQ(ops::registry().parse(c.text(), "test", ops::OpKind::Gemm), c);
@@ -502,40 +503,52 @@ TEST(WgmmaFamily, ServesSixteenBitProductsInEveryLayoutAndAlignment) {
   }
 }
 
+// Each text parses into family f and prints as given.
+void expect_configs(const ops::Family* f, const std::vector<std::pair<std::string, std::string>>& text_printed) {
+  for (const auto& [text, printed] : text_printed) {
+    const ops::Config c = ops::registry().parse(text, "--config", ops::OpKind::Gemm);
+    EXPECT_EQ(c.text(), printed);
+    EXPECT_EQ(c.family(), f);
+  }
+}
+// Each text is refused as a config of `family`, the message naming the reason.
+void expect_refused_configs(const std::string& family, const std::vector<std::pair<std::string, std::string>>& text_why) {
+  for (const auto& [text, why] : text_why) {
+    try {
+      ops::registry().parse(text, "--config", ops::OpKind::Gemm);
+      ADD_FAILURE() << text << " parsed";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("is not a " + family + " config"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  }
+}
+// A row-major 4096^3 FP32 product at `base` (A, then B 2^28 elements on, C 2^29 on: 16-byte aligned).
+GemmArgs fp32_square(const float* base) {
+  GemmArgs args;
+  args.m = args.n = args.k = 4096;
+  args.a = MatrixArg{DType::F32, base, 4096, 0};
+  args.b = MatrixArg{DType::F32, base + (uint64_t(1) << 28), 4096, 0};
+  args.c = OutputArg{DType::F32, const_cast<float*>(base) + (uint64_t(1) << 29), 4096, 0};
+  return args;
+}
+
 // Level 8 on FP32 operands at FP32 accuracy (family wgmma-3xtf32): its configs and refusals, the
 // products it serves (FP32 in every layout and alignment, not math = ffma, not 16-bit), Hopper only.
 TEST(WgmmaTf32x3Family, ConfigsProblemsAndDevices) {
   const ops::Family* f = ops::registry().find("wgmma-3xtf32");
   ASSERT_NE(f, nullptr);
-  for (const auto& [text, printed] : std::vector<std::pair<std::string, std::string>>{
-           {"WGMMA-3XTF32:128x128x32:S4", "wgmma-3xtf32:128x128x32:s4"},
-           {"wgmma-3xtf32:128x128x32:s4:c2", "wgmma-3xtf32:128x128x32:s4:c2"},
-           {"wgmma-3xtf32:128x128x32:s4:k8", "wgmma-3xtf32:128x128x32:s4:k8"},
-           {"wgmma-3xtf32:128x128x32:s4:kc4", "wgmma-3xtf32:128x128x32:s4:kc4"},
-           {"wgmma-3xtf32:128x128x32:s3", "wgmma-3xtf32:128x128x32:s3:jit"}}) {
-    const ops::Config c = ops::registry().parse(text, "--config", ops::OpKind::Gemm);
-    EXPECT_EQ(c.text(), printed);
-    EXPECT_EQ(c.family(), f);
-  }
-  for (const auto& [text, why] : std::vector<std::pair<std::string, std::string>>{
-           {"wgmma-3xtf32:128x256x32:s4", "the tile has 128 columns"},
-           {"wgmma-3xtf32:128x128x32:s6:pp", "cooperative tiles (no pp)"},
-           {"wgmma-3xtf32:128x128x64:s4", "the tile is 128x<columns>x32"},
-           {"wgmma-3xtf32:128x128x32:s5", "bytes of shared memory"}}) {
-    try {
-      ops::registry().parse(text, "--config", ops::OpKind::Gemm);
-      ADD_FAILURE() << text << " parsed";
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find("is not a wgmma-3xtf32 config"), std::string::npos) << e.what();
-      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
-    }
-  }
-  GemmArgs args;
-  args.m = args.n = args.k = 4096;
+  expect_configs(f, {{"WGMMA-3XTF32:128x128x32:S4", "wgmma-3xtf32:128x128x32:s4"},
+                     {"wgmma-3xtf32:128x128x32:s4:c2", "wgmma-3xtf32:128x128x32:s4:c2"},
+                     {"wgmma-3xtf32:128x128x32:s4:k8", "wgmma-3xtf32:128x128x32:s4:k8"},
+                     {"wgmma-3xtf32:128x128x32:s4:kc4", "wgmma-3xtf32:128x128x32:s4:kc4"},
+                     {"wgmma-3xtf32:128x128x32:s3", "wgmma-3xtf32:128x128x32:s3:jit"}});
+  expect_refused_configs("wgmma-3xtf32", {{"wgmma-3xtf32:128x256x32:s4", "the tile has 128 columns"},
+                                          {"wgmma-3xtf32:128x128x32:s6:pp", "cooperative tiles (no pp)"},
+                                          {"wgmma-3xtf32:128x128x64:s4", "the tile is 128x<columns>x32"},
+                                          {"wgmma-3xtf32:128x128x32:s5", "bytes of shared memory"}});
   const auto* base = reinterpret_cast<const float*>(uintptr_t(1) << 40);
-  args.a = MatrixArg{DType::F32, base, 4096, 0};
-  args.b = MatrixArg{DType::F32, base + (uint64_t(1) << 28), 4096, 0};
-  args.c = OutputArg{DType::F32, const_cast<float*>(base) + (uint64_t(1) << 29), 4096, 0};
+  GemmArgs args = fp32_square(base);
   auto problem_of = [](const GemmArgs& g, const GemmOptions& o = GemmOptions{}) {
     return ops::gemm_call(g, o).problem;
   };
@@ -558,7 +571,7 @@ TEST(WgmmaTf32x3Family, ConfigsProblemsAndDevices) {
   huge.b.ld = 65536;
   huge.b.data = base + (uint64_t(1) << 31);
   huge.c.data = const_cast<float*>(base) + (uint64_t(1) << 33);
-  EXPECT_NE(f->can_implement(problem_of(huge), c).find("B's TF32 parts would take 8192 MiB of workspace"),
+  EXPECT_NE(f->can_implement(problem_of(huge), c).find("the FP32 operands' TF32 copies would take 8192 MiB of workspace"),
             std::string::npos)
       << f->can_implement(problem_of(huge), c);
   EXPECT_NE(ops::rank(problem_of(huge), h100()).best().family()->name(), "wgmma-3xtf32");
@@ -578,6 +591,73 @@ TEST(WgmmaTf32x3Family, ConfigsProblemsAndDevices) {
   // Every candidate is one of its compiled schedules (128 columns, cooperative), whole or split.
   for (const ops::Config& cand : f->candidates(problem_of(args), h100()))
     EXPECT_EQ(cand.text().rfind("wgmma-3xtf32:128x128x32:s4", 0), 0u) << cand.text();
+}
+
+// Level 8 on FP32 operands as TF32 (family wgmma-tf32): its configs and refusals, the products it
+// serves (FP32 under math = tf32 only, every layout and alignment: K-major copies of the others), the
+// workspace of those copies, Auto's pick on Hopper under tf32 and never under fp32 or ffma.
+TEST(WgmmaTf32Family, ConfigsProblemsAndDevices) {
+  const ops::Family* f = ops::registry().find("wgmma-tf32");
+  ASSERT_NE(f, nullptr);
+  expect_configs(f, {{"WGMMA-TF32:128x256x32:S4", "wgmma-tf32:128x256x32:s4"},
+                     {"wgmma-tf32:128x256x32:s4:c2", "wgmma-tf32:128x256x32:s4:c2"},
+                     {"wgmma-tf32:128x128x32:s4:k8", "wgmma-tf32:128x128x32:s4:k8"},
+                     {"wgmma-tf32:128x256x32:s4:kc4", "wgmma-tf32:128x256x32:s4:kc4"},
+                     {"wgmma-tf32:128x256x32:s3", "wgmma-tf32:128x256x32:s3:jit"}});
+  expect_refused_configs("wgmma-tf32", {{"wgmma-tf32:128x128x32:s6:pp", "cooperative tiles (no pp)"},
+                                        {"wgmma-tf32:128x256x64:s4", "the tile is 128x<columns>x32"},
+                                        {"wgmma-tf32:128x256x32:s5", "bytes of shared memory"}});
+  const auto* base = reinterpret_cast<const float*>(uintptr_t(1) << 40);
+  GemmArgs args = fp32_square(base);
+  GemmOptions tf32;
+  tf32.math = Math::Tf32;
+  auto problem_of = [](const GemmArgs& g, const GemmOptions& o) { return ops::gemm_call(g, o).problem; };
+  const ops::Config c = ops::registry().parse("wgmma-tf32:128x256x32:s4", "config", ops::OpKind::Gemm);
+  // Only where the caller names TF32: fp32 and ffma refuse it, with the reason.
+  for (const Math m : {Math::Fp32, Math::FfmaOnly}) {
+    GemmOptions o;
+    o.math = m;
+    EXPECT_NE(f->can_implement(problem_of(args, o), c).find("run only where the caller names math = tf32"),
+              std::string::npos)
+        << f->can_implement(problem_of(args, o), c);
+    EXPECT_NE(ops::rank(problem_of(args, o), h100()).best().family()->name(), "wgmma-tf32");
+  }
+  EXPECT_EQ(ops::dtype_text(problem_of(args, tf32)), "tf32");  // its tuned entries apart from fp32's
+  // Row-major NT (both operands K-major, aligned): TMA reads them as they are, no workspace.
+  GemmArgs nt = args;
+  nt.op_b = Op::T;
+  EXPECT_EQ(f->can_implement(problem_of(nt, tf32), c), "");
+  EXPECT_EQ(f->workspace_bytes(problem_of(nt, tf32), c, ops::Operands{}, h100()), 0u);
+  // Every other layout, op combination or alignment: K-major copies of the operands that need one.
+  EXPECT_EQ(f->workspace_bytes(problem_of(args, tf32), c, ops::Operands{}, h100()), size_t(4096) * 4096 * 4);
+  GemmArgs tn = args;
+  tn.op_a = Op::T;
+  EXPECT_EQ(f->workspace_bytes(problem_of(tn, tf32), c, ops::Operands{}, h100()), size_t(2) * 4096 * 4096 * 4);
+  GemmArgs unaligned = nt;
+  unaligned.a.ld = 4097;
+  EXPECT_EQ(f->can_implement(problem_of(unaligned, tf32), c), "");
+  EXPECT_EQ(f->workspace_bytes(problem_of(unaligned, tf32), c, ops::Operands{}, h100()), size_t(4096) * 4096 * 4);
+  for (Op op_a : {Op::N, Op::T})
+    for (Op op_b : {Op::N, Op::T})
+      for (Layout layout : {Layout::RowMajor, Layout::ColMajor}) {
+        GemmArgs any = args;
+        any.op_a = op_a, any.op_b = op_b, any.layout = layout;
+        EXPECT_EQ(f->can_implement(problem_of(any, tf32), c), "");
+      }
+  GemmArgs bf16 = args;
+  bf16.a.type = bf16.b.type = bf16.c.type = DType::BF16;
+  EXPECT_NE(f->supports(problem_of(bf16, tf32)).find("A is bf16"), std::string::npos);
+  ops::DeviceFacts a100 = h100();
+  a100.cc_major = 8;
+  EXPECT_NE(f->runs_on(a100).find("needs a compute capability 9.0 device"), std::string::npos);
+  // Auto under tf32: level 8's TF32 on Hopper for a big square (128 x 256 tiles in clusters), the
+  // FP32-accurate families elsewhere (TF32 allows them; nothing else offers one TF32 product).
+  const ops::Config best = ops::rank(problem_of(args, tf32), h100()).best();
+  EXPECT_EQ(best.text(), "wgmma-tf32:128x256x32:s4:c2");
+  EXPECT_NE(ops::rank(problem_of(args, tf32), a100).best().family()->name(), "wgmma-tf32");
+  EXPECT_FALSE(ops::rank(problem_of(args, tf32), a100).best().empty());
+  for (const ops::Config& cand : f->candidates(problem_of(args, tf32), h100()))
+    EXPECT_EQ(cand.text().rfind("wgmma-tf32:128x", 0), 0u) << cand.text();
 }
 
 }  // namespace

@@ -8,6 +8,8 @@
 //     split-K both ways, the GEMV kernels, BSR kernel 04.
 //   - Wgmma3xTf32: level 8's 3xTF32 over both layouts, four op combinations, odd and standard shapes,
 //     offset (packed) operands and padded leading dimensions, beta reading C, against FP64.
+//   - Tf32Math: level 8's TF32 (math = tf32, named by the caller) over the same layouts, shapes and
+//     alignments, and the special values' classes, held to TF32's bound (2^-9 of each product more).
 //   - ScaledAccuracy: A scaled by 2^sa, B by 2^sb (sa + sb in range), K from 64 to 65536: componentwise
 //     (|C - ref| / sum |a||b|) and normwise errors of Auto, level 7 and the 3xTF32 schedules held to
 //     twice FFMA's; the table (with cuBLAS SGEMM's column) is printed for docs/api.md.
@@ -176,8 +178,9 @@ std::vector<NamedRun> dense_runs() {
   return runs;
 }
 
-// Plants special values into A (m x k) and B (k x n), row-major op N.
-void plant_specials(Operands& o) {
+// Plants special values into A (m x k) and B (k x n), row-major op N; subnormal operands unless
+// `subnormals` is false.
+void plant_specials(Operands& o, bool subnormals = true) {
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
   auto A = [&](int64_t i, int64_t p) -> float& { return o.a[static_cast<size_t>(i * o.k + p)]; };
   auto B = [&](int64_t p, int64_t j) -> float& { return o.b[static_cast<size_t>(p * o.n + j)]; };
@@ -189,16 +192,18 @@ void plant_specials(Operands& o) {
   A(30, 12) = 0x1p100f, B(12, 40) = 0x1p100f;  // C(30, 40): the product overflows: +-Inf
   A(50, 13) = 0.5f * std::numeric_limits<float>::max();  // row 50: FLT_MAX-sized, finite sums
   A(60, 14) = std::numeric_limits<float>::max();         // row 60: FLT_MAX itself (TF32 rounds it up to Inf)
+  if (!subnormals) return;
   A(70, 15) = 1e-40f, A(70, 16) = -3e-42f;      // row 70: subnormal operands
   B(17, 80) = 1e-39f;                           // column 80: a subnormal in B
   for (int64_t p = 0; p < o.k; ++p) A(o.m - 1, p) = 0x1p-130f * (p % 7 - 3);  // last row: all subnormal
 }
 
-// Checks every element: class as the FFMA reference, finite values within the FP32 bound.
+// Checks every element: class as the FFMA reference, finite values within the FP32 bound (plus
+// `per_product` of sum |a||b|: TF32's cut).
 void expect_fp32(const std::vector<float>& c, const Stored& s, const Operands& o, const Reference& r,
-                 const std::string& what) {
+                 const std::string& what, double per_product = 0.0) {
   int bad = 0;
-  const double bound = ref::fp32_gemm_error_bound(o.k);
+  const double bound = ref::fp32_gemm_error_bound(o.k) + per_product;
   for (int64_t i = 0; i < o.m && bad < 8; ++i)
     for (int64_t j = 0; j < o.n && bad < 8; ++j) {
       const float got = c_at(c, s, i, j), want = r.ffma[static_cast<size_t>(i * o.n + j)];
@@ -438,11 +443,22 @@ TEST(Fp32Contract, ScaledAccuracy) {
 struct Shape {
   int64_t m, n, k;
 };
-const char* const kWgmmaTf32x3Runs[] = {"wgmma-3xtf32:128x128x32:s4", "wgmma-3xtf32:128x128x32:s4:c2",
-                                        "wgmma-3xtf32:128x128x32:s4:k2", "wgmma-3xtf32:128x128x32:s4:kc2"};
+const std::vector<std::string> kWgmmaTf32x3Runs = {"wgmma-3xtf32:128x128x32:s4", "wgmma-3xtf32:128x128x32:s4:c2",
+                                                   "wgmma-3xtf32:128x128x32:s4:k2", "wgmma-3xtf32:128x128x32:s4:kc2"};
+// Level 8's TF32 (family wgmma-tf32, math = tf32): both compiled tile widths, alone and in clusters,
+// split-K both ways.
+const std::vector<std::string> kWgmmaTf32Runs = {"wgmma-tf32:128x256x32:s4", "wgmma-tf32:128x256x32:s4:c2",
+                                                 "wgmma-tf32:128x128x32:s4", "wgmma-tf32:128x128x32:s4:k2",
+                                                 "wgmma-tf32:128x256x32:s4:kc2"};
+// TF32 cuts both operands to 10-bit mantissas (truncated: up to 2^-10 each), 2^-9 of each product
+// beyond FP32's bound (with room for the product of the two cuts).
+constexpr double kTf32PerProduct = 0x1.02p-9;
 
-void check_wgmma_3xtf32(const std::vector<Shape>& shapes) {
-  const auto& configs = kWgmmaTf32x3Runs;
+// Level 8 on FP32 data over every layout, op combination and alignment: FP32's bound (plus
+// `per_product` of sum |a||b|: TF32's cut) against FP64, alpha and beta, and C outside the matrix
+// untouched.
+void check_level8_fp32(const std::vector<Shape>& shapes, const std::vector<std::string>& configs,
+                       Math math = Math::Fp32, double per_product = 0.0) {
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   for (const Shape sh : shapes)
@@ -476,18 +492,20 @@ void check_wgmma_3xtf32(const std::vector<Shape>& shapes) {
             DeviceBuffer<float> da(ha.size()), db(hb.size()), dc(c0.size());
             cudaMemcpy(da.get(), ha.data(), ha.size() * 4, cudaMemcpyHostToDevice);
             cudaMemcpy(db.get(), hb.data(), hb.size() * 4, cudaMemcpyHostToDevice);
-            for (const char* cfg : configs) {
-              SCOPED_TRACE(std::string(cfg) + " " + std::to_string(sh.m) + "x" + std::to_string(sh.n) + "x" +
+            for (const std::string& cfg : configs) {
+              SCOPED_TRACE(cfg + " " + std::to_string(sh.m) + "x" + std::to_string(sh.n) + "x" +
                            std::to_string(sh.k) + (row ? " row " : " col ") + to_string(op_a) + to_string(op_b) +
                            " skew " + std::to_string(skew));
               cudaMemcpy(dc.get(), c0.data(), c0.size() * 4, cudaMemcpyHostToDevice);
               const float alpha = 1.5f, beta = -0.5f;
+              GemmOptions opt = config(cfg);
+              opt.math = math;
               sgemm(layout, op_a, op_b, sh.m, sh.n, sh.k, alpha, da.get() + skew, lda, db.get() + skew, ldb, beta,
-                    dc.get() + skew, ldc, nullptr, config(cfg));
+                    dc.get() + skew, ldc, nullptr, opt);
               ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
               std::vector<float> c(c0.size());
               cudaMemcpy(c.data(), dc.get(), c.size() * 4, cudaMemcpyDeviceToHost);
-              const double bound = ref::fp32_gemm_error_bound(sh.k);
+              const double bound = ref::fp32_gemm_error_bound(sh.k) + per_product;
               int bad = 0;
               for (size_t idx = 0; idx < c.size() && bad < 5; ++idx) {
                 const int64_t pos = static_cast<int64_t>(idx) - skew;
@@ -501,6 +519,8 @@ void check_wgmma_3xtf32(const std::vector<Shape>& shapes) {
                 const size_t ri = static_cast<size_t>(i * sh.n + j);
                 const double want = alpha * r.sum[ri] + beta * double(c0[idx]);
                 const double scale = std::fabs(alpha) * r.abs_sum[ri] + std::fabs(beta * c0[idx]);
+                if (idx == static_cast<size_t>(skew) && per_product > 0)  // TF32's error shows
+                  EXPECT_NE(double(c[idx]), double(float(want))) << "C(0, 0) is FP32-exact: did TF32 run?";
                 if (std::fabs(c[idx] - want) > bound * scale + 0x1p-149) {
                   ADD_FAILURE() << "C(" << i << ", " << j << ") = " << c[idx] << ", FP64 reference " << want;
                   ++bad;
@@ -512,13 +532,50 @@ void check_wgmma_3xtf32(const std::vector<Shape>& shapes) {
 
 TEST(Fp32Contract, Wgmma3xTf32EveryLayoutShapeAndAlignment) {
   if (!hopper()) GTEST_SKIP() << "level 8 needs a compute capability 9.0 device";
-  check_wgmma_3xtf32({{1, 1, 1}, {7, 13, 5}, {129, 257, 33}, {300, 200, 1000}, {263, 131, 4099}});
+  check_level8_fp32({{1, 1, 1}, {7, 13, 5}, {129, 257, 33}, {300, 200, 1000}, {263, 131, 4099}}, kWgmmaTf32x3Runs);
 }
 
 // The sanitizer's set (tests/gpu/run_sanitizer.sh): ragged tiles, packed A, split both ways.
 TEST(Fp32Contract, Wgmma3xTf32SmallOddShapes) {
   if (!hopper()) GTEST_SKIP() << "level 8 needs a compute capability 9.0 device";
-  check_wgmma_3xtf32({{7, 13, 5}, {129, 140, 70}});
+  check_level8_fp32({{7, 13, 5}, {129, 140, 70}}, kWgmmaTf32x3Runs);
+}
+
+// TF32 (math = tf32): the same shapes, layouts and alignments (MN-major and unaligned operands run
+// through their K-major copies), held to TF32's bound.
+TEST(Tf32Math, WgmmaEveryLayoutShapeAndAlignment) {
+  if (!hopper()) GTEST_SKIP() << "level 8 needs a compute capability 9.0 device";
+  check_level8_fp32({{1, 1, 1}, {7, 13, 5}, {129, 257, 33}, {300, 200, 1000}, {263, 131, 4099}}, kWgmmaTf32Runs,
+                    Math::Tf32, kTf32PerProduct);
+}
+
+// The sanitizer's set for TF32: ragged tiles, converted operands, split both ways.
+TEST(Tf32Math, WgmmaSmallOddShapes) {
+  if (!hopper()) GTEST_SKIP() << "level 8 needs a compute capability 9.0 device";
+  check_level8_fp32({{7, 13, 5}, {129, 140, 70}}, kWgmmaTf32Runs, Math::Tf32, kTf32PerProduct);
+}
+
+// TF32 keeps FP32's IEEE classes where its operands are normal or special: Inf, NaN, products that
+// overflow, FLT_MAX-sized operands (truncated to TF32, FLT_MAX stays finite), against the sequential
+// FP32 FMA's classes and the finite values within TF32's bound. Every wgmma-tf32 config and Auto under
+// math = tf32. (Subnormal operands are left out: docs/api.md says what TF32 does with them.)
+TEST(Tf32Math, SpecialValues) {
+  if (!hopper()) GTEST_SKIP() << "level 8 needs a compute capability 9.0 device";
+  std::vector<NamedRun> runs;
+  for (const std::string& c : kWgmmaTf32Runs) runs.push_back({c, config(c)});
+  runs.push_back({"auto", GemmOptions{}});
+  for (NamedRun& r : runs) r.opt.math = Math::Tf32;
+  for (const SpecialCase tc : {SpecialCase{200, 190, 300, Layout::RowMajor, Op::N, Op::N},
+                               SpecialCase{200, 190, 300, Layout::RowMajor, Op::T, Op::T},
+                               SpecialCase{72, 130, 1000, Layout::ColMajor, Op::N, Op::T}}) {
+    Operands o = random_operands(tc.m, tc.n, tc.k, 29 + static_cast<unsigned>(tc.k));
+    plant_specials(o, /*subnormals=*/false);
+    const Reference r = reference(o);
+    const Stored s = store(o, tc.layout, tc.op_a, tc.op_b);
+    for (const NamedRun& run : runs)
+      expect_fp32(run_gpu(s, o, run.opt), s, o, r, run.name + " " + special_name(testing::TestParamInfo<SpecialCase>(tc, 0)),
+                  kTf32PerProduct);
+  }
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 //
 // Device code only.
 #pragma once
+#include "kernels/gemm/wgmma_in.hpp"
 
 namespace tilegemm {
 namespace kernels {
@@ -160,10 +161,11 @@ __device__ __forceinline__ unsigned long long desc_k_step(unsigned long long d, 
   return d + (kMnMajor ? kk * (2048 >> 4) : kk * (32 >> 4));
 }
 
-// m64nNk16 wgmma with FP32 accumulators in registers, A and B from shared-memory descriptors;
-// scale_d = 0 starts the accumulators at zero. kTransA / kTransB: the operand is MN-major. kF16:
-// f16 inputs, else bf16.
-template <int N, bool kF16, bool kTransA, bool kTransB>
+// m64nNkK wgmma with FP32 accumulators in registers, A and B from shared-memory descriptors;
+// scale_d = 0 starts the accumulators at zero. kIn: bf16 or f16 (k16, kTransA / kTransB: the operand
+// is MN-major), or TF32 (k8 on the FP32 bits in shared memory, both operands K-major: TF32 has no
+// transposed operands). Every instruction reads 32 bytes of each operand line (desc_k_step).
+template <int N, WgmmaIn kIn, bool kTransA, bool kTransB>
 struct Wgmma;
 
 #define TILEGEMM_WGMMA_REGS_64                                                                             \
@@ -181,42 +183,47 @@ struct Wgmma;
 #define TILEGEMM_D64(i) TILEGEMM_D8(i), TILEGEMM_D8(i + 8), TILEGEMM_D8(i + 16), TILEGEMM_D8(i + 24), \
                         TILEGEMM_D8(i + 32), TILEGEMM_D8(i + 40), TILEGEMM_D8(i + 48), TILEGEMM_D8(i + 56)
 
-template <bool kF16, bool kTransA, bool kTransB>
-struct Wgmma<256, kF16, kTransA, kTransB> {
+// One wgmma: REGS the accumulators' operand list, D their constraints, DA / DB / SCALE the operand
+// numbers of the descriptors and scale_d; 16-bit instructions take the operands' transpose bits
+// (TRANS), TF32's none.
+#define TILEGEMM_D128 TILEGEMM_D64(0), TILEGEMM_D64(64)
+#define TILEGEMM_WGMMA_SS(REGS, D, DA, DB, SCALE, SHAPE_TYPES, TRANS)                                \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " SCALE ", 0;\n"                                    \
+               "wgmma.mma_async.sync.aligned." SHAPE_TYPES " {" REGS "}, " DA ", " DB ", p, 1, 1" TRANS ";\n}\n" \
+               : D                                                                                   \
+               : "l"(da), "l"(db), "r"(scale_d), "n"(int(kTransA)), "n"(int(kTransB)))
+
+template <WgmmaIn kIn, bool kTransA, bool kTransB>
+struct Wgmma<256, kIn, kTransA, kTransB> {
+  static_assert(kIn != WgmmaIn::TF32 || (!kTransA && !kTransB), "TF32 operands are K-major");
   __device__ __forceinline__ static void mma(float (&d)[128], unsigned long long da, unsigned long long db,
                                              int scale_d) {
-    if constexpr (kF16)
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {" TILEGEMM_WGMMA_REGS_64
-                       TILEGEMM_WGMMA_REGS_128_TAIL "}, %128, %129, p, 1, 1, %131, %132;\n}\n"
-                   : TILEGEMM_D64(0), TILEGEMM_D64(64)
-                   : "l"(da), "l"(db), "r"(scale_d), "n"(int(kTransA)), "n"(int(kTransB)));
+    if constexpr (kIn == WgmmaIn::TF32)
+      TILEGEMM_WGMMA_SS(TILEGEMM_WGMMA_REGS_64 TILEGEMM_WGMMA_REGS_128_TAIL, TILEGEMM_D128, "%128", "%129", "%130",
+                        "m64n256k8.f32.tf32.tf32", "");
+    else if constexpr (kIn == WgmmaIn::F16)
+      TILEGEMM_WGMMA_SS(TILEGEMM_WGMMA_REGS_64 TILEGEMM_WGMMA_REGS_128_TAIL, TILEGEMM_D128, "%128", "%129", "%130",
+                        "m64n256k16.f32.f16.f16", ", %131, %132");
     else
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {" TILEGEMM_WGMMA_REGS_64
-                       TILEGEMM_WGMMA_REGS_128_TAIL "}, %128, %129, p, 1, 1, %131, %132;\n}\n"
-                   : TILEGEMM_D64(0), TILEGEMM_D64(64)
-                   : "l"(da), "l"(db), "r"(scale_d), "n"(int(kTransA)), "n"(int(kTransB)));
+      TILEGEMM_WGMMA_SS(TILEGEMM_WGMMA_REGS_64 TILEGEMM_WGMMA_REGS_128_TAIL, TILEGEMM_D128, "%128", "%129", "%130",
+                        "m64n256k16.f32.bf16.bf16", ", %131, %132");
   }
 };
-template <bool kF16, bool kTransA, bool kTransB>
-struct Wgmma<128, kF16, kTransA, kTransB> {
+template <WgmmaIn kIn, bool kTransA, bool kTransB>
+struct Wgmma<128, kIn, kTransA, kTransB> {
+  static_assert(kIn != WgmmaIn::TF32 || (!kTransA && !kTransB), "TF32 operands are K-major");
   __device__ __forceinline__ static void mma(float (&d)[64], unsigned long long da, unsigned long long db,
                                              int scale_d) {
-    if constexpr (kF16)
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {" TILEGEMM_WGMMA_REGS_64
-                   "}, %64, %65, p, 1, 1, %67, %68;\n}\n"
-                   : TILEGEMM_D64(0)
-                   : "l"(da), "l"(db), "r"(scale_d), "n"(int(kTransA)), "n"(int(kTransB)));
+    if constexpr (kIn == WgmmaIn::TF32)
+      TILEGEMM_WGMMA_SS(TILEGEMM_WGMMA_REGS_64, TILEGEMM_D64(0), "%64", "%65", "%66", "m64n128k8.f32.tf32.tf32", "");
+    else if constexpr (kIn == WgmmaIn::F16)
+      TILEGEMM_WGMMA_SS(TILEGEMM_WGMMA_REGS_64, TILEGEMM_D64(0), "%64", "%65", "%66", "m64n128k16.f32.f16.f16", ", %67, %68");
     else
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {" TILEGEMM_WGMMA_REGS_64
-                   "}, %64, %65, p, 1, 1, %67, %68;\n}\n"
-                   : TILEGEMM_D64(0)
-                   : "l"(da), "l"(db), "r"(scale_d), "n"(int(kTransA)), "n"(int(kTransB)));
+      TILEGEMM_WGMMA_SS(TILEGEMM_WGMMA_REGS_64, TILEGEMM_D64(0), "%64", "%65", "%66", "m64n128k16.f32.bf16.bf16", ", %67, %68");
   }
 };
+#undef TILEGEMM_WGMMA_SS
+
 // m64nNk8 wgmma on TF32 operands with FP32 accumulators: A from registers (a warp's 16 rows of the
 // warpgroup's 64, as mma.sync's m16n8k8 A fragment: with g = lane / 4, t = lane % 4, a = A(g, t),
 // A(g + 8, t), A(g, t + 4), A(g + 8, t + 4), the FP32 bits of TF32 values), B K-major from a
@@ -250,6 +257,7 @@ struct WgmmaTf32<256> {
 #undef TILEGEMM_WGMMA_REGS_128_TAIL
 #undef TILEGEMM_D8
 #undef TILEGEMM_D64
+#undef TILEGEMM_D128
 
 // Named barrier `id` over `threads` threads that also ANDs `pred` over them (bar.red.and).
 __device__ __forceinline__ bool named_barrier_and(int id, int threads, bool pred) {

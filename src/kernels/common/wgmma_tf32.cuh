@@ -1,10 +1,13 @@
 // Level 8's FP32 operands (kernels/gemm/08_wgmma_tma.cuh, WgmmaIn::TF32 and TF32x3): TMA stores FP32
 // tiles as it does 16-bit ones (128-byte lines: 32 elements of k, or of m or n, swizzled). wgmma on
-// TF32 reads only K-major B tiles and takes no rounding of its own (it ignores the 13 low bits), so
-//  - B's TF32 parts (big = tf32(v), and for 3xTF32 small = tf32(v - big), both rounded to nearest)
-//    are made once before the product, K-major (kernels/gemm/split_b_tf32.cuh), and
-//  - each consumer warpgroup loads its A fragments into registers (load_a_fragments) and splits them
-//    there (split_fragments), wgmma taking A from registers.
+// TF32 reads only K-major tiles and takes no rounding of its own (it ignores the 13 low bits: TF32 by
+// truncation), so
+//  - TF32 (one product) reads K-major operands from TMA's tiles as they are, and K-major copies of
+//    the others (kernels/gemm/split_b_tf32.cuh, one part: the bits as stored);
+//  - 3xTF32 makes B's TF32 parts (big = tf32(v), small = tf32(v - big), both rounded to nearest)
+//    once before the product, K-major (split_b_tf32.cuh), and each consumer warpgroup loads its A
+//    fragments into registers (load_a_fragments) and splits them there (split_fragments), wgmma
+//    taking A from registers.
 // The 3xTF32 guard's key (mma_tf32x3.cuh) folds every operand value split, and ffma_tile recomputes a
 // warpgroup's sums with FFMA where the guard finds the split short of FP32.
 //
@@ -24,13 +27,14 @@ __device__ __forceinline__ int tf32_mn_major_at(int mn, int k) {
   return (mn >> 5) * 4096 + k * 128 + ((((mn & 31) >> 2) ^ (k & 7)) << 4) + (mn & 3) * 4;
 }
 
-// The TF32 parts of one value: big, and with kParts == 2 small and the guard's key.
+// The TF32 parts of one value: with kParts == 2 big, small and the guard's key (3xTF32); with 1 the
+// value's bits as they are (TF32's copies: the tensor core truncates them as it does TMA's tiles).
 template <int kParts>
 __device__ __forceinline__ void tf32_parts(float v, unsigned& big, unsigned& small, unsigned& min_key) {
   if constexpr (kParts == 2) {
     split_tf32(v, big, small, min_key);
   } else {
-    big = round_tf32(v);
+    big = __float_as_uint(v);
     small = 0;
   }
 }

@@ -4,8 +4,10 @@
 //
 //   C (m x n, row-major, OutT) = alpha * A (m x k) * B (k x n) + beta * C,
 //   A and B in bf16 or f16 (kIn BF16, F16), FP32 accumulation, OutT the input type or float; or FP32
-//   A and B (kIn TF32x3: FP32 accuracy by three TF32 products; TF32: one), OutT float, A's fragments
-//   split in registers and B's TF32 parts made before the launch (wgmma_tf32.cuh, split_b_tf32.cuh).
+//   A and B, OutT float: kIn TF32, one TF32 product read from TMA's tiles as the 16-bit ones are
+//   (both operands K-major: the launch makes K-major copies of others first, split_b_tf32.cuh), or
+//   kIn TF32x3, FP32 accuracy by three TF32 products, A's fragments split in registers and B's TF32
+//   parts made before the launch (wgmma_tf32.cuh, split_b_tf32.cuh).
 //
 // Each operand is stored K-major (A as m rows of k, B as n rows of k: B^T row-major) or MN-major
 // (kAMn: A as k rows of m; kBMn: B as k rows of n); shared memory keeps the stored orientation and
@@ -189,13 +191,16 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     gemm_wgmma_tma(const __grid_constant__ TensorMap map_a, const __grid_constant__ TensorMap map_b,
                    const WgmmaParams p) {
   using namespace hopper;
-  constexpr bool kFp32 = wgmma_fp32_in(kIn), kF16 = kIn == WgmmaIn::F16;
+  // kSplit: 3xTF32's own main loop (split_main_loop); every other kind runs wgmma on both operands'
+  // shared-memory tiles.
+  constexpr bool kFp32 = wgmma_fp32_in(kIn), kSplit = kIn == WgmmaIn::TF32x3;
   constexpr int BM = kWgmmaBM, BK = wgmma_bk(kIn), kBPlanes = wgmma_b_planes(kIn);
-  // FP32 operands: B's TF32 parts come K-major from split_b_tf32 whatever B's own orientation (kBMn
-  // then names that of the FFMA guard's reads).
+  // 3xTF32: B's TF32 parts come K-major from split_b_tf32 whatever B's own orientation (kBMn then
+  // names that of the FFMA guard's reads).
   constexpr bool kBTileMn = kBMn && !kFp32;
-  static_assert(!kFp32 || (!kPingPong && BN == 128) || (kIn == WgmmaIn::TF32 && !kPingPong),
-                "FP32 operands: no ping-pong; 3xTF32 keeps a second accumulator set: 128 columns");
+  static_assert(!kFp32 || !kPingPong, "FP32 operands run cooperative tiles");
+  static_assert(!kSplit || BN == 128, "3xTF32 keeps a second accumulator set: 128 columns");
+  static_assert(kIn != WgmmaIn::TF32 || (!kAMn && !kBMn), "TF32 reads K-major tiles only");
   extern __shared__ __align__(1024) unsigned char raw[];
   auto& s = *reinterpret_cast<WgmmaSmem<BN, kStages, kBPlanes>*>((reinterpret_cast<unsigned long long>(raw) + 1023) &
                                                                  ~1023ull);
@@ -327,25 +332,25 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
       }
     }
   };
-  // FP32 operands (wgmma_tf32.cuh): B's TF32 parts arrive by TMA (K-major planes, split_b_tf32);
-  // each warpgroup loads its A fragments from the stage and splits them in registers, the next
-  // stage's while the wgmmas of this one run (two fragment sets). 3xTF32 sums each stage's three
-  // products (small terms first) in `part`, zeroed per stage, and adds that to the accumulators with
-  // FP32 adds: the tensor core rounds its sums toward zero, a bias that would grow over long k
-  // (mma_tf32x3.cuh). Every wgmma is waited for within its stage; the other warpgroup's keep the
-  // tensor cores busy meanwhile.
+  // 3xTF32 (wgmma_tf32.cuh): B's TF32 parts arrive by TMA (K-major planes, split_b_tf32); each
+  // warpgroup loads its A fragments from the stage and splits them in registers, the next stage's
+  // while the wgmmas of this one run (two fragment sets). Each stage's three products (small terms
+  // first) are summed in `part`, zeroed per stage, and added to the accumulators with FP32 adds: the
+  // tensor core rounds its sums toward zero, a bias that would grow over long k (mma_tf32x3.cuh).
+  // Every wgmma is waited for within its stage; the other warpgroup's keep the tensor cores busy
+  // meanwhile.
   unsigned fp32_key = 0xffffffffu;  // 3xTF32's guard: the smallest nonzero magnitude of A split
-  auto fp32_main_loop = [&](float(&sums)[BN / 2], int kt0, int kt1, int it0) {
-    if constexpr (kFp32) {
+  auto split_main_loop = [&](float(&sums)[BN / 2], int kt0, int kt1, int it0) {
+    if constexpr (kSplit) {
       const int row = cw * 64 + warp * 16 + lane / 4;
       unsigned a_big[2][4][4], a_small[2][4][4];  // [stage parity][k8 step][fragment register]
       auto take_a = [&](int i, unsigned(&big)[4][4], unsigned(&small)[4][4]) {
         mbar_wait(&s.full[i % kStages], (i / kStages) & 1);
         unsigned raw16[16];
         load_a_fragments<kAMn>(s.a[i % kStages], row, lane % 4, raw16);
-        split_fragments<kBPlanes>(raw16, big, small, fp32_key);
+        split_fragments<2>(raw16, big, small, fp32_key);
       };
-      float part[kBPlanes == 2 ? BN / 2 : 1];
+      float part[BN / 2];
       auto stage = [&](int kt, int i, unsigned(&big)[4][4], unsigned(&small)[4][4], unsigned(&next_big)[4][4],
                        unsigned(&next_small)[4][4]) {
         const unsigned long long d_big = desc_k_major(&s.b[i % kStages][0]);
@@ -353,13 +358,9 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
         wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < 4; ++kk) {
-          if constexpr (kBPlanes == 2) {
-            WgmmaTf32<BN>::mma(part, small[kk], desc_k_step<false>(d_big, kk), kk > 0 ? 1 : 0);
-            WgmmaTf32<BN>::mma(part, big[kk], desc_k_step<false>(d_small, kk), 1);
-            WgmmaTf32<BN>::mma(part, big[kk], desc_k_step<false>(d_big, kk), 1);
-          } else {
-            WgmmaTf32<BN>::mma(sums, big[kk], desc_k_step<false>(d_big, kk), (kt > kt0 || kk > 0) ? 1 : 0);
-          }
+          WgmmaTf32<BN>::mma(part, small[kk], desc_k_step<false>(d_big, kk), kk > 0 ? 1 : 0);
+          WgmmaTf32<BN>::mma(part, big[kk], desc_k_step<false>(d_small, kk), 1);
+          WgmmaTf32<BN>::mma(part, big[kk], desc_k_step<false>(d_big, kk), 1);
         }
         wgmma_commit();
         if (kt + 1 < kt1) take_a(i + 1, next_big, next_small);
@@ -367,20 +368,12 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
 #pragma unroll
         for (int kk = 0; kk < 4; ++kk)
 #pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            fence_operand(big[kk][e]);
-            if constexpr (kBPlanes == 2) fence_operand(small[kk][e]);
-          }
+          for (int e = 0; e < 4; ++e) fence_operand(big[kk][e]), fence_operand(small[kk][e]);
         release(i % kStages);
-        if constexpr (kBPlanes == 2) {
 #pragma unroll
-          for (int j = 0; j < BN / 2; ++j) {
-            fence_operand(part[j]);
-            sums[j] = kt > kt0 ? sums[j] + part[j] : part[j];
-          }
-        } else {
-#pragma unroll
-          for (int j = 0; j < BN / 2; ++j) fence_operand(sums[j]);
+        for (int j = 0; j < BN / 2; ++j) {
+          fence_operand(part[j]);
+          sums[j] = kt > kt0 ? sums[j] + part[j] : part[j];
         }
       };
       take_a(it0, a_big[0], a_small[0]);
@@ -401,8 +394,8 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
       continue;
     }
     if (kPingPong && nth > 0) named_barrier_sync(1 + cw, 256);  // the other has taken its last stage
-    if constexpr (kFp32) {
-      fp32_main_loop(acc[0], kt0, kt1, it);
+    if constexpr (kSplit) {
+      split_main_loop(acc[0], kt0, kt1, it);
       it += kt1 - kt0;
     } else {
     for (int kt = kt0; kt < kt1; ++kt, ++it) {
@@ -411,12 +404,12 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
       wgmma_fence();
       const unsigned long long db = kBTileMn ? desc_mn_major(&s.b[st][0]) : desc_k_major(&s.b[st][0]);
 #pragma unroll
-      for (int kk = 0; kk < BK / 16; ++kk)
+      for (int kk = 0; kk < 4; ++kk)  // an instruction's k: 32 bytes of each line
 #pragma unroll
         for (int h = 0; h < kSlices; ++h) {
           const unsigned short* a_slice = &s.a[st][(kPingPong ? h : cw) * 4096];
           const unsigned long long da = kAMn ? desc_mn_major(a_slice) : desc_k_major(a_slice);
-          Wgmma<BN, kF16, kAMn, kBTileMn>::mma(acc[h], desc_k_step<kAMn>(da, kk), desc_k_step<kBTileMn>(db, kk),
+          Wgmma<BN, kIn, kAMn, kBTileMn>::mma(acc[h], desc_k_step<kAMn>(da, kk), desc_k_step<kBTileMn>(db, kk),
                                            (kt > kt0 || kk > 0) ? 1 : 0);
         }
       wgmma_commit();

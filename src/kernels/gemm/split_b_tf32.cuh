@@ -1,12 +1,14 @@
-// B's TF32 parts for ladder level 8 on FP32 operands (08_wgmma_tma.cuh, wgmma_tf32.cuh), made once
-// before the product: wgmma reads TF32 B only K-major and does not round, and splitting B in each
+// K-major TF32 operands for ladder level 8 on FP32 data (08_wgmma_tma.cuh, wgmma_tf32.cuh), made
+// once before the product: wgmma reads TF32 only K-major and does not round, and splitting B in each
 // block's shared memory (a pass over every stage) took the shared-memory bandwidth the wgmmas need
 // (68 TFLOP/s at 4096^3 on an H200, 2026-11-28).
 //
-// B as stored (K-major: n lines of k; kMn: k lines of n; ld elements apart, any alignment) becomes
-// `out`, n lines of ld_out = kPlanes * 32 * ceil(k / 32) floats: per k step of 32, kPlanes runs of 32
-// values, big = tf32(v) and for 3xTF32 small = tf32(v - big) (both rounded to nearest), zeros past k,
-// each run in tf32_k_position's order (wgmma_tf32.cuh).
+// An operand as stored (K-major: n lines of k; kMn: k lines of n; ld elements apart, any alignment;
+// B, or for TF32 also A with m for n) becomes `out`, n lines of ld_out = kPlanes * 32 * ceil(k / 32)
+// floats, zeros past k: for 3xTF32 (kPlanes 2) per k step of 32 two runs of 32 values, big = tf32(v)
+// and small = tf32(v - big) (both rounded to nearest), each in tf32_k_position's order (the A
+// fragments' order, wgmma_tf32.cuh); for TF32 (kPlanes 1) the values as they are, in k order (wgmma
+// reads both operands' tiles alike).
 // With keys (3xTF32), keys[j / 128] folds the guard's nonzero_magnitude_key of column block j / 128
 // (atomicMin; the launch sets them to ~0 first). Tiles of 32 k x 32 columns go through shared memory
 // so that reads and writes are both along rows. Device code only.
@@ -46,7 +48,7 @@ __global__ void __launch_bounds__(256) split_b_tf32(const float* b, long long ld
     }
     __syncthreads();
     unsigned key = 0xffffffffu;
-    const int at = tf32_k_position(tx);  // the order the A fragments share
+    const int at = kPlanes == 2 ? tf32_k_position(tx) : tx;  // the order the A fragments share, or k's
 #pragma unroll
     for (int s = 0; s < kSteps; ++s)
 #pragma unroll

@@ -15,7 +15,9 @@
 //
 // The same class, made for FP32 operands (make_level8_family), is family wgmma-3xtf32 (its folder
 // src/ops/families/wgmma_tf32x3/): FP32 A, B and C at FP32 accuracy by 3xTF32 with the FFMA guard
-// (kernels/common/wgmma_tf32.cuh), configs "wgmma-3xtf32:128x128x32:s4" with ":c2", ":k<N>", ":kc<N>".
+// (kernels/common/wgmma_tf32.cuh), configs "wgmma-3xtf32:128x128x32:s4" with ":c2", ":k<N>", ":kc<N>";
+// and family wgmma-tf32 (src/ops/families/wgmma_tf32/): FP32 data as TF32, one product, only under
+// math = tf32 (Math::Tf32), configs "wgmma-tf32:128x<BN>x32:s4" with ":c2", ":k<N>", ":kc<N>".
 #include <algorithm>
 #include <cmath>
 #include <iterator>
@@ -69,14 +71,15 @@ StoredOperands stored(const Problem& p) {
   return stored_shapes(p.trans_a ? Op::T : Op::N, p.trans_b ? Op::T : Op::N, p.m, p.n, p.k);
 }
 int halves(const Problem& p) { return dtype_bytes(p.a_type) / 2; }
-StoredOperand stored_a(const Problem& p) {
+// An operand converted before the product (FP32: wgmma_converts_a / _b) is never packed: the
+// conversion reads it at any alignment. Canonical A is MN-major when trans_a, B when !trans_b.
+StoredOperand stored_a(const Problem& p, WgmmaIn in) {
   const StoredMatrix a = stored(p).a;
-  return {a.rows, a.cols * halves(p), p.align_a < 16};
+  return {a.rows, a.cols * halves(p), p.align_a < 16 && !wgmma_converts_a(in, p.trans_a)};
 }
-// FP32 B is never packed: split_b_tf32 reads it at any alignment.
-StoredOperand stored_b(const Problem& p) {
+StoredOperand stored_b(const Problem& p, WgmmaIn in) {
   const StoredMatrix b = stored(p).b;
-  return {b.rows, b.cols * halves(p), p.align_b < 16 && p.a_type != DType::F32};
+  return {b.rows, b.cols * halves(p), p.align_b < 16 && !wgmma_converts_b(in, !p.trans_b)};
 }
 
 // The SMs of the H100 the rates in estimate() were measured on.
@@ -86,15 +89,21 @@ class WgmmaFamily final : public Family {
  public:
   // in: WgmmaIn::BF16 for the 16-bit family (BF16 or F16 operands, by the problem), TF32x3 for FP32.
   explicit WgmmaFamily(WgmmaIn in)
-      : in_(in), name_(kernels::wgmma_fp32_in(in) ? "wgmma-3xtf32" : "wgmma"), bk_(kernels::wgmma_bk(in)) {}
+      : in_(in),
+        name_(in == WgmmaIn::TF32x3 ? "wgmma-3xtf32" : in == WgmmaIn::TF32 ? "wgmma-tf32" : "wgmma"),
+        bk_(kernels::wgmma_bk(in)) {}
   std::string_view name() const override { return name_; }
   bool serves(OpKind kind) const override { return kind == OpKind::Gemm; }
   bool claims(std::string_view text) const override { return text.substr(0, text.find(':')) == name_; }
   Config parse(const std::string& text, const char* what) const override {
     const char* const examples =
-        fp32() ? "wgmma-3xtf32:128x128x32:s4, wgmma-3xtf32:128x128x32:s4:c2, each with :k2 ... :k64 for split-K "
-                 "(:kc2 ... :kc8 summed in a cluster); wgmma-3xtf32:128x128x32:s3:jit compiles at run time"
-               : "wgmma:128x256x64:s4, wgmma:128x256x64:s4:c2, wgmma:128x128x64:s4, wgmma:128x128x64:s6:pp:c2, each "
+        in_ == WgmmaIn::TF32x3
+            ? "wgmma-3xtf32:128x128x32:s4, wgmma-3xtf32:128x128x32:s4:c2, each with :k2 ... :k64 for split-K "
+              "(:kc2 ... :kc8 summed in a cluster); wgmma-3xtf32:128x128x32:s3:jit compiles at run time"
+        : in_ == WgmmaIn::TF32
+            ? "wgmma-tf32:128x256x32:s4, wgmma-tf32:128x256x32:s4:c2, wgmma-tf32:128x128x32:s4, each with :k2 ... "
+              ":k64 for split-K (:kc2 ... :kc8 summed in a cluster); wgmma-tf32:128x256x32:s3:jit compiles at run time"
+            : "wgmma:128x256x64:s4, wgmma:128x256x64:s4:c2, wgmma:128x128x64:s4, wgmma:128x128x64:s6:pp:c2, each "
                  "with :k2 ... :k64 for split-K (:kc2 ... :kc8 summed in a cluster); wgmma:128x128x64:s5:jit "
                  "compiles at run time";
     const char* family = name_.c_str();
@@ -144,8 +153,12 @@ class WgmmaFamily final : public Family {
     if (p.kind != OpKind::Gemm) return "not a GEMM";
     const std::string types = fp32() ? f32_operands(p) : sixteen_bit_gemm_types(p);
     if (!types.empty()) return types;
-    if (fp32() && p.math == Math::FfmaOnly)
+    if (in_ == WgmmaIn::TF32x3 && p.math == Math::FfmaOnly)
       return "math = ffma keeps the product on CUDA cores (this family runs tensor cores)";
+    // TF32 is never chosen for FP32 data on its own (cuBLAS's and torch's rule too).
+    if (in_ == WgmmaIn::TF32 && p.math != Math::Tf32)
+      return "math = " + to_string(p.math) + ": TF32 products (10-bit mantissas) run only where the caller names "
+             "math = tf32";
     if (p.batch != 1) return "batch = " + std::to_string(p.batch) + ": this family runs one product per launch";
     return "";
   }
@@ -215,20 +228,21 @@ class WgmmaFamily final : public Family {
     const int64_t limit = 2147483647;
     if (p.m > limit || p.n > limit || p.k > limit) return "m, n and k must each be below 2^31";
     // The packing kernel indexes 16-byte chunks in 32 bits.
-    if (stored_a(p).packed_bytes() >= (size_t(1) << 35))
+    if (stored_a(p, in_).packed_bytes() >= (size_t(1) << 35))
       return "A is not 16-byte aligned and spans 2^35 bytes or more: too large to pack for TMA";
-    if (stored_b(p).packed_bytes() >= (size_t(1) << 35))
+    if (stored_b(p, in_).packed_bytes() >= (size_t(1) << 35))
       return "B is not 16-byte aligned and spans 2^35 bytes or more: too large to pack for TMA";
-    // FP32 operands: B's TF32 parts are workspace of twice B's bytes; beyond kMaxBPartsBytes the
-    // product is left to the families that need none (level 7) rather than fail for memory.
-    if (wgmma_b_parts_bytes(p.n, p.k, in_) > kMaxBPartsBytes)
-      return "B's TF32 parts would take " + std::to_string(wgmma_b_parts_bytes(p.n, p.k, in_) >> 20) +
-             " MiB of workspace, more than this family's " + std::to_string(kMaxBPartsBytes >> 20) + " MiB";
+    // FP32 operands converted first (3xTF32's B: twice its bytes): beyond kMaxPartsBytes the product
+    // is left to the families that need no copies (level 7) rather than fail for memory.
+    const size_t parts = a_parts_bytes(p) + b_parts_bytes(p);
+    if (parts > kMaxPartsBytes)
+      return "the FP32 operands' TF32 copies would take " + std::to_string(parts >> 20) +
+             " MiB of workspace, more than this family's " + std::to_string(kMaxPartsBytes >> 20) + " MiB";
     return "";
   }
   size_t workspace_bytes(const Problem& p, const Config& c, const Operands&, const DeviceFacts&) const override {
     const WgmmaConfig& f = c.fields<WgmmaConfig>();
-    return stored_a(p).packed_bytes() + stored_b(p).packed_bytes() + wgmma_b_parts_bytes(p.n, p.k, in_) +
+    return stored_a(p, in_).packed_bytes() + stored_b(p, in_).packed_bytes() + a_parts_bytes(p) + b_parts_bytes(p) +
            (f.sum_in_cluster ? 0 : wgmma_partial_bytes(p.m, p.n, p.k, f.splits, bk_));
   }
   // Tensor-core time at the measured rate of the schedule (rate()) over whole waves of work units
@@ -261,18 +275,19 @@ class WgmmaFamily final : public Family {
     // 12.1 us, H200, 2026-11-28): C's tile at ~60 GB/s a block, once per wave.
     const double epilogue_us =
         f.schedule.pingpong ? 0.0 : waves * 128.0 * std::min<int64_t>(bn, p.n) * dtype_bytes(p.c_type) / 60e9 * 1e6;
-    // FP32 operands read B's TF32 parts (two planes for 3xTF32) instead of B.
-    const size_t parts = wgmma_b_parts_bytes(p.n, p.k, in_);
-    const double b_bytes = parts > 0 ? double(parts) : dtype_bytes(p.b_type) * double(p.n * p.k);
-    const double bytes =
-        dtype_bytes(p.a_type) * double(p.m * p.k) + b_bytes + dtype_bytes(p.c_type) * double(p.m) * p.n;
+    // Converted FP32 operands are read as their copies (3xTF32's B: two planes) instead.
+    const size_t a_parts = a_parts_bytes(p), b_parts = b_parts_bytes(p);
+    const double a_bytes = a_parts > 0 ? double(a_parts) : dtype_bytes(p.a_type) * double(p.m * p.k);
+    const double b_bytes = b_parts > 0 ? double(b_parts) : dtype_bytes(p.b_type) * double(p.n * p.k);
+    const double bytes = a_bytes + b_bytes + dtype_bytes(p.c_type) * double(p.m) * p.n;
     // Packing reads and writes each packed operand once, and launches once more.
-    const size_t packed = stored_a(p).packed_bytes() + stored_b(p).packed_bytes();
+    const size_t packed = stored_a(p, in_).packed_bytes() + stored_b(p, in_).packed_bytes();
     const double pack_us = packed > 0 ? 3.0 + 2.0 * packed / 3.0e12 * 1e6 : 0.0;
-    // FP32 operands: B read once more and its TF32 parts written (split_b_tf32), one launch, at an
-    // effective 1.5 TB/s fitted on products where it dominates (H200, 2026-11-28: 128 and 256 x 1024
-    // x 131072 in 8 slices 2.09 and 2.07 ms, 512 x 512 x 65536 0.49-0.62 ms).
-    const double split_us = parts > 0 ? 3.0 + (parts + 4.0 * p.n * p.k) / 1.5e12 * 1e6 : 0.0;
+    // Each converted operand read once more and its copy written (split_b_tf32), one launch, at an
+    // effective 1.5 TB/s fitted on products where it dominates (H200, 2026-11-28: 3xTF32's B on 128
+    // and 256 x 1024 x 131072 in 8 slices 2.09 and 2.07 ms, 512 x 512 x 65536 0.49-0.62 ms).
+    auto convert_us = [](size_t parts, double read) { return parts > 0 ? 3.0 + (parts + read) / 1.5e12 * 1e6 : 0.0; };
+    const double split_us = convert_us(a_parts, 4.0 * p.m * p.k) + convert_us(b_parts, 4.0 * p.n * p.k);
     // The memory floor: ~2.5 TB/s with every SM streaming tiles, proportionally less with fewer
     // tiles than SMs (1 x 11008 x 4096 on 86 tiles: 56 us measured, H100, 2026-11-28).
     const double streaming = 2.5e12 * std::min(1.0, units / std::max(1, d.sm_count));
@@ -304,13 +319,16 @@ class WgmmaFamily final : public Family {
     l.ldc = o.ldc;
     l.alpha = o.alpha;
     l.beta = p.beta_zero ? 0.0f : o.beta;
-    const StoredOperand sa = stored_a(p), sb = stored_b(p);
-    // Packed operands, then split-K's partial sums; freed in stream order after the product.
+    const StoredOperand sa = stored_a(p, in_), sb = stored_b(p, in_);
+    // Packed operands, converted FP32 operands, then split-K's partial sums; freed in stream order
+    // after the product.
     detail::Workspace packed(stream, workspace_bytes(p, c, o, d), 0);
-    const size_t parts = wgmma_b_parts_bytes(p.n, p.k, in_);
-    if (parts > 0) l.b_parts = packed.get() + sa.packed_bytes() + sb.packed_bytes();
+    char* next = static_cast<char*>(packed.get()) + sa.packed_bytes() + sb.packed_bytes();
+    const size_t a_parts = a_parts_bytes(p), b_parts = b_parts_bytes(p);
+    if (a_parts > 0) l.a_parts = next;
+    if (b_parts > 0) l.b_parts = next + a_parts;
     if (k_slices(p.k, l.splits, bk_).splits > 1 && !l.sum_in_cluster)
-      l.partial = reinterpret_cast<float*>(packed.get() + sa.packed_bytes() + sb.packed_bytes() + parts);
+      l.partial = reinterpret_cast<float*>(next + a_parts + b_parts);
     // Packed as 16-bit halves: leading dimensions in halves, then back in elements.
     const int h = halves(p);
     if (sa.packed) {
@@ -354,6 +372,7 @@ class WgmmaFamily final : public Family {
   // Clusters are rated above the rest so that they win wherever the tiles fit alike.
   double rate(const WgmmaConfig& f) const {
     if (in_ == WgmmaIn::TF32x3) return f.schedule.cluster > 1 ? kTf32x3Rate * 1.02 : kTf32x3Rate;
+    if (in_ == WgmmaIn::TF32) return (f.schedule.bn == 128 ? 0.9 : 1.0) * (f.schedule.cluster > 1 ? 1.02 : 1.0) * kTf32Rate;
     if (f.schedule.pingpong) return f.schedule.cluster > 1 ? 700e12 : 680e12;
     if (f.schedule.bn == 128) return 620e12;
     return f.schedule.cluster > 1 ? 740e12 : 700e12;
@@ -364,14 +383,26 @@ class WgmmaFamily final : public Family {
   bool fp32() const { return kernels::wgmma_fp32_in(in_); }
   // The schedules compiled ahead of time for the family's operands.
   std::vector<WgmmaSchedule> schedules() const {
-    if (fp32()) return {std::begin(kWgmmaTf32x3Schedules), std::end(kWgmmaTf32x3Schedules)};
+    if (in_ == WgmmaIn::TF32x3) return {std::begin(kWgmmaTf32x3Schedules), std::end(kWgmmaTf32x3Schedules)};
+    if (in_ == WgmmaIn::TF32) return {std::begin(kWgmmaTf32Schedules), std::end(kWgmmaTf32Schedules)};
     return {std::begin(kWgmmaSchedules), std::end(kWgmmaSchedules)};
   }
-  static constexpr size_t kMaxBPartsBytes = size_t(4) << 30;
+  // The workspace of the FP32 operands converted before the product (wgmma_converts_a / _b; canonical
+  // A is MN-major when trans_a, B when !trans_b).
+  size_t a_parts_bytes(const Problem& p) const {
+    return wgmma_converts_a(in_, p.trans_a) ? wgmma_parts_bytes(p.m, p.k, in_) : 0;
+  }
+  size_t b_parts_bytes(const Problem& p) const {
+    return wgmma_converts_b(in_, !p.trans_b) ? wgmma_parts_bytes(p.n, p.k, in_) : 0;
+  }
+  static constexpr size_t kMaxPartsBytes = size_t(4) << 30;
   // 3xTF32's rate (TFLOP/s of the FP32 product on 132 SMs), a third of the dense TF32 rate at most
   // (H200: 535 / 3 = 178): 98-109 on 2048^3 to 8192^3 and 4096 x 11008 x 4096 (H200, 2026-11-28).
   // Clusters of two (B multicast) ran 0-5 % faster on the same squares (their rate 2 % above).
   static constexpr double kTf32x3Rate = 106e12;
+  // TF32's rate on 128 x 256 tiles (128 x 128: 10 % less), cuBLAS's TF32 on the big squares (H200,
+  // 2026-11-28: 356-404 TFLOP/s at 4096^3 and 8192^3).
+  static constexpr double kTf32Rate = 370e12;
 
   WgmmaIn in_;
   std::string name_;

@@ -79,25 +79,27 @@ void reduce_splits(const WgmmaLaunch& l, const kernels::WgmmaParams& p, cudaStre
 
 const char* b(bool v) { return v ? "true" : "false"; }
 
-// FP32 operands: the guard's keys in l.b_parts, after B's TF32 parts (wgmma_b_parts_bytes).
+// 3xTF32: the guard's keys in B's parts, after the parts themselves (wgmma_parts_bytes).
 unsigned* b_keys(const WgmmaLaunch& l, WgmmaIn in) {
   return reinterpret_cast<unsigned*>(static_cast<char*>(l.b_parts) +
-                                     (static_cast<size_t>(l.n * wgmma_b_parts_ld(l.k, in)) * 4 + 255) / 256 * 256);
+                                     (static_cast<size_t>(l.n * wgmma_parts_ld(l.k, in)) * 4 + 255) / 256 * 256);
 }
 
-// FP32 operands: B's TF32 parts into l.b_parts (split_b_tf32), and for 3xTF32 the guard's keys.
-void split_b(const WgmmaLaunch& l, WgmmaIn in, cudaStream_t stream) {
-  auto* parts = static_cast<float*>(l.b_parts);
-  unsigned* keys = b_keys(l, in);
+// FP32 operands: `lines` lines (m or n) of an operand as stored (K-major, or MN-major: k lines of
+// `lines`) into K-major `parts` (split_b_tf32): TF32's copy, or 3xTF32's TF32 parts of B with the
+// guard's `keys`.
+void convert_operand(const void* src, int64_t ld, bool mn_major, int64_t lines, int64_t k, void* parts,
+                     unsigned* keys, WgmmaIn in, int sm_count, cudaStream_t stream) {
   const bool split = in == WgmmaIn::TF32x3;
-  if (split) TILEGEMM_CUDA_CHECK(cudaMemsetAsync(keys, 0xff, static_cast<size_t>((l.n + 127) / 128) * 4, stream));
-  const int64_t tiles = ((l.n + 31) / 32) * ((l.k + 127) / 128);  // 32 columns x 4 k steps each
-  const unsigned blocks = static_cast<unsigned>(std::min<int64_t>(tiles, int64_t(l.sm_count) * 8));
-  const auto* src = static_cast<const float*>(l.b);
-  const int n = static_cast<int>(l.n), k = static_cast<int>(l.k);
-  detail::with_bool(l.b_mn_major, [&](auto mn) {
-    if (split) kernels::split_b_tf32<mn(), 2><<<blocks, 256, 0, stream>>>(src, l.ldb, n, k, parts, keys);
-    else kernels::split_b_tf32<mn(), 1><<<blocks, 256, 0, stream>>>(src, l.ldb, n, k, parts, nullptr);
+  if (split) TILEGEMM_CUDA_CHECK(cudaMemsetAsync(keys, 0xff, static_cast<size_t>((lines + 127) / 128) * 4, stream));
+  const int64_t tiles = ((lines + 31) / 32) * ((k + 127) / 128);  // 32 lines x 4 k steps each
+  const unsigned blocks = static_cast<unsigned>(std::min<int64_t>(tiles, int64_t(sm_count) * 8));
+  const auto* from = static_cast<const float*>(src);
+  auto* to = static_cast<float*>(parts);
+  const int n = static_cast<int>(lines), kk = static_cast<int>(k);
+  detail::with_bool(mn_major, [&](auto mn) {
+    if (split) kernels::split_b_tf32<mn(), 2><<<blocks, 256, 0, stream>>>(from, ld, n, kk, to, keys);
+    else kernels::split_b_tf32<mn(), 1><<<blocks, 256, 0, stream>>>(from, ld, n, kk, to, nullptr);
   });
   TILEGEMM_CHECK_LAUNCH();
 }
@@ -130,8 +132,8 @@ detail::JitRequest wgmma_jit_request(const WgmmaLaunch& l) {
   r.header = "kernels/gemm/08_wgmma_tma.cuh";
   r.name_expression = "&tilegemm::kernels::gemm_wgmma_tma<tilegemm::kernels::WgmmaIn::" +
                       std::string(kInNames[static_cast<int>(wgmma_in(l))]) + ", " + out + ", " +
-                      std::to_string(s.bn) + ", " + std::to_string(s.stages) + ", " + b(l.a_mn_major) + ", " +
-                      b(l.b_mn_major) + ", " + std::to_string(s.cluster) + ", " + b(s.pingpong) + ">";
+                      std::to_string(s.bn) + ", " + std::to_string(s.stages) + ", " + b(wgmma_kernel_a_mn(l)) + ", " +
+                      b(wgmma_kernel_b_mn(l)) + ", " + std::to_string(s.cluster) + ", " + b(s.pingpong) + ">";
   return r;
 }
 
@@ -149,23 +151,30 @@ void launch_wgmma(const WgmmaLaunch& l, cudaStream_t stream) {
   const void* kernel = l.run_time              ? detail::jit_kernel(detail::current_device_context(), wgmma_jit_request(l))
                        : in == WgmmaIn::F16    ? compiled_wgmma_kernel_f16(l)
                        : in == WgmmaIn::TF32x3 ? compiled_wgmma_kernel_tf32x3(l)
+                       : in == WgmmaIn::TF32   ? compiled_wgmma_kernel_tf32(l)
                                                : compiled_wgmma_kernel_bf16(l);
   const int smem = wgmma_smem_bytes(sc, in);
   detail::ensure_smem_opt_in(kernel, smem);
+  // FP32 operands converted first (wgmma_converts_a / _b): TMA loads their K-major copies, lines of
+  // planes x k.
+  const bool convert_a = wgmma_converts_a(in, l.a_mn_major);
+  const bool convert_b = wgmma_converts_b(in, l.b_mn_major);
+  if ((convert_a && !l.a_parts) || (convert_b && !l.b_parts))
+    throw Error(ErrorCode::Internal, "launch_wgmma: the FP32 operands to convert need a_parts / b_parts");
+  const int64_t parts_ld = wgmma_parts_ld(l.k, in);
+  if (convert_a) convert_operand(l.a, l.lda, l.a_mn_major, l.m, l.k, l.a_parts, nullptr, in, l.sm_count, stream);
+  if (convert_b)
+    convert_operand(l.b, l.ldb, l.b_mn_major, l.n, l.k, l.b_parts, in == WgmmaIn::TF32x3 ? b_keys(l, in) : nullptr,
+                    in, l.sm_count, stream);
   // K-major: boxes of a k step (bk) x the rows a block loads (all of A's tile, B's tile over the
   // cluster's blocks); MN-major: boxes of bk of m or n x bk of k.
-  CUtensorMap map_a = l.a_mn_major ? tensor_map(l.a, l.in, l.k, l.m, l.lda, bk)
-                                   : tensor_map(l.a, l.in, l.m, l.k, l.lda, kernels::kWgmmaBM);
-  // FP32 operands: B's TF32 parts, K-major lines of planes x k.
-  const bool fp32 = kernels::wgmma_fp32_in(in);
-  if (fp32) {
-    if (!l.b_parts) throw Error(ErrorCode::Internal, "launch_wgmma: FP32 operands need b_parts");
-    split_b(l, in, stream);
-  }
-  const int64_t parts_ld = wgmma_b_parts_ld(l.k, in);
-  CUtensorMap map_b = fp32           ? tensor_map(l.b_parts, l.in, l.n, parts_ld, parts_ld, sc.bn / sc.cluster)
+  const int b_rows = sc.bn / sc.cluster;
+  CUtensorMap map_a = convert_a    ? tensor_map(l.a_parts, l.in, l.m, parts_ld, parts_ld, kernels::kWgmmaBM)
+                      : l.a_mn_major ? tensor_map(l.a, l.in, l.k, l.m, l.lda, bk)
+                                     : tensor_map(l.a, l.in, l.m, l.k, l.lda, kernels::kWgmmaBM);
+  CUtensorMap map_b = convert_b    ? tensor_map(l.b_parts, l.in, l.n, parts_ld, parts_ld, b_rows)
                       : l.b_mn_major ? tensor_map(l.b, l.in, l.k, l.n, l.ldb, bk)
-                                     : tensor_map(l.b, l.in, l.n, l.k, l.ldb, sc.bn / sc.cluster);
+                                     : tensor_map(l.b, l.in, l.n, l.k, l.ldb, b_rows);
   // Work units of a cluster (a block without clusters), and the grid: one cluster per unit up to
   // as many as the device holds at once; summed in a cluster, one block per unit.
   const int64_t rows = int64_t(kernels::kWgmmaBM) * sc.cluster;
@@ -195,7 +204,7 @@ void launch_wgmma(const WgmmaLaunch& l, cudaStream_t stream) {
   p.b = static_cast<const float*>(l.b);
   p.lda = l.lda;
   p.ldb = l.ldb;
-  p.b_keys = fp32 ? b_keys(l, in) : nullptr;
+  p.b_keys = in == WgmmaIn::TF32x3 ? b_keys(l, in) : nullptr;
   void* args[] = {&map_a, &map_b, &p};
   if (sc.cluster > 1 || sum_in_cluster)
     detail::launch_kernel_in_clusters(kernel, dim3(grid), dim3(kernels::kWgmmaThreads), smem, stream,

@@ -1,7 +1,7 @@
 // The compiled kernels of ladder level 8 (wgmma_launch.hpp): one instantiation per entry of a
 // schedule table, output type and operand orientation, found by the launch's fields. Included by
-// wgmma_launch_bf16.cu, wgmma_launch_f16.cu and wgmma_launch_tf32x3.cu so the input types compile in
-// parallel.
+// wgmma_launch_bf16.cu, wgmma_launch_f16.cu, wgmma_launch_tf32x3.cu and wgmma_launch_tf32.cu so the
+// input types compile in parallel.
 #pragma once
 #include <iterator>
 #include <string>
@@ -23,10 +23,12 @@ const void* kernel_of_layout(const WgmmaLaunch& l) {
                 "wgmma_smem_bytes (wgmma_launch.hpp) must match the kernel's shared memory");
   static_assert(kernels::kSumsPitch<BN> == BN + 4, "wgmma_sums_fit_stages (wgmma_launch.hpp) must match the kernel");
   const void* kernel = nullptr;
-  detail::with_bool(l.a_mn_major, [&](auto a_mn) {
-    detail::with_bool(l.b_mn_major, [&](auto b_mn) {
-      kernel = reinterpret_cast<const void*>(
-          kernels::gemm_wgmma_tma<kIn, OutT, BN, kStages, a_mn(), b_mn(), kCluster, kPingPong>);
+  detail::with_bool(wgmma_kernel_a_mn(l), [&](auto a_mn) {
+    detail::with_bool(wgmma_kernel_b_mn(l), [&](auto b_mn) {
+      // TF32 reads K-major tiles only: its other orientations are never instantiated.
+      if constexpr (kIn != WgmmaIn::TF32 || (!a_mn() && !b_mn()))
+        kernel = reinterpret_cast<const void*>(
+            kernels::gemm_wgmma_tma<kIn, OutT, BN, kStages, a_mn(), b_mn(), kCluster, kPingPong>);
     });
   });
   return kernel;

@@ -37,16 +37,19 @@ inline constexpr WgmmaSchedule kWgmmaSchedules[] = {
 // FP32 operands at FP32 accuracy (3xTF32) keep two accumulator sets: 128 columns, cooperative,
 // alone or in clusters of 2 (wgmma_launch_tf32x3.cu).
 inline constexpr WgmmaSchedule kWgmmaTf32x3Schedules[] = {{128, 1, false, 4}, {128, 2, false, 4}};
+// FP32 operands as TF32 (one product): cooperative 128 x 256 and 128 x 128, alone and in clusters of
+// 2 (wgmma_launch_tf32.cu).
+inline constexpr WgmmaSchedule kWgmmaTf32Schedules[] = {
+    {256, 1, false, 4}, {256, 2, false, 4}, {128, 1, false, 4}, {128, 2, false, 4}};
 constexpr bool wgmma_compiled(const WgmmaSchedule& s, WgmmaIn in = WgmmaIn::BF16) {
-  if (in == WgmmaIn::TF32) return false;  // compiled at run time only
-  if (in == WgmmaIn::TF32x3) {
-    for (const WgmmaSchedule& c : kWgmmaTf32x3Schedules)
+  auto in_table = [&](const auto& table) {
+    for (const WgmmaSchedule& c : table)
       if (c == s) return true;
     return false;
-  }
-  for (const WgmmaSchedule& c : kWgmmaSchedules)
-    if (c == s) return true;
-  return false;
+  };
+  if (in == WgmmaIn::TF32x3) return in_table(kWgmmaTf32x3Schedules);
+  if (in == WgmmaIn::TF32) return in_table(kWgmmaTf32Schedules);
+  return in_table(kWgmmaSchedules);
 }
 using kernels::wgmma_b_planes;
 // Dynamic shared memory of a schedule's kernel: WgmmaSmem (the stages, 32 KB of staged C rows, the
@@ -86,8 +89,10 @@ struct WgmmaLaunch {
   // The slices of a tile run as one cluster and sum through distributed shared memory (splits up to
   // kWgmmaMaxClusterSlices; cluster 1, no ping-pong, wgmma_sums_fit_stages): one launch, no partial.
   bool sum_in_cluster = false;
-  // FP32 operands: wgmma_b_parts_bytes(n, k, in) of workspace for B's TF32 parts and the guard's keys
-  // (kernels/gemm/split_b_tf32.cuh, made by the launch).
+  // FP32 operands converted first (wgmma_converts_a / _b): wgmma_parts_bytes(m or n, k, in) of
+  // workspace for the K-major copy (TF32) or B's TF32 parts and the guard's keys (3xTF32), made by
+  // the launch (kernels/gemm/split_b_tf32.cuh).
+  void* a_parts = nullptr;
   void* b_parts = nullptr;
 };
 
@@ -98,14 +103,25 @@ inline WgmmaIn wgmma_in(DType in, bool tf32_split) {
 }
 inline WgmmaIn wgmma_in(const WgmmaLaunch& l) { return wgmma_in(l.in, l.tf32_split); }
 
-// FP32 operands: B's TF32 parts (n lines of planes x 32 x ceil(k / 32) floats) and the 3xTF32
-// guard's keys (one per 128 columns), each rounded to 256 bytes.
-inline int64_t wgmma_b_parts_ld(int64_t k, WgmmaIn in) { return wgmma_b_planes(in) * 32 * ((k + 31) / 32); }
-inline size_t wgmma_b_parts_bytes(int64_t n, int64_t k, WgmmaIn in) {
-  if (!kernels::wgmma_fp32_in(in)) return 0;
-  return (static_cast<size_t>(n * wgmma_b_parts_ld(k, in)) * 4 + 255) / 256 * 256 +
-         (static_cast<size_t>((n + 127) / 128) * 4 + 255) / 256 * 256;
+// FP32 operands converted before the product into K-major copies that TMA loads (split_b_tf32, any
+// alignment): 3xTF32's B always (its TF32 parts); TF32's A and B where MN-major (TF32 reads K-major
+// tiles only). Other operands that TMA cannot address are packed (pack_16bit, by the family).
+inline bool wgmma_converts_a(WgmmaIn in, bool a_mn_major) { return in == WgmmaIn::TF32 && a_mn_major; }
+inline bool wgmma_converts_b(WgmmaIn in, bool b_mn_major) {
+  return in == WgmmaIn::TF32x3 || (in == WgmmaIn::TF32 && b_mn_major);
 }
+// A converted operand: `lines` lines (m or n) of planes x 32 x ceil(k / 32) floats and, for 3xTF32's
+// B, the guard's keys (one per 128 columns), each rounded to 256 bytes.
+inline int64_t wgmma_parts_ld(int64_t k, WgmmaIn in) { return wgmma_b_planes(in) * 32 * ((k + 31) / 32); }
+inline size_t wgmma_parts_bytes(int64_t lines, int64_t k, WgmmaIn in) {
+  if (!kernels::wgmma_fp32_in(in)) return 0;
+  return (static_cast<size_t>(lines * wgmma_parts_ld(k, in)) * 4 + 255) / 256 * 256 +
+         (in == WgmmaIn::TF32x3 ? (static_cast<size_t>((lines + 127) / 128) * 4 + 255) / 256 * 256 : 0);
+}
+// The operand orientations a launch's kernel is instantiated for: TF32 reads K-major tiles only (the
+// launch converts MN-major operands first).
+inline bool wgmma_kernel_a_mn(const WgmmaLaunch& l) { return wgmma_in(l) != WgmmaIn::TF32 && l.a_mn_major; }
+inline bool wgmma_kernel_b_mn(const WgmmaLaunch& l) { return wgmma_in(l) != WgmmaIn::TF32 && l.b_mn_major; }
 
 // The FP32 partial sums of split-K: a slice of m rows, ld_partial apart (a multiple of 4: the kernel
 // stores them as 16-byte row pieces), per k slice of `bk`-element steps.
@@ -129,6 +145,7 @@ detail::JitRequest wgmma_jit_request(const WgmmaLaunch& l);
 const void* compiled_wgmma_kernel_bf16(const WgmmaLaunch& l);
 const void* compiled_wgmma_kernel_f16(const WgmmaLaunch& l);
 const void* compiled_wgmma_kernel_tf32x3(const WgmmaLaunch& l);
+const void* compiled_wgmma_kernel_tf32(const WgmmaLaunch& l);
 // Enqueues the product on `stream` (l.in BF16, F16 or F32). Throws Error(Internal) when the driver refuses a
 // TMA descriptor, Error(NvrtcError) when a run-time kernel does not compile.
 void launch_wgmma(const WgmmaLaunch& l, cudaStream_t stream);

@@ -451,16 +451,37 @@ TEST(CliChoiceLog, TextNamesTheConfigTheClassAndTheRunnersUp) {
 
 // --- dtype and kernel lists -------------------------------------------------------------------------
 
-TEST(CliDType, AcceptsFp32Bf16AndFp16) {
+TEST(CliDType, AcceptsFp32Tf32Bf16AndFp16) {
   EXPECT_EQ(parse_dtype("fp32").dtype, DType::F32);
   EXPECT_EQ(parse_dtype("FP32").name, "fp32");
+  EXPECT_EQ(parse_dtype("fp32").math, Math::Fp32);
+  EXPECT_EQ(parse_dtype("fp32-accurate").math, Math::Fp32);  // what fp32 means here
+  EXPECT_EQ(parse_dtype("TF32").dtype, DType::F32);          // FP32 data, TF32 math
+  EXPECT_EQ(parse_dtype("tf32").math, Math::Tf32);
   EXPECT_EQ(parse_dtype("bf16").dtype, DType::BF16);
   EXPECT_EQ(parse_dtype("FP16").dtype, DType::F16);
-  for (const char* bad : {"tf32", "", "float", "f16"}) {
+  for (const char* bad : {"tf16", "", "float", "f16"}) {
     SCOPED_TRACE(bad);
     expect_invalid([&] { parse_dtype(bad); }, std::string("--dtype: unsupported value '") + bad + "'",
-                   "(accepted: fp32, bf16 or fp16)");
+                   "(accepted: fp32, fp32-accurate, tf32, bf16 or fp16)");
   }
+}
+
+TEST(CliDType, ATf32RunNamesTheMathOnEveryProblemAndDefaultsToAuto) {
+  BenchArgs a;
+  a.shapes = {"64x32x16", "5x6x7"};
+  a.dtype = "tf32";
+  const BenchPlan plan = plan_bench(a);
+  EXPECT_EQ(plan.dtype.name, "tf32");
+  EXPECT_EQ(plan.kernels, std::vector<Kernel>{Kernel::Auto});  // the ladder computes FP32 only
+  for (const Problem& p : plan.problems) {
+    EXPECT_EQ(p.dtype, DType::F32);
+    EXPECT_EQ(p.math, Math::Tf32);
+  }
+  CheckArgs c;
+  c.shapes = {"5x6x7"};
+  c.dtype = "tf32";
+  EXPECT_EQ(plan_check(c).problems[0].math, Math::Tf32);
 }
 
 TEST(CliDType, A16BitGemmRunTypesEveryProblemAndDefaultsToAuto) {
@@ -587,7 +608,7 @@ TEST(CliPlanBench, RejectsEachBadArgument) {
   expect_invalid(with([](BenchArgs& a) { a.shapes = {"12x"}; }), "--shape: malformed value '12x'");
   expect_invalid(with([](BenchArgs& a) { a.sizes = "1:2"; }), "--sizes: malformed value '1:2'");
   expect_invalid(with([](BenchArgs& a) { a.preset = "nope"; }), "--preset: unknown preset 'nope'");
-  expect_invalid(with([](BenchArgs& a) { a.dtype = "tf32"; }), "--dtype: unsupported value 'tf32'", "fp32");
+  expect_invalid(with([](BenchArgs& a) { a.dtype = "tf64"; }), "--dtype: unsupported value 'tf64'", "fp32");
   expect_invalid(with([](BenchArgs& a) { a.kernels = "8"; }), "--kernels: unknown value '8'");
   expect_invalid(with([](BenchArgs& a) { a.layout = "diag"; }), "--layout: unknown value 'diag'");
   expect_invalid(with([](BenchArgs& a) { a.trans = "NTT"; }), "--trans: unknown value 'NTT'");
@@ -674,8 +695,8 @@ TEST(CliPlanCheck, DefaultsAndErrors) {
   a.shapes.clear();
   expect_invalid([&] { plan_check(a); }, "--preset: no shapes to check");
   a.shapes = {"5x6x7"};
-  a.dtype = "tf32";
-  expect_invalid([&] { plan_check(a); }, "--dtype: unsupported value 'tf32'");
+  a.dtype = "tf64";
+  expect_invalid([&] { plan_check(a); }, "--dtype: unsupported value 'tf64'");
 }
 
 TEST(CliFits, RejectsShapesLargerThanTheDevice) {
@@ -1258,6 +1279,7 @@ TEST(CliPlanSparse, RejectsEachBadArgument) {
   expect_invalid(with([](SparseBenchArgs& a) { a.rows = {"zipf"}; }), "--rows: unknown value 'zipf'");
   expect_invalid(with([](SparseBenchArgs& a) { a.op = "xw"; }), "--op: unknown value 'xw'");
   expect_invalid(with([](SparseBenchArgs& a) { a.dtype = "bf16"; }), "--dtype: bench bsr computes fp32 only");
+  expect_invalid(with([](SparseBenchArgs& a) { a.dtype = "tf32"; }), "--dtype: bench bsr computes fp32 only");
   expect_invalid(with([](SparseBenchArgs& a) { a.kernels = "6"; }), "--kernels: unknown value '6'");
   expect_invalid(with([](SparseBenchArgs& a) { a.seed = "-3"; }), "--seed: malformed value '-3'");
   expect_invalid(with([](SparseBenchArgs& a) { a.warm = a.cold = true; }), "--warm: cannot be combined with --cold");

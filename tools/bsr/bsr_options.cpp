@@ -304,7 +304,7 @@ SparseBenchPlan plan_sparse_bench(const SparseBenchArgs& args) {
   // 1. Pure parsing, in the order the options are listed in --help.
   plan.problems = parse_sparse_problems(args.preset, args.shapes, args.blocks, args.sparsities, args.rows, args.op);
   const TimingChoice timing = parse_timing(args.dtype, args.warm, args.cold, args.min_time, args.graph_batch);
-  if (timing.dtype.dtype != DType::F32)
+  if (timing.dtype.dtype != DType::F32 || timing.dtype.math != Math::Fp32)
     invalid("--dtype: bench bsr computes fp32 only ('" + timing.dtype.name + "' is a dtype of bench gemm)");
   plan.dtype = timing.dtype;
   plan.kernels = parse_bsr_kernel_list(args.kernels.empty() ? kDefaultSparseKernels : args.kernels, "--kernels");

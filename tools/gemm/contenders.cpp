@@ -18,16 +18,22 @@ namespace tools {
 
 namespace {
 
+// The problem's math (--dtype tf32: Math::Tf32), unless the contender keeps to FFMA.
+GemmOptions with_math(GemmOptions opt, const Problem& p) {
+  if (opt.math != Math::FfmaOnly) opt.math = p.math;
+  return opt;
+}
+
 void run_gemm(const Problem& p, const void* a, const void* b, void* c, const GemmOptions& opt) {
-  gemm(gemm_args(p, a, b, c), bench_stream(), opt);
+  gemm(gemm_args(p, a, b, c), bench_stream(), with_math(opt, p));
 }
 
 GemmChoice explain(const Problem& p, const void* a, const void* b, const void* c, const GemmOptions& opt) {
-  return explain_choice(gemm_args(p, a, b, c), opt);
+  return explain_choice(gemm_args(p, a, b, c), with_math(opt, p));
 }
 
-// raster: nullptr = the library's default order (and no "@order" in the label). math: Auto's; FfmaOnly
-// labels the row "auto-ffma".
+// raster: nullptr = the library's default order (and no "@order" in the label). math: FfmaOnly labels
+// the row "auto-ffma"; otherwise the problem's math.
 Contender library_contender(Kernel kernel, const Raster* raster, Math math = Math::Fp32) {
   GemmOptions opt;
   opt.kernel = kernel;
@@ -59,7 +65,7 @@ Contender library_contender(Kernel kernel, const Raster* raster, Math math = Mat
 // The problem laid out at a, b, c in the library's canonical form (what can_implement and the chooser
 // judge: sizes, transposes, alignment).
 ops::Problem canonical_problem(const Problem& p, const void* a, const void* b, const void* c) {
-  return ops::gemm_call(gemm_args(p, a, b, c), GemmOptions{}).problem;
+  return ops::gemm_call(gemm_args(p, a, b, c), with_math(GemmOptions{}, p)).problem;
 }
 
 // An explicit config (GemmOptions::config; `text` was checked by parse_config_list), skipped with
@@ -136,12 +142,12 @@ std::vector<Contender> make_contenders(const Problem& p, const std::vector<Kerne
                                        bool schedules, bool ffma_auto, Cublas& cublas, bool cublas_tf32) {
   std::vector<Contender> out;
   Contender base;
-  base.label = "cublas";
+  base.label = p.math == Math::Tf32 ? "cublas-tf32" : "cublas";  // Cublas::gemm follows p.math
   base.is_baseline = true;
   base.run = [&cublas](const Problem& pr, const void* a, const void* b, void* c) { cublas.gemm(pr, a, b, c); };
   base.config = [](const Problem&, const void*, const void*, const void*) { return std::string(); };
   out.push_back(base);
-  if (cublas_tf32 && p.dtype == DType::F32) {
+  if (cublas_tf32 && p.dtype == DType::F32 && p.math != Math::Tf32) {
     Contender tf32 = base;
     tf32.label = "cublas-tf32";
     tf32.is_baseline = false;

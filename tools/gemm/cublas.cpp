@@ -64,6 +64,8 @@ void Cublas::sgemm(const Problem& p, float alpha, const float* a, const float* b
 
 void Cublas::gemm(const Problem& p, const void* a, const void* b, void* c) {
   const float one = 1.0f, zero = 0.0f;
+  if (p.dtype == DType::F32 && p.math == Math::Tf32)
+    return tf32(p, static_cast<const float*>(a), static_cast<const float*>(b), static_cast<float*>(c));
   if (p.dtype == DType::F32) return sgemm(p, one, static_cast<const float*>(a), static_cast<const float*>(b), zero,
                                           static_cast<float*>(c));
   const cudaDataType t = p.dtype == DType::BF16 ? CUDA_R_16BF : CUDA_R_16F;

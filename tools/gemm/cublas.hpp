@@ -21,8 +21,8 @@ class Cublas {
   Cublas(const Cublas&) = delete;
   Cublas& operator=(const Cublas&) = delete;
   void sgemm(const Problem& p, float alpha, const float* a, const float* b, float beta, float* c);
-  // C = A B in p.dtype: FP32 as sgemm; BF16 / FP16 A, B and C with CUBLAS_COMPUTE_32F (what
-  // torch.matmul runs).
+  // C = A B in p.dtype: FP32 as sgemm (with p.math = Tf32 as tf32); BF16 / FP16 A, B and C with
+  // CUBLAS_COMPUTE_32F (what torch.matmul runs).
   void gemm(const Problem& p, const void* a, const void* b, void* c);
   // C = A B on FP32 data with TF32 tensor-core products (CUBLAS_COMPUTE_32F_FAST_TF32).
   void tf32(const Problem& p, const float* a, const float* b, float* c);

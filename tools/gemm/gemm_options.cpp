@@ -22,12 +22,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void apply_dtype(std::vector<Problem>& problems, DType t) {
-  for (Problem& p : problems) p.dtype = t;
+void apply_dtype(std::vector<Problem>& problems, const DTypeChoice& d) {
+  for (Problem& p : problems) p.dtype = d.dtype, p.math = d.math;
 }
-// The ladder's levels compute FP32 only: a 16-bit run's default list is Auto alone.
-std::string kernels_for(DType t, const std::string& typed, const std::string& default_list) {
-  return t != DType::F32 && typed == default_list ? "auto" : typed;
+// The ladder's levels compute FP32 only: a 16-bit or TF32 run's default list is Auto alone.
+std::string kernels_for(const DTypeChoice& d, const std::string& typed, const std::string& default_list) {
+  return (d.dtype != DType::F32 || d.math == Math::Tf32) && typed == default_list ? "auto" : typed;
 }
 
 [[noreturn]] void invalid(const std::string& message) { throw Error(ErrorCode::InvalidArgument, message); }
@@ -170,8 +170,8 @@ BenchPlan plan_bench(const BenchArgs& args) {
   apply_layout(plan.problems, args.layout, args.trans, args.ld, args.offset);
   const TimingChoice timing = parse_timing(args.dtype, args.warm, args.cold, args.min_time, args.graph_batch);
   plan.dtype = timing.dtype;
-  apply_dtype(plan.problems, plan.dtype.dtype);
-  plan.kernels = parse_kernel_list(kernels_for(plan.dtype.dtype, args.kernels, BenchArgs{}.kernels), "--kernels",
+  apply_dtype(plan.problems, plan.dtype);
+  plan.kernels = parse_kernel_list(kernels_for(plan.dtype, args.kernels, BenchArgs{}.kernels), "--kernels",
                                    &plan.families);
   plan.configs = parse_config_list(args.configs, "--config");
   plan.rasters = parse_raster_list(args.rasters, "--rasters");
@@ -203,8 +203,8 @@ CheckPlan plan_check(const CheckArgs& args) {
   if (plan.problems.empty()) invalid("--preset: no shapes to check (give a preset or --shape)");
   apply_layout(plan.problems, args.layout, args.trans, args.ld, args.offset);
   plan.dtype = parse_dtype(args.dtype, "--dtype");
-  apply_dtype(plan.problems, plan.dtype.dtype);
-  plan.kernels = parse_kernel_list(kernels_for(plan.dtype.dtype, args.kernels, CheckArgs{}.kernels), "--kernels",
+  apply_dtype(plan.problems, plan.dtype);
+  plan.kernels = parse_kernel_list(kernels_for(plan.dtype, args.kernels, CheckArgs{}.kernels), "--kernels",
                                    &plan.families);
   plan.configs = parse_config_list(args.configs, "--config");
   return plan;
@@ -219,7 +219,7 @@ std::vector<Problem> plan_gemm_tune(const std::vector<std::string>& shapes, cons
   for (const Problem& p : problems)
     if (p.m < 1 || p.n < 1 || p.k < 1) invalid("--shape: " + p.dims() + " has an empty dimension: nothing to tune");
   apply_layout(problems, args.layout, args.trans, args.ld, args.offset);
-  apply_dtype(problems, parse_dtype(args.dtype, "--dtype").dtype);
+  apply_dtype(problems, parse_dtype(args.dtype, "--dtype"));
   return problems;
 }
 

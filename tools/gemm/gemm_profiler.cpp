@@ -1,7 +1,7 @@
 // `tilegemm bench|check|tune gemm`: the GEMM problems (presets, --shape, --sizes, layouts, --dtype),
 // their contenders (cuBLAS, the ladder, Auto, families, configs; contenders.hpp) and cuBLAS as
-// baseline. The reference: cuBLAS FP32 (pedantic) for fp32 runs; for bf16 and fp16 runs the product
-// of the same 16-bit inputs in FP64 (cuBLAS DGEMM), which every contender, cuBLAS included, is
+// baseline. The reference: cuBLAS FP32 (pedantic) for fp32 runs; for tf32, bf16 and fp16 runs the
+// product of the same inputs in FP64 (cuBLAS DGEMM), which every contender, cuBLAS included, is
 // measured against (the error column).
 #include "gemm_profiler.hpp"
 
@@ -32,6 +32,7 @@ namespace {
 GemmShape gemm_shape(const Problem& p) {
   GemmShape s;
   s.dtype = p.dtype;
+  s.math = p.math;
   s.layout = p.layout;
   s.op_a = p.op_a;
   s.op_b = p.op_b;
@@ -101,9 +102,10 @@ class GemmProfiler final : public OperationProfiler {
 
   void start_bench(const RunInfo& run) override {
     check_fits(bench_.problems, 2, run.flush_bytes, static_cast<double>(run.device.global_mem_bytes), run.device.name);
-    peak_ = bench_.dtype.dtype == DType::F32
-                ? run.device.fp32_peak_tflops()
-                : peak_tflops(run.device, tensor_flop_per_clk_per_sm(run.device.cc_major, run.device.cc_minor).bf16);
+    const TensorRates tensor = tensor_flop_per_clk_per_sm(run.device.cc_major, run.device.cc_minor);
+    peak_ = bench_.dtype.math == Math::Tf32   ? peak_tflops(run.device, tensor.tf32)
+            : bench_.dtype.dtype == DType::F32 ? run.device.fp32_peak_tflops()
+                                               : peak_tflops(run.device, tensor.bf16);
     cublas_.emplace();
   }
 
@@ -139,7 +141,8 @@ class GemmProfiler final : public OperationProfiler {
     CheckArgs& a = check_args_;
     cmd->add_option("--preset", a.preset, join_alternatives(preset_names()) + ", or '' for none")->capture_default_str();
     cmd->add_option("--shape", a.shapes, "MxNxK (repeatable)");
-    cmd->add_option("--dtype", a.dtype, "element type of A, B and C: fp32 | bf16 | fp16")->capture_default_str();
+    cmd->add_option("--dtype", a.dtype, "element type of A, B and C: fp32 (= fp32-accurate) | tf32 (FP32 data on TF32 "
+                   "tensor cores, against cuBLAS's FAST_TF32) | bf16 | fp16")->capture_default_str();
     cmd->add_option("--kernels", a.kernels, "comma list of levels, auto, all")->capture_default_str();
     add_layout_options(cmd, a);
     cmd->add_option("--config", a.configs, "also check this config (text form, repeatable)");
@@ -160,7 +163,7 @@ class GemmProfiler final : public OperationProfiler {
   void check_problem(size_t i, CheckTable& table) override {
     const Problem& p = check_.problems[i];
     const int64_t off = p.offset;
-    if (p.dtype != DType::F32) {  // against the FP64 product of the same inputs
+    if (!fp32_reference(p)) {  // against the FP64 product of the same inputs
       const Operands o(p, 7, 8);
       const Reference ref = reference(p, o, *cublas_);
       for (const Contender& ct :
@@ -218,7 +221,8 @@ class GemmProfiler final : public OperationProfiler {
   // --- tune ----------------------------------------------------------------------------------------
   void add_tune_options(CLI::App* cmd) override {
     GemmTuneArgs& a = tune_args_;
-    cmd->add_option("--dtype", a.dtype, "element type of A, B and C: fp32 | bf16 | fp16 (FP32 accumulation)")
+    cmd->add_option("--dtype", a.dtype, "element type of A, B and C: fp32 (= fp32-accurate) | tf32 | bf16 | fp16 (FP32 "
+                   "accumulation)")
         ->capture_default_str();
     cmd->add_option("--layout", a.layout, "row or col");
     cmd->add_option("--trans", a.trans, "NN, NT, TN or TT");
@@ -260,9 +264,10 @@ class GemmProfiler final : public OperationProfiler {
     TypedBuffer a, b, c, c_ref;
   };
   // What a contender's C is compared with, and the tolerance. fp32: cuBLAS's C (c_ref), |A|,|B| <= 1:
-  // the FP32 rounding bound of a K-term dot product for both sides. 16-bit: the FP64 product of the
-  // same inputs; two roundings to the output type (2 x unit roundoff x the largest |C|: cuBLAS's split
-  // products round partial sums too) plus the FP32 accumulation's bound.
+  // the FP32 rounding bound of a K-term dot product for both sides. 16-bit and tf32: the FP64 product
+  // of the same inputs; two roundings to the output type (2 x unit roundoff x the largest |C|:
+  // cuBLAS's split products round partial sums too) plus the FP32 accumulation's bound, and for tf32
+  // both operands cut to 10-bit mantissas (2^-9 of each product, truncated or rounded).
   struct Reference {
     std::optional<DeviceBuffer<double>> f64;  // 16-bit runs
     const TypedBuffer* c_ref = nullptr;       // fp32 runs
@@ -273,12 +278,14 @@ class GemmProfiler final : public OperationProfiler {
       return compare_to_f64(c.at(p.offset), p.dtype, f64->get() + p.offset, p.c_outer(), p.c_inner(), p.ldc());
     }
   };
+  // FP32 math is checked against cuBLAS's SGEMM (the baseline is the reference); the rest against FP64.
+  static bool fp32_reference(const Problem& p) { return p.dtype == DType::F32 && p.math != Math::Tf32; }
   static Reference reference(const Problem& p, const Operands& o, Cublas& cublas) {
     Reference r;
     r.tol = 2.0 * ref::fp32_gemm_error_bound(p.k);
     fill_nan(o.c_ref, p.size_c());
     cublas.gemm(p, o.a.at(p.offset), o.b.at(p.offset), o.c_ref.at(p.offset));
-    if (p.dtype == DType::F32) {
+    if (fp32_reference(p)) {
       r.c_ref = &o.c_ref;
     } else {
       DeviceBuffer<double> a64(p.size_a()), b64(p.size_b());
@@ -287,6 +294,7 @@ class GemmProfiler final : public OperationProfiler {
       widen_to_f64(o.b, p.size_b(), b64.get());
       cublas.dgemm(p, a64.get() + p.offset, b64.get() + p.offset, r.f64->get() + p.offset);
       r.tol += 2.0 * ref::unit_roundoff(p.dtype) * r.compare(p, o.c_ref).max_ref;  // synchronizes before a64, b64 go
+      if (p.math == Math::Tf32) r.tol += std::ldexp(1.0, -9) * static_cast<double>(p.k);
     }
     TILEGEMM_CUDA_CHECK(cudaDeviceSynchronize());
     return r;
@@ -304,7 +312,7 @@ class GemmProfiler final : public OperationProfiler {
     r.dtype = bench_.dtype.name;
     r.kernel = ct.label;
     r.baseline = ct.is_baseline;
-    r.reference = ct.is_baseline && p.dtype == DType::F32;
+    r.reference = ct.is_baseline && fp32_reference(p);
     r.tol = ref.tol + ct.extra_tol_per_k * static_cast<double>(p.k);
     const std::string why = ct.unsupported(p, a, b, c);
     if (!why.empty()) {
@@ -326,7 +334,7 @@ class GemmProfiler final : public OperationProfiler {
   CheckPlan check_;
   std::vector<Problem> tune_problems_;
   std::string plot_script_;
-  double peak_ = 0;  // of the run's dtype: FP32 CUDA cores, or dense BF16/FP16 tensor cores
+  double peak_ = 0;  // of the run's dtype: FP32 CUDA cores, or dense TF32 or BF16/FP16 tensor cores
   std::optional<Cublas> cublas_;  // created on the device, after the arguments are checked
 };
 

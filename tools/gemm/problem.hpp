@@ -15,6 +15,7 @@ struct Problem {
   bool ops_fixed = false;  // the preset fixed op_a/op_b (--trans leaves them alone)
   int64_t m = 0, n = 0, k = 0;
   DType dtype = DType::F32;  // A, B and C (--dtype)
+  Math math = Math::Fp32;    // F32 data: --dtype tf32 is Math::Tf32 (and cuBLAS's FAST_TF32 the baseline)
   // Memory layout (--ld, --offset): every leading dimension is ld_abs when > 0, else the tight one
   // plus ld_pad; every matrix starts `offset` elements into its buffer.
   int64_t ld_pad = 0, ld_abs = 0, offset = 0;

@@ -39,7 +39,13 @@ void check_distinct(const std::string& a, const char* what_a, const std::string&
 
 
 const std::vector<DTypeChoice>& supported_dtypes() {
-  static const std::vector<DTypeChoice> list = {{"fp32", DType::F32}, {"bf16", DType::BF16}, {"fp16", DType::F16}};
+  // "fp32" is FP32-accurate math (FFMA or 3xTF32: Math::Fp32); "fp32-accurate" names it the way
+  // cuBLAS users know it, "tf32" allows one TF32 product (Math::Tf32).
+  static const std::vector<DTypeChoice> list = {{"fp32", DType::F32},
+                                                {"fp32-accurate", DType::F32},
+                                                {"tf32", DType::F32, Math::Tf32},
+                                                {"bf16", DType::BF16},
+                                                {"fp16", DType::F16}};
   return list;
 }
 

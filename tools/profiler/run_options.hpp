@@ -11,11 +11,12 @@
 namespace tilegemm {
 namespace tools {
 
-// Element types the command accepts. Only fp32 exists today; a new dtype is a new row in
+// Element types the command accepts, and for FP32 data the math: a new dtype is a new row in
 // supported_dtypes() (plus its contenders), and the error message lists it automatically.
 struct DTypeChoice {
   std::string name;  // as typed on the command line and written to CSV/JSON, e.g. "fp32"
   DType dtype = DType::F32;
+  Math math = Math::Fp32;  // "tf32": FP32 data on TF32 tensor cores (GemmOptions::math)
 };
 const std::vector<DTypeChoice>& supported_dtypes();
 DTypeChoice parse_dtype(const std::string& s, const char* what = "--dtype");

@@ -57,7 +57,11 @@ namespace {
 // Every product the shim runs: Auto, with the math TILEGEMM_BLAS_MATH allows.
 GemmOptions product_options() {
   GemmOptions o;
-  o.math = settings().ffma_only ? Math::FfmaOnly : Math::Fp32;
+  switch (settings().math) {
+    case Settings::Math::Fp32: o.math = Math::Fp32; break;
+    case Settings::Math::Ffma: o.math = Math::FfmaOnly; break;
+    case Settings::Math::Tf32: o.math = Math::Tf32; break;
+  }
   return o;
 }
 

@@ -39,10 +39,11 @@ Settings read_settings() {
   s.chunk_bytes = s.chunk_bytes < 1 ? 1 : s.chunk_bytes;
   // The words of tilegemm::parse_math (this library stays free of the device library, for its tests).
   if (const char* v = std::getenv("TILEGEMM_BLAS_MATH"); v != nullptr && *v != '\0') {
-    if (strcasecmp(v, "ffma") == 0) s.ffma_only = true;
+    if (strcasecmp(v, "ffma") == 0) s.math = Settings::Math::Ffma;
+    else if (strcasecmp(v, "tf32") == 0) s.math = Settings::Math::Tf32;
     else if (strcasecmp(v, "fp32") != 0)
       s.problem += std::string(s.problem.empty() ? "" : "; ") + "TILEGEMM_BLAS_MATH='" + v +
-                   "' is not fp32 or ffma, the default (fp32) applies";
+                   "' is not fp32, ffma or tf32, the default (fp32) applies";
   }
   return s;
 }

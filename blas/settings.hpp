@@ -6,8 +6,10 @@
 //   TILEGEMM_BLAS_CPU_LIB    the CPU BLAS to use (cpu_blas.hpp)
 //   TILEGEMM_BLAS_CHUNK_BYTES  bytes copied per pipeline chunk on the staged path (default
 //                            kDefaultChunkBytes); small values make small products pipeline (tests)
-//   TILEGEMM_BLAS_MATH       fp32 (default: CUDA-core FFMA or 3xTF32 tensor cores, FP32 accuracy) or
-//                            ffma (CUDA cores only): the products' GemmOptions::math
+//   TILEGEMM_BLAS_MATH       fp32 (default: CUDA-core FFMA or 3xTF32 tensor cores, FP32 accuracy),
+//                            ffma (CUDA cores only) or tf32 (also TF32 tensor cores: 10-bit
+//                            mantissas, below the reference BLAS's accuracy): the products'
+//                            GemmOptions::math
 #pragma once
 #include <string>
 
@@ -28,7 +30,9 @@ struct Settings {
   double chunk_bytes = kDefaultChunkBytes;
   bool quiet = false;
   bool log = false;
-  bool ffma_only = false;  // TILEGEMM_BLAS_MATH=ffma
+  // TILEGEMM_BLAS_MATH, as tilegemm::Math's values (this library stays free of the device library's
+  // headers, for its tests): gpu_sgemm.cpp maps it.
+  enum class Math { Fp32, Ffma, Tf32 } math = Math::Fp32;
   std::string problem;  // a malformed variable, reported once at the first call
 };
 

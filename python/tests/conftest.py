@@ -38,6 +38,12 @@ def on_split_tensor_cores(config):
     return "tf32x3" in config or config.startswith("wgmma-3xtf32:")
 
 
+def on_tensor_cores(config):
+    """Whether an FP32 config runs on tensor cores: 3xTF32 (on_split_tensor_cores) or, on Hopper
+    under math = "tf32", level 8's TF32 kernel ("wgmma-tf32:...")."""
+    return on_split_tensor_cores(config) or config.startswith("wgmma-tf32:")
+
+
 @contextlib.contextmanager
 def torch_at_highest_precision():
     """torch with a usable CUDA device (or skip) at torch's default float32 matmul precision,

@@ -6,7 +6,7 @@ import math
 import pytest
 
 import tilegemm
-from conftest import on_split_tensor_cores, torch_at_highest_precision
+from conftest import on_split_tensor_cores, on_tensor_cores, torch_at_highest_precision
 
 torch = None
 
@@ -217,9 +217,9 @@ def test_backward_keeps_kernel_and_math_but_not_config(monkeypatch):
     config = tilegemm.explain_choice(x, w)["config"]
     y = tilegemm.matmul(x, w, config=config)
     y.sum().backward()
-    assert calls[0] == ((300, 100), (100, 200), "auto", config, "fp32")
-    assert sorted(calls[1:]) == [((100, 300), (300, 200), "auto", "", "fp32"),
-                                 ((300, 200), (200, 100), "auto", "", "fp32")]
+    assert calls[0] == ((300, 100), (100, 200), "auto", config, "tf32")
+    assert sorted(calls[1:]) == [((100, 300), (300, 200), "auto", "", "tf32"),
+                                 ((300, 200), (200, 100), "auto", "", "tf32")]
     check_grads(x, w, y, torch.ones_like(y), 1.0)
     calls.clear()
     x.grad = w.grad = None
@@ -243,13 +243,14 @@ def test_autograd_on_a_given_stream():
 
 # --- the precision mapping -------------------------------------------------------------------
 
-MATH = {"highest": "ffma", "high": "fp32", "medium": "fp32"}
+MATH = {"highest": "ffma", "high": "tf32", "medium": "tf32"}
 
 
 @pytest.mark.parametrize("precision", ["highest", "high", "medium"])
 def test_precision_picks_the_math(precision):
-    # 4096^3 runs 3xTF32 on tensor cores (level 7, or level 8 on Hopper) when the math allows it
-    # (docs/shapes.md), on FFMA tiles ("tiled:...:tTMxTN:...") under "ffma".
+    # 4096^3 runs on tensor cores when the math allows it (docs/shapes.md): under "tf32" level 8's
+    # TF32 kernel on Hopper, else 3xTF32 (level 7, or level 8 on Hopper, under "fp32"); FFMA tiles
+    # ("tiled:...:tTMxTN:...") under "ffma".
     a = torch.empty(4096, 4096, device="cuda")
     b = torch.empty(4096, 4096, device="cuda")
     torch.set_float32_matmul_precision(precision)
@@ -257,7 +258,7 @@ def test_precision_picks_the_math(precision):
     if precision == "highest":
         assert config.startswith("tiled:") and not on_split_tensor_cores(config), config
     else:
-        assert on_split_tensor_cores(config), config
+        assert on_tensor_cores(config), config
     # an explicit math wins over the precision
     assert on_split_tensor_cores(tilegemm.explain_choice(a, b, math="fp32")["config"])
     ffma = tilegemm.explain_choice(a, b, math="ffma")["config"]
@@ -266,12 +267,13 @@ def test_precision_picks_the_math(precision):
 
 @pytest.mark.parametrize("precision", ["highest", "high"])
 def test_precision_reaches_every_path(precision):
-    # FFMA and 3xTF32 round differently: a result equal to the one of the mapped math, bit for bit,
-    # shows which ran (1000^3: 3xTF32 under "fp32", test_torch_gpu.py). Eager, autograd, compiled.
+    # FFMA and tensor cores round differently: a result equal to the one of the mapped math, bit for
+    # bit, shows which ran (1000^3: tensor cores under "tf32", test_torch_gpu.py). Eager, autograd,
+    # compiled.
     gen = torch.Generator(device="cuda").manual_seed(17)
     a, b = uniform(1000, 1000, gen=gen), uniform(1000, 1000, gen=gen)
     want = tilegemm.matmul(a, b, math=MATH[precision])
-    other = tilegemm.matmul(a, b, math="fp32" if MATH[precision] == "ffma" else "ffma")
+    other = tilegemm.matmul(a, b, math="tf32" if MATH[precision] == "ffma" else "ffma")
     assert not torch.equal(want, other)
     torch.set_float32_matmul_precision(precision)
     assert torch.equal(tilegemm.matmul(a, b), want)

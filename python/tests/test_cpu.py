@@ -105,9 +105,9 @@ def test_unknown_kernel_is_named():
 
 def test_unknown_math_is_named():
     out = FakeCudaArray((4, 4), address=0x7F1000000000)
-    with pytest.raises(ValueError, match=r"^math: unknown value 'tf32' \(expected fp32"):
+    with pytest.raises(ValueError, match=r"^math: unknown value 'bf16x3' \(expected fp32"):
         tilegemm.matmul(FakeCudaArray((4, 4)), FakeCudaArray((4, 4), address=0x7F3000000000), out=out,
-                        math="tf32")
+                        math="bf16x3")
 
 
 @pytest.mark.skipif(HAS_GPU, reason="checks the message given without a GPU")
@@ -156,8 +156,8 @@ def test_bsr_products_refuse_dense_weights():
     [
         (None, None, "fp32"),  # CuPy, JAX, any DLPack array: the library's default
         (None, "highest", "ffma"),  # torch's default: IEEE FP32 only
-        (None, "high", "fp32"),  # FP32-accurate tensor-core splits allowed
-        (None, "medium", "fp32"),
+        (None, "high", "tf32"),  # TF32 products allowed, as torch's own matmul runs them
+        (None, "medium", "tf32"),
         (None, "a-newer-setting", "fp32"),
         ("fp32", "highest", "fp32"),  # an explicit math always wins
         ("ffma", "high", "ffma"),

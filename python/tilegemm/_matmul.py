@@ -8,9 +8,10 @@ from . import _arrays, _tilegemm
 from ._arrays import Array, BlasMatrix, blas_matrix, batch_of, describe
 
 # torch.get_float32_matmul_precision() -> tilegemm's math, for torch tensors when the caller names none
-# (docs/python.md). "high" and "medium" allow faster math than IEEE FP32; the library's fastest math for
-# FP32 data is FP32-accurate (3xTF32), so both take "fp32" until TF32 / BF16 math exist.
-TORCH_PRECISION_MATH = {"highest": "ffma", "high": "fp32", "medium": "fp32"}
+# (docs/python.md). "high" and "medium" allow TF32 products in torch (cuBLAS's FAST_TF32): "tf32", which
+# on Hopper runs level 8's TF32 kernel and elsewhere the FP32-accurate families ("medium"'s BF16 math
+# has no tilegemm counterpart for FP32 data).
+TORCH_PRECISION_MATH = {"highest": "ffma", "high": "tf32", "medium": "tf32"}
 DEFAULT_MATH = "fp32"  # the library's default (GemmOptions::math): CuPy, JAX and other arrays
 
 
@@ -216,13 +217,14 @@ def matmul(a: Any, b: Any, *, out: Any = None, alpha: float = 1.0, beta: float =
     config: a config's text form (docs/shapes.md), run exactly; kernel must be "auto".
     stream: a CUDA stream (int handle, torch.cuda.Stream, cupy.cuda.Stream); default: the
       framework's current stream (torch, CuPy), else the legacy default stream.
-    math: how "auto" may compute (GemmOptions::math): "fp32" (CUDA-core FFMA or level 7's 3xTF32
-      tensor cores, FP32 accuracy) or "ffma" (CUDA cores only, IEEE FP32). None (default): for
-      torch tensors, torch.get_float32_matmul_precision() decides, read at each call (under
-      torch.compile, when tracing):
-          "highest" -> "ffma";  "high" -> "fp32";  "medium" -> "fp32"
-      ("high" will take TF32 and "medium" BF16-class math once the library has them); for other
-      arrays, "fp32". An explicit math always wins.
+    math: how "auto" may compute (GemmOptions::math): "fp32" (CUDA-core FFMA or 3xTF32 tensor
+      cores, FP32 accuracy), "ffma" (CUDA cores only, IEEE FP32) or "tf32" (also one TF32 product:
+      10-bit mantissas, on Hopper's level 8). None (default): for torch tensors,
+      torch.get_float32_matmul_precision() decides, read at each call (under torch.compile, when
+      tracing):
+          "highest" -> "ffma";  "high" -> "tf32";  "medium" -> "tf32"
+      (torch's own matmul runs TF32 under "high" and "medium"); for other arrays, "fp32". An
+      explicit math always wins.
     Autograd (torch): when grad mode is on and a or b requires grad, the result has a grad_fn
       (the custom op tilegemm::mm) whose backward runs on tilegemm too: grad_a = alpha * grad @
       b^T, grad_b = alpha * a^T @ grad, on transposed views (no copies), with the forward's

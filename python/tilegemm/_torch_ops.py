@@ -6,7 +6,7 @@ would add its own overhead to every call); while torch.compile traces, they emit
 so does an eager matmul that autograd must record (tilegemm::mm has a backward, run by tilegemm).
 Imported only when a torch tensor reaches the package: the package imports without torch.
 (The kernel argument is `kernel_name`: inductor's fallback for custom ops takes `kernel` itself.
-`math` is always a resolved value, "fp32" or "ffma": the precision mapping happens before.)
+`math` is always a resolved value, "fp32", "ffma" or "tf32": the precision mapping happens before.)
 """
 from __future__ import annotations
 

@@ -23,9 +23,10 @@ struct GemmOptions {
   // (docs/shapes.md lists the families and fields). An unknown or inapplicable config throws
   // Error(InvalidArgument) naming options.config and why, before anything is launched.
   std::string config;
-  // Which math Auto may pick from (types.hpp, Math): by default FFMA or 3xTF32 tensor cores (level 7),
-  // both FP32-class; Math::FfmaOnly keeps Auto and its tuned configs on CUDA cores. A named config or
-  // ladder level runs as named.
+  // Which math Auto may pick from (types.hpp, Math): by default FFMA or 3xTF32 tensor cores (level 7,
+  // level 8 on Hopper), both FP32-class; Math::FfmaOnly keeps Auto and its tuned configs on CUDA cores;
+  // Math::Tf32 also allows one TF32 product (level 8's wgmma-tf32, whose configs run only under it). A
+  // named config or ladder level runs as named.
   Math math = Math::Fp32;
 };
 
@@ -97,7 +98,8 @@ void check_gemm_args(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int6
 // when TILEGEMM_LOG_CHOICE=1). The pointers are only looked at for their alignment.
 struct GemmChoice {
   std::string config;  // the config's text form (GemmOptions::config), or the ladder level / "scale C"
-  std::string family;  // the kernel family that runs it ("simt-tiled", "tf32x3-tiled", "gemv", "ladder"; empty for scale/empty)
+  std::string family;  // the kernel family that runs it ("simt-tiled", "tf32x3-tiled", "gemv", "ladder", "wgmma",
+                       // "wgmma-3xtf32", "wgmma-tf32", "skinny16"; empty for scale/empty)
   // "gemv", "split-k", "stream-k", "small-tile", "big-tile"; "ladder" for an explicit level;
   // "scale" for the quick return C = beta * C (k == 0 or alpha == 0); "empty" for m or n == 0.
   std::string kind;

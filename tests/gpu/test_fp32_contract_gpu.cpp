@@ -9,7 +9,8 @@
 //   - Wgmma3xTf32: level 8's 3xTF32 over both layouts, four op combinations, odd and standard shapes,
 //     offset (packed) operands and padded leading dimensions, beta reading C, against FP64.
 //   - Tf32Math: level 8's TF32 (math = tf32, named by the caller) over the same layouts, shapes and
-//     alignments, and the special values' classes, held to TF32's bound (2^-9 of each product more).
+//     alignments, scaled operands and the special values' classes, held to TF32's bound (2^-9 of each
+//     product more).
 //   - ScaledAccuracy: A scaled by 2^sa, B by 2^sb (sa + sb in range), K from 64 to 65536: componentwise
 //     (|C - ref| / sum |a||b|) and normwise errors of Auto, level 7 and the 3xTF32 schedules held to
 //     twice FFMA's; the table (with cuBLAS SGEMM's column) is printed for docs/api.md.
@@ -23,6 +24,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/device_buffer.hpp"
@@ -553,6 +555,28 @@ TEST(Tf32Math, WgmmaEveryLayoutShapeAndAlignment) {
 TEST(Tf32Math, WgmmaSmallOddShapes) {
   if (!hopper()) GTEST_SKIP() << "level 8 needs a compute capability 9.0 device";
   check_level8_fp32({{7, 13, 5}, {129, 140, 70}}, kWgmmaTf32Runs, Math::Tf32, kTf32PerProduct);
+}
+
+// TF32 over the exponent range: A and B scaled by powers of two whose products stay normal (TF32 has
+// FP32's exponent range), every layout's conversion path, against FP64 with TF32's bound.
+TEST(Tf32Math, ScaledOperands) {
+  if (!hopper()) GTEST_SKIP() << "level 8 needs a compute capability 9.0 device";
+  GemmOptions tf32 = config("wgmma-tf32:128x256x32:s4");
+  tf32.math = Math::Tf32;
+  GemmOptions tf32_auto;
+  tf32_auto.math = Math::Tf32;
+  for (const auto& [sa, sb] : std::vector<std::pair<int, int>>{{-100, 100}, {60, -80}, {-60, -50}, {50, 60}})
+    for (const SpecialCase tc : {SpecialCase{150, 270, 700, Layout::RowMajor, Op::N, Op::T},
+                                 SpecialCase{150, 270, 700, Layout::ColMajor, Op::T, Op::N}}) {
+      const Operands o = random_operands(tc.m, tc.n, tc.k, 41 + static_cast<unsigned>(sa + 200),
+                                         std::ldexp(1.0f, sa), std::ldexp(1.0f, sb));
+      const Reference r = reference(o);
+      const Stored s = store(o, tc.layout, tc.op_a, tc.op_b);
+      const std::string what = "2^" + std::to_string(sa) + " x 2^" + std::to_string(sb) + " " +
+                               special_name(testing::TestParamInfo<SpecialCase>(tc, 0));
+      expect_fp32(run_gpu(s, o, tf32), s, o, r, "wgmma-tf32 " + what, kTf32PerProduct);
+      expect_fp32(run_gpu(s, o, tf32_auto), s, o, r, "auto " + what, kTf32PerProduct);
+    }
 }
 
 // TF32 keeps FP32's IEEE classes where its operands are normal or special: Inf, NaN, products that

@@ -48,6 +48,13 @@ int64_t tight_or(int64_t ld, const StoredMatrix& s, Layout layout) { return ld >
 Operands check_shape(const GemmShape& s, const TuneOptions& o) {
   if (s.dtype != DType::F32 && s.dtype != DType::BF16 && s.dtype != DType::F16)
     invalid("shape.dtype = " + to_string(s.dtype) + ": the tuner takes F32, BF16 or F16 products");
+  // Math::FfmaOnly shares fp32's key (dtype "f32"): its winners would serve fp32 calls. Tuning under
+  // fp32 measures the FFMA configs too.
+  if (s.math != Math::Fp32 && s.math != Math::Tf32)
+    invalid("shape.math = " + std::to_string(static_cast<int>(s.math)) +
+            ": the tuner takes math fp32 (FFMA and tensor-core configs) or tf32");
+  if (s.math == Math::Tf32 && s.dtype != DType::F32)
+    invalid("shape.math = tf32 applies to F32 products (shape.dtype is " + to_string(s.dtype) + ")");
   if (s.layout != Layout::RowMajor && s.layout != Layout::ColMajor)
     invalid("shape.layout = " + std::to_string(static_cast<int>(s.layout)) + " is not a Layout value");
   if (s.op_a != Op::N && s.op_a != Op::T) invalid("shape.op_a is not an Op value");

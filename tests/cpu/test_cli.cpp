@@ -478,6 +478,9 @@ TEST(CliDType, ATf32RunNamesTheMathOnEveryProblemAndDefaultsToAuto) {
     EXPECT_EQ(p.dtype, DType::F32);
     EXPECT_EQ(p.math, Math::Tf32);
   }
+  // The FP64 reference's buffers count against the device's memory, as for 16-bit runs.
+  const double elements = 64 * 16 + 16 * 32 + 64 * 32;
+  EXPECT_DOUBLE_EQ(problem_bytes(plan.problems[0], 2), 4.0 * (64 * 16 + 16 * 32 + 2 * 64 * 32) + 8.0 * elements);
   CheckArgs c;
   c.shapes = {"5x6x7"};
   c.dtype = "tf32";

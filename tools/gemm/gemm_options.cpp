@@ -228,8 +228,8 @@ double problem_bytes(const Problem& p, int c_buffers) {
   const double a = static_cast<double>(p.size_a()), b = static_cast<double>(p.size_b()),
                c = static_cast<double>(p.size_c());
   const double bytes = dtype_bytes(p.dtype) * (a + b + c_buffers * c);
-  // 16-bit runs: the FP64 reference C, and A and B widened while it is computed.
-  return p.dtype == DType::F32 ? bytes : bytes + 8.0 * (a + b + c);
+  // 16-bit and tf32 runs: the FP64 reference C, and A and B widened while it is computed.
+  return p.dtype == DType::F32 && p.math != Math::Tf32 ? bytes : bytes + 8.0 * (a + b + c);
 }
 
 void check_fits(const std::vector<Problem>& problems, int c_buffers, double extra_bytes, double device_bytes,

@@ -269,7 +269,7 @@ class GemmProfiler final : public OperationProfiler {
   // cuBLAS's split products round partial sums too) plus the FP32 accumulation's bound, and for tf32
   // both operands cut to 10-bit mantissas (2^-9 of each product, truncated or rounded).
   struct Reference {
-    std::optional<DeviceBuffer<double>> f64;  // 16-bit runs
+    std::optional<DeviceBuffer<double>> f64;  // 16-bit and tf32 runs
     const TypedBuffer* c_ref = nullptr;       // fp32 runs
     double tol = 0;
     F64Diff compare(const Problem& p, const TypedBuffer& c) const {

@@ -229,7 +229,7 @@ double problem_bytes(const Problem& p, int c_buffers) {
                c = static_cast<double>(p.size_c());
   const double bytes = dtype_bytes(p.dtype) * (a + b + c_buffers * c);
   // 16-bit and tf32 runs: the FP64 reference C, and A and B widened while it is computed.
-  return p.dtype == DType::F32 && p.math != Math::Tf32 ? bytes : bytes + 8.0 * (a + b + c);
+  return p.fp64_reference() ? bytes + 8.0 * (a + b + c) : bytes;
 }
 
 void check_fits(const std::vector<Problem>& problems, int c_buffers, double extra_bytes, double device_bytes,

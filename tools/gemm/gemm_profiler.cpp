@@ -279,7 +279,7 @@ class GemmProfiler final : public OperationProfiler {
     }
   };
   // FP32 math is checked against cuBLAS's SGEMM (the baseline is the reference); the rest against FP64.
-  static bool fp32_reference(const Problem& p) { return p.dtype == DType::F32 && p.math != Math::Tf32; }
+  static bool fp32_reference(const Problem& p) { return !p.fp64_reference(); }
   static Reference reference(const Problem& p, const Operands& o, Cublas& cublas) {
     Reference r;
     r.tol = 2.0 * ref::fp32_gemm_error_bound(p.k);

@@ -30,6 +30,9 @@ struct Problem {
   int64_t c_inner() const { return layout == Layout::RowMajor ? n : m; }
   bool tight() const { return ld_pad == 0 && ld_abs == 0 && offset == 0; }
   double flops() const { return 2.0 * m * n * k; }
+  // FP32 math is checked against cuBLAS's SGEMM; 16-bit and tf32 runs against the FP64 product, whose
+  // buffers count in problem_bytes.
+  bool fp64_reference() const { return dtype != DType::F32 || math == Math::Tf32; }
   std::string dims() const;  // "MxNxK"
   std::string str() const;   // "MxNxK row NN", then " ld+P" / " ld=L" and " off=O" when set
 };

@@ -69,8 +69,9 @@ struct GemmArgs {
 };
 
 // The typed entry: checks every field (errors name it, e.g. "args.a.ld = 3 is too small ..."), then
-// runs Auto's choice, options.config or options.kernel, as sgemm does. Batches run one product each,
-// in order, on `stream` (a batched launch is to come).
+// runs Auto's choice, options.config or options.kernel, as sgemm does. Batches run in one launch on
+// ladder level 8 (its families walk the tiles of every batch), else one product per launch, in order,
+// on `stream`; Auto weighs both.
 void gemm(const GemmArgs& args, Stream stream = nullptr, const GemmOptions& options = {});
 
 // Single-precision GEMM on device pointers, enqueued on `stream`; the same product as gemm() with F32

@@ -1,6 +1,7 @@
 // tilegemm::gemm and sgemm: validation, reduction to the canonical problem (ops/gemm_call.hpp), the
 // config to run (options.config, an explicit ladder level, or Auto's choice over the registered kernel
-// families: ops/choose.hpp), and its family's launch, once per batch.
+// families: ops/choose.hpp), and its family's launch: one for all batches where the family runs them
+// (ops::Family::runs_batches), else one per batch.
 #include <cuda_runtime_api.h>
 
 #include <climits>
@@ -65,7 +66,7 @@ ops::Config named_config(const GemmOptions& options, const detail::DeviceContext
 void require_applicable(const ops::Problem& p, const ops::Config& c, const GemmOptions& options,
                         const detail::DeviceFacts& device) {
   std::string why = c.family()->runs_on(device);
-  if (why.empty()) why = c.family()->can_implement(p, c);
+  if (why.empty()) why = c.family()->can_implement(ops::launch_problem(*c.family(), p), c);
   if (why.empty()) return;
   if (!options.config.empty()) invalid("options.config = '" + options.config + "' cannot run this product: " + why);
   invalid("options.kernel = " + to_string(options.kernel) + " cannot run this product: " + why);
@@ -125,8 +126,10 @@ void run_gemm(const GemmArgs& args, Stream stream, const GemmOptions& options, c
   cudaStream_t s = reinterpret_cast<cudaStream_t>(stream);
   if (!reads_ab) return scale_batches(call, args.batch, s);
   const detail::DeviceFacts facts = detail::device_facts(*ctx);
-  for (int64_t b = 0; b < args.batch; ++b)
-    config.family()->run(call.problem, config, ops::batch_operands(call, b), facts, s);
+  const ops::Family& family = *config.family();
+  const ops::Problem launch = ops::launch_problem(family, call.problem);
+  if (launch.batch > 1) return family.run(launch, config, call.operands, facts, s);
+  for (int64_t b = 0; b < args.batch; ++b) family.run(launch, config, ops::batch_operands(call, b), facts, s);
 }
 
 }  // namespace
@@ -196,8 +199,8 @@ GemmChoice explain(const GemmArgs& args, const GemmOptions& options, const detai
   const ops::Family& family = *chosen.family();
   out.config = chosen.text();
   out.family = std::string(family.name());
-  out.kind = family.config_class(p, chosen, device);
-  if (const std::optional<ops::Estimate> e = family.estimate(p, chosen, device)) {
+  out.kind = family.config_class(ops::launch_problem(family, p), chosen, device);
+  if (const std::optional<ops::Estimate> e = ops::call_estimate(family, p, chosen, device)) {
     out.predicted_us = e->us;
     out.reason = source.empty() ? e->why : source + "; model: " + e->why;
   } else {

@@ -15,8 +15,9 @@ Config Ranking::best() const {
 
 namespace {
 
-// Appends family f's legal candidates for `p` to `out` (unsorted), or its reason for having none.
-void add_candidates(const Family& f, const Problem& p, const DeviceFacts& d, Ranking& out) {
+// Appends family f's legal candidates for `call` to `out` (unsorted), or its reason for having none.
+void add_candidates(const Family& f, const Problem& call, const DeviceFacts& d, Ranking& out) {
+  const Problem p = launch_problem(f, call);
   std::string unsupported = f.supports(p);
   if (unsupported.empty()) unsupported = f.runs_on(d);
   if (!unsupported.empty()) {
@@ -32,7 +33,7 @@ void add_candidates(const Family& f, const Problem& p, const DeviceFacts& d, Ran
       continue;
     }
     any = true;
-    if (std::optional<Estimate> e = f.estimate(p, c, d)) out.estimated.push_back({std::move(c), std::move(*e)});
+    if (std::optional<Estimate> e = call_estimate(f, call, c, d)) out.estimated.push_back({std::move(c), std::move(*e)});
     else out.measure_only.push_back(std::move(c));
   }
   if (!any)
@@ -47,6 +48,17 @@ Ranking sorted(Ranking out) {
 }
 
 }  // namespace
+
+std::optional<Estimate> call_estimate(const Family& f, const Problem& p, const Config& c, const DeviceFacts& d) {
+  std::optional<Estimate> e = f.estimate(launch_problem(f, p), c, d);
+  const int64_t n = launches(f, p);
+  if (e && n > 1) {
+    e->us *= static_cast<double>(n);
+    e->rank_us *= static_cast<double>(n);
+    e->why += "; one launch per batch: x" + std::to_string(n);
+  }
+  return e;
+}
 
 Ranking rank(const Problem& p, const DeviceFacts& d) {
   Ranking out;
@@ -89,7 +101,9 @@ Decision decide(const Problem& p, const DeviceFacts& d, const TunedLookup& tuned
   Decision out;
   if (tuned) out.config = tuned(p);
   // An entry that cannot run this call (other leading dimensions; tuned on tensor cores, math = ffma).
-  if (!out.config.empty() && !out.config.family()->can_implement(p, out.config).empty()) out.config = Config();
+  if (!out.config.empty() &&
+      !out.config.family()->can_implement(launch_problem(*out.config.family(), p), out.config).empty())
+    out.config = Config();
   out.tuned = !out.config.empty();
   if (!out.tuned) {
     out.ranking = rank(p, d);

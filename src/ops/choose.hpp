@@ -31,7 +31,12 @@ struct Ranking {
   Config best() const;
 };
 
-// Every registered family's legal candidates for `p`, ranked.
+// Family f's estimate of `c` on the whole call `p`: of one launch where f runs batches, else of one
+// product times p.batch launches (each family is asked about launch_problem(f, p)).
+std::optional<Estimate> call_estimate(const Family& f, const Problem& p, const Config& c, const DeviceFacts& d);
+
+// Every registered family's legal candidates for `p`, ranked; a family that runs one product per
+// launch is judged on one product (launch_problem) and ranked by call_estimate.
 Ranking rank(const Problem& p, const DeviceFacts& d);
 // One family's alone (`tilegemm bench --kernels <family>`).
 Ranking rank(const Problem& p, const DeviceFacts& d, const Family& only);

@@ -77,10 +77,26 @@ class Family {
   // run time, a config's kernel is the same template instantiation of the same header.
   virtual std::vector<detail::JitRequest> run_time_kernels(const Problem& p, const Config& c,
                                                            const DeviceFacts& d) const = 0;
+  // Whether run() computes all p.batch products of a batched problem in one launch (the operands'
+  // stride_a, stride_b, stride_c step from one batch to the next). A family that does not is only ever
+  // asked about one product (launch_problem below): the dispatcher runs it once per batch, and Auto
+  // counts batch x its estimate.
+  virtual bool runs_batches() const { return false; }
   // Runs `c` (can_implement accepted it; k > 0 and alpha != 0) on `stream`.
   virtual void run(const Problem& p, const Config& c, const Operands& o, const DeviceFacts& d,
                    cudaStream_t stream) const = 0;
 };
+
+// The problem family f's methods see for `p`: p itself where f runs batches in one launch, else one
+// of its products (batch 1).
+inline Problem launch_problem(const Family& f, const Problem& p) {
+  if (p.batch == 1 || f.runs_batches()) return p;
+  Problem one = p;
+  one.batch = 1;
+  return one;
+}
+// How many launches of launch_problem(f, p) make the call.
+inline int64_t launches(const Family& f, const Problem& p) { return f.runs_batches() ? 1 : p.batch; }
 
 // A family built on sm_90a instructions (`what`) runs on compute capability 9.0 only: "" there, else
 // why not, naming the device (Family::runs_on).

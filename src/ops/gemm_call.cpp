@@ -19,7 +19,7 @@ GemmCall gemm_call(const GemmArgs& args, const GemmOptions& options) {
   p.m = row ? args.m : args.n;
   p.n = row ? args.n : args.m;
   p.k = args.k;
-  p.batch = 1;  // one product per launch (GemmCall strides step through the batches)
+  p.batch = args.batch;
   p.trans_a = (row ? args.op_a : args.op_b) == Op::T;
   p.trans_b = (row ? args.op_b : args.op_a) == Op::T;
   // The facts hold for every batch: a batch stride that is not a multiple of 16 bytes moves the later
@@ -61,9 +61,11 @@ GemmCall gemm_call(const GemmArgs& args, const GemmOptions& options) {
   o.alpha = args.epilogue.alpha;
   o.beta = args.epilogue.beta;
   o.raster = options.raster;
-  call.stride_a = a.batch_stride;
-  call.stride_b = b.batch_stride;
-  call.stride_c = args.c.batch_stride;
+  if (args.batch > 1) {
+    o.stride_a = a.batch_stride;
+    o.stride_b = b.batch_stride;
+    o.stride_c = args.c.batch_stride;
+  }
   return call;
 }
 
@@ -74,9 +76,9 @@ Operands batch_operands(const GemmCall& call, int64_t b) {
   auto step = [b](const void* ptr, int64_t stride, DType t) {
     return ptr ? static_cast<const void*>(static_cast<const char*>(ptr) + b * stride * dtype_bytes(t)) : ptr;
   };
-  o.a = step(o.a, call.stride_a, p.a_type);
-  o.b = step(o.b, call.stride_b, p.b_type);
-  o.c = const_cast<void*>(step(o.c, call.stride_c, p.c_type));
+  o.a = step(o.a, o.stride_a, p.a_type);
+  o.b = step(o.b, o.stride_b, p.b_type);
+  o.c = const_cast<void*>(step(o.c, o.stride_c, p.c_type));
   return o;
 }
 

@@ -1,5 +1,5 @@
-// A GEMM call (tilegemm::GemmArgs, checked) in the operation model's terms: the canonical problem and
-// the operands of its batch 0. Column-major C = op(A) op(B) is row-major C^T = op(B)^T op(A)^T over
+// A GEMM call (tilegemm::GemmArgs, checked) in the operation model's terms: the canonical problem (its
+// batch the call's) and the operands of its batch 0 with the batch strides. Column-major C = op(A) op(B) is row-major C^T = op(B)^T op(A)^T over
 // the same memory, with the operands swapped and each keeping its op.
 #pragma once
 #include "ops/problem.hpp"
@@ -10,10 +10,9 @@ namespace ops {
 
 struct GemmCall {
   Problem problem;
-  Operands operands;  // batch 0
-  // Element offsets from one batch to the next in the canonical operands (A and B swapped for
-  // column-major calls).
-  int64_t stride_a = 0, stride_b = 0, stride_c = 0;
+  // Batch 0; stride_a, stride_b, stride_c are the canonical operands' (A and B swapped for
+  // column-major calls), 0 with one batch.
+  Operands operands;
 };
 
 GemmCall gemm_call(const GemmArgs& args, const GemmOptions& options);

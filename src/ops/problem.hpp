@@ -44,6 +44,9 @@ struct Problem {
   DType a_type = DType::F32, b_type = DType::F32, c_type = DType::F32;
   Math math = Math::Fp32;  // the arithmetic Auto may pick (types.hpp)
   int64_t m = 0, n = 0, k = 0;
+  // Products of one call, each the m x n x k product above (GEMM: strided batches, Operands::stride_*).
+  // Families that run them in one launch see it (Family::runs_batches); the others are asked about one
+  // product (launch_problem, family.hpp) and run once per batch.
   int64_t batch = 1;
   bool trans_a = false, trans_b = false;
   // Per operand, in BYTES, each a power of two <= 16: the alignment of its address together with its
@@ -84,6 +87,9 @@ struct Operands {
   int64_t lda = 0, ldb = 0, ldc = 0;
   float alpha = 1.0f, beta = 0.0f;
   Raster raster = Raster::Hilbert;
+  // A batched GEMM launch (Problem::batch > 1): elements from one batch's A, B, C to the next's; 0 for A
+  // or B: every batch reads the same matrix.
+  int64_t stride_a = 0, stride_b = 0, stride_c = 0;
 };
 
 // The largest power of two <= 16 dividing `v` (16 for 0).

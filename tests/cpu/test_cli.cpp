@@ -212,7 +212,7 @@ TEST(CliPreset, ModelsKeepsItsFixedOps) {
 TEST(CliPreset, EveryListedNameWorksAndUnknownIsAnError) {
   for (const std::string& name : preset_names()) EXPECT_FALSE(preset_shapes(name).empty()) << name;
   expect_invalid([] { preset_shapes("nope"); }, "--preset: unknown preset 'nope'",
-                 "textbook, tvm-post, odd, ladder, small or models");
+                 "textbook, tvm-post, odd, ladder, small, models or batched");
   expect_invalid([] { preset_shapes("Textbook"); }, "--preset: unknown preset 'Textbook'");
 }
 
@@ -237,6 +237,43 @@ TEST(CliProblem, SizesAndLabels) {
   EXPECT_EQ(p.ldc(), 3);
   EXPECT_EQ(p.str(), "3x5x7 col TN");
   EXPECT_DOUBLE_EQ(p.flops(), 2.0 * 3 * 5 * 7);
+}
+
+// --batch: every shape as N strided batches, each matrix's batches stored rows x ld apart; the batched
+// preset keeps its own counts; malformed counts name the option.
+TEST(CliProblem, StridedBatches) {
+  Problem p = parse_shape("3x5x7");  // row-major NN: A 3x7, B 7x5, C 3x5
+  p.ld_pad = 1;
+  p.offset = 2;
+  std::vector<Problem> list = {p};
+  apply_batch(list, "4");
+  p = list[0];
+  EXPECT_EQ(p.batch, 4);
+  EXPECT_EQ(p.stride_a(), 3 * 8);
+  EXPECT_EQ(p.stride_b(), 7 * 6);
+  EXPECT_EQ(p.stride_c(), 3 * 6);
+  EXPECT_EQ(p.size_a(), 2 + 3 * 24 + 2 * 8 + 7);  // offset + 3 strides + the last batch's extent
+  EXPECT_EQ(p.size_c(), 2 + 3 * 18 + 2 * 6 + 5);
+  EXPECT_EQ(p.c_outer(), 4 * 3);  // C's rows over every batch, ldc apart
+  EXPECT_DOUBLE_EQ(p.flops(), 4 * 2.0 * 3 * 5 * 7);
+  EXPECT_EQ(p.str(), "4 x 3x5x7 row NN ld+1 off=2");
+  p.layout = Layout::ColMajor;  // stored columns x ld
+  EXPECT_EQ(p.stride_a(), 7 * 4);
+  apply_batch(list, "");  // keeps the count
+  EXPECT_EQ(list[0].batch, 4);
+  for (const char* bad : {"0", "x", "-1", "1000001", "12345678"}) {
+    SCOPED_TRACE(bad);
+    expect_invalid([&] { apply_batch(list, bad); }, std::string("--batch: "));
+  }
+  const std::vector<Problem> batched = preset_shapes("batched");
+  ASSERT_GE(batched.size(), 5u);
+  EXPECT_EQ(batched[0].batch, 16);
+  EXPECT_EQ(batched[0].str(), "16 x 1024x1024x1024 row NN");
+  EXPECT_DOUBLE_EQ(batched[0].flops(), batched[2].flops());  // beside one product of the same FLOPs
+  BenchArgs a;
+  a.preset = "batched";
+  a.batch = "2";
+  for (const Problem& q : plan_bench(a).problems) EXPECT_EQ(q.batch, 2);
 }
 
 TEST(CliProblem, PaddedAndOffsetMemory) {
@@ -784,7 +821,7 @@ TEST_F(CliFiles, CsvWriterRoundTrip) {
   ASSERT_EQ(lines.size(), 6u);
   EXPECT_EQ(lines[0], csv_header(gemm_report()));
   const std::vector<std::string> head = split_csv_line(lines[0]);
-  ASSERT_EQ(head.size(), 22u);
+  ASSERT_EQ(head.size(), 23u);
   EXPECT_EQ(head[0], "device");
   auto col = [&](const std::vector<std::string>& cells, const std::string& name) {
     for (size_t i = 0; i < head.size(); ++i)
@@ -1426,7 +1463,7 @@ TEST(CliSparseReport, Speedups) {
 // scripts read them), and refuses a mixture.
 TEST_F(CliFiles, CsvColumnsPerOperation) {
   EXPECT_EQ(csv_header(gemm_report()),
-            "device,m,n,k,layout,trans,ld,offset,dtype,kernel,config,status,median_ms,min_ms,max_ms,reps,tflops,"
+            "device,m,n,k,batch,layout,trans,ld,offset,dtype,kernel,config,status,median_ms,min_ms,max_ms,reps,tflops,"
             "ratio_vs_cublas,pct_fp32_peak,max_abs_err,tolerance,timing");
   EXPECT_EQ(csv_header(bsr_report()),
             "device,op,m,n,k,block_rows,block_cols,sparsity,achieved_sparsity,nnzb,max_row_blocks,rows,dtype,kernel,"

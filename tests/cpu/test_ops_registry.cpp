@@ -660,5 +660,73 @@ TEST(WgmmaTf32Family, ConfigsProblemsAndDevices) {
     EXPECT_EQ(cand.text().rfind("wgmma-tf32:128x", 0), 0u) << cand.text();
 }
 
+// Strided batches: level 8 runs them in one launch (its estimate counts every batch's tiles); a family
+// that runs one product per launch is judged on one product and ranked at batch x its estimate. The
+// workspace holds a packed copy per batch, one where the operand is shared (stride 0).
+TEST(Batches, Level8RunsThemInOneLaunchTheOthersOncePerBatch) {
+  const auto* base = reinterpret_cast<const uint16_t*>(uintptr_t(1) << 40);
+  GemmArgs args;
+  args.m = args.n = args.k = 1024;
+  args.batch = 16;
+  args.a = MatrixArg{DType::BF16, base, 1024, 1 << 20};
+  args.b = MatrixArg{DType::BF16, base + (uint64_t(1) << 28), 1024, 0};  // shared by every batch
+  args.c = OutputArg{DType::BF16, const_cast<uint16_t*>(base) + (uint64_t(1) << 29), 1024, 1 << 20};
+  const ops::GemmCall call = ops::gemm_call(args, GemmOptions{});
+  EXPECT_EQ(call.problem.batch, 16);
+  EXPECT_EQ(call.operands.stride_a, 1 << 20);
+  EXPECT_EQ(call.operands.stride_b, 0);
+  EXPECT_EQ(ops::batch_operands(call, 2).a, static_cast<const void*>(base + (2 << 20)));
+  EXPECT_EQ(ops::batch_operands(call, 2).b, static_cast<const void*>(base + (uint64_t(1) << 28)));
+  const ops::Ranking ranking = ops::rank(call.problem, h100());
+  ASSERT_FALSE(ranking.estimated.empty());
+  EXPECT_EQ(ranking.best().family()->name(), "wgmma");
+  EXPECT_TRUE(ranking.best().family()->runs_batches());
+  EXPECT_NE(ranking.estimated.front().estimate.why.find("(16 batches)"), std::string::npos)
+      << ranking.estimated.front().estimate.why;
+  // 16 batches of 1024^3 in one launch: 1024 tiles of 128 x 128 in 8 waves, against one product's 64
+  // tiles in one (one launch, not 16).
+  ops::Problem one = call.problem;
+  one.batch = 1;
+  const ops::Config c = ops::registry().parse("wgmma:128x128x64:s4", "config", ops::OpKind::Gemm);
+  const ops::Family& wgmma = *c.family();
+  EXPECT_EQ(wgmma.estimate(call.problem, c, h100())->why, "1024 tiles (16 batches) in 8 waves");
+  EXPECT_EQ(wgmma.estimate(one, c, h100())->why, "64 tiles in 1 waves");
+  EXPECT_GT(wgmma.estimate(call.problem, c, h100())->us, 4 * wgmma.estimate(one, c, h100())->us);
+  EXPECT_LT(wgmma.estimate(call.problem, c, h100())->us, 16 * wgmma.estimate(one, c, h100())->us);
+
+  // FP32 on CUDA cores (math = ffma): one launch per batch, 16 x the estimate of one product.
+  GemmArgs f32 = args;
+  f32.a.type = f32.b.type = DType::F32;
+  f32.c.type = DType::F32;
+  GemmOptions ffma;
+  ffma.math = Math::FfmaOnly;
+  const ops::Problem p32 = ops::gemm_call(f32, ffma).problem;
+  const ops::Ranking r32 = ops::rank(p32, h100());
+  ASSERT_FALSE(r32.estimated.empty());
+  const ops::Ranked& best = r32.estimated.front();
+  EXPECT_FALSE(best.config.family()->runs_batches());
+  EXPECT_EQ(ops::launch_problem(*best.config.family(), p32).batch, 1);
+  EXPECT_EQ(ops::launches(*best.config.family(), p32), 16);
+  EXPECT_NE(best.estimate.why.find("one launch per batch: x16"), std::string::npos) << best.estimate.why;
+  ops::Problem p32_one = p32;
+  p32_one.batch = 1;
+  EXPECT_DOUBLE_EQ(best.estimate.us, 16 * best.config.family()->estimate(p32_one, best.config, h100())->us);
+
+  // Workspace: A's rows off 16 bytes are packed per batch; B shared (stride 0) once.
+  GemmArgs unaligned = args;
+  unaligned.a.ld = unaligned.b.ld = 1025;
+  unaligned.a.batch_stride = 1025 * 1024;
+  const ops::GemmCall u = ops::gemm_call(unaligned, GemmOptions{});
+  const size_t one_copy = size_t(1024) * 1024 * 2;  // 1024 lines of 1024 halves, packed
+  EXPECT_EQ(wgmma.workspace_bytes(u.problem, c, u.operands, h100()), 16 * one_copy + one_copy);
+  ops::Operands shared_a = u.operands;
+  shared_a.stride_a = 0;
+  EXPECT_EQ(wgmma.workspace_bytes(u.problem, c, shared_a, h100()), 2 * one_copy);
+  // Work units numbered in 32 bits: batch x tiles x slices below 2^31.
+  ops::Problem huge = call.problem;
+  huge.batch = int64_t(1) << 26;  // x 64 tiles of 128 x 128: 2^32 units
+  EXPECT_NE(wgmma.can_implement(huge, c).find("work units"), std::string::npos) << wgmma.can_implement(huge, c);
+}
+
 }  // namespace
 }  // namespace tilegemm

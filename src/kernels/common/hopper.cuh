@@ -39,11 +39,14 @@ __device__ __forceinline__ void mbar_wait(unsigned long long* b, unsigned parity
       "r"(parity)
       : "memory");
 }
-__device__ __forceinline__ void tma_load_2d(void* dst, const void* map, int inner, int outer, unsigned long long* bar) {
+// One box of a 3-D tensor map (inner, outer, batch) at those coordinates into `dst`, completing on
+// `bar` with its bytes.
+__device__ __forceinline__ void tma_load_3d(void* dst, const void* map, int inner, int outer, int batch,
+                                            unsigned long long* bar) {
   asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];" ::"r"(
           smem_u32(dst)),
-      "l"(reinterpret_cast<unsigned long long>(map)), "r"(inner), "r"(outer), "r"(smem_u32(bar))
+      "l"(reinterpret_cast<unsigned long long>(map)), "r"(inner), "r"(outer), "r"(batch), "r"(smem_u32(bar))
       : "memory");
 }
 
@@ -106,28 +109,47 @@ __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
 __device__ __forceinline__ void named_barrier_arrive(int id, int threads) {
   asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
-// tma_load_2d into the same shared address of every block of the cluster in `blocks` (a bit per
+// tma_load_3d into the same shared address of every block of the cluster in `blocks` (a bit per
 // rank), completing on each one's mbarrier at `bar`'s address.
-__device__ __forceinline__ void tma_load_2d_multicast(void* dst, const void* map, int inner, int outer,
+__device__ __forceinline__ void tma_load_3d_multicast(void* dst, const void* map, int inner, int outer, int batch,
                                                       unsigned long long* bar, unsigned short blocks) {
   asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
-      " [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(smem_u32(dst)),
-      "l"(reinterpret_cast<unsigned long long>(map)), "r"(inner), "r"(outer), "r"(smem_u32(bar)), "h"(blocks)
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%2, %3, %4}], [%5], %6;" ::"r"(smem_u32(dst)),
+      "l"(reinterpret_cast<unsigned long long>(map)), "r"(inner), "r"(outer), "r"(batch), "r"(smem_u32(bar)),
+      "h"(blocks)
       : "memory");
 }
 
-// Loads the rows x kLine (k) tile of an operand at (mn0, k0) into `dst` (the stage's tile), arming
+// TMA stores (the staged epilogue's second half): one box of shared memory `src` (the map's box, its
+// layout that of the loads) to a 3-D tensor map's (inner, outer, batch); TMA clips what lies past
+// the tensor. The stores of a thread form bulk groups: commit after issuing, and wait for their reads
+// of shared memory before writing it again (wait_group.read) or for the whole store (wait_group).
+// Shared memory written by threads is ordered before TMA reads it by fence_proxy_async_shared in
+// every writing thread, then a barrier.
+__device__ __forceinline__ void tma_store_3d(const void* map, const void* src, int inner, int outer, int batch) {
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];" ::"l"(
+                   reinterpret_cast<unsigned long long>(map)),
+               "r"(smem_u32(src)), "r"(inner), "r"(outer), "r"(batch)
+               : "memory");
+}
+__device__ __forceinline__ void bulk_commit_group() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+__device__ __forceinline__ void bulk_wait_group_read0() { asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory"); }
+__device__ __forceinline__ void bulk_wait_group0() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
+__device__ __forceinline__ void fence_proxy_async_shared() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+
+// Loads the rows x kLine (k) tile of an operand at (mn0, k0) of matrix `batch` into `dst` (the
+// stage's tile; the tensor map is 3-D: inner, outer, batch), arming
 // `bar`, kLine the elements of a 128-byte line (64 16-bit or 32 FP32 elements): K-major, one box of
 // `kRows` lines of k; MN-major, kRows / kLine boxes of kLine lines (k) x kLine of m or n, kLine * 128
 // bytes apart. The tensor map's boxes are kLine x kRows (K-major) or kLine x kLine (MN-major).
-// With `blocks` != 0 the tile goes to every block of the cluster in that mask (tma_load_2d_multicast).
+// With `blocks` != 0 the tile goes to every block of the cluster in that mask (tma_load_3d_multicast).
 template <int kRows, bool kMnMajor, int kLine = 64>
-__device__ __forceinline__ void tma_load_tile(unsigned short* dst, const void* map, int mn0, int k0,
+__device__ __forceinline__ void tma_load_tile(unsigned short* dst, const void* map, int mn0, int k0, int batch,
                                               unsigned long long* bar, unsigned short blocks = 0) {
   auto load = [&](void* to, int inner, int outer) {
-    if (blocks) tma_load_2d_multicast(to, map, inner, outer, bar, blocks);
-    else tma_load_2d(to, map, inner, outer, bar);
+    if (blocks) tma_load_3d_multicast(to, map, inner, outer, batch, bar, blocks);
+    else tma_load_3d(to, map, inner, outer, batch, bar);
   };
   if (kMnMajor) {
 #pragma unroll

@@ -18,9 +18,16 @@
 // rows of the tile and issues four m64nBNk16 wgmmas per stage, keeps one group in flight, and frees
 // the stage before it (empty[]: both consumers arrive). The producer runs ahead into the block's next
 // tile while the consumers store this one. Rows, columns and k past the matrix are zeros from TMA's
-// out-of-bounds fill; the stores are bounds-checked. A and B are 16-byte aligned in address and
+// out-of-bounds fill; the stores are bounds-checked. C written over (beta == 0) with 16-byte aligned
+// rows leaves through TMA stores from shared memory (store_slice_tma), which run on while the
+// warpgroup starts its next tile. A and B are 16-byte aligned in address and
 // leading dimension (TMA; the family packs others first, pack_16bit.cuh). k >= 1 (the family runs a
 // product only when it reads A and B).
+//
+// Strided batches: p.batch products in one launch, the work units of batch b after those of batch
+// b - 1 (the persistent grid walks across batches without a gap). The tensor maps are 3-D (inner,
+// lines, batch): a block loads batch b's tiles at third coordinate b, or 0 for an operand every batch
+// shares (stride 0, a map of one matrix); C, split-K's partial sums and 3xTF32's guard offset by batch.
 //
 // kCluster = 2: the blocks run in clusters of two on vertically adjacent tiles (rows m0 and m0 + 128,
 // the same columns). Each block's producer loads its own A tile and half of the B tile, multicast to
@@ -69,6 +76,9 @@ struct WgmmaParams {
   float alpha, beta;  // beta == 0: C is not read
   bool pairs;         // C's address and ldc keep column pairs aligned: one 2-element access per pair
   bool rows16;        // C's address and row pitch are multiples of 16 bytes: 16-byte row stores
+  // C written over (beta == 0), rows16 and one k slice: the tiles leave through TMA stores of map_c
+  // (store_slice_tma), overlapped with the warpgroup's next tile.
+  bool tma_c;
   // Split-K: each tile's k steps in `splits` slices of kt_per_split (the last may be shorter, none
   // empty); with splits > 1 a slice writes its raw FP32 sums to partial + slice * m * ld_partial
   // (ld_partial a multiple of 4: 16-byte rows, partial 16-byte aligned) and split_reduce_16bit.cuh
@@ -85,7 +95,35 @@ struct WgmmaParams {
   const float* b;
   long long lda, ldb;
   const unsigned* b_keys;
+  // Strided batches (batch >= 1): batch b's C at c + b * stride_c elements, its split-K slices after
+  // the b * splits slices of the batches before it; an operand with a_batched / b_batched false is
+  // one matrix every batch reads (its map's batch extent 1), else its map's batch b and, for the
+  // guard, a + b * stride_a (b + b * stride_b; the keys of B's parts b_keys + b * key_stride).
+  int batch;
+  bool a_batched, b_batched;
+  long long stride_c, stride_a, stride_b, key_stride;
 };
+
+// Writes pass `pass` of one m64 accumulator slice (its 256 bytes of each of the 64 rows, kCols
+// columns of T) as scale * sums into shared memory at smem_rows + at(r, byte): r the row, byte the
+// pair's offset in the pass's 256 bytes. The m64nBN layout: thread (warp, lane) holds rows warp * 16 +
+// lane / 4 (+ 8), column pairs 8 j + 2 (lane % 4).
+template <int BN, class T, class At>
+__device__ __forceinline__ void stage_pass(int pass, const float (&sums)[BN / 2], float scale, unsigned char* smem_rows,
+                                           int t_in, At at) {
+  using P = OutPair<T>;
+  constexpr int kCols = 256 / int(sizeof(T));
+  const int warp = t_in / 32, lane = t_in % 32;
+#pragma unroll
+  for (int jj = 0; jj < kCols / 8; ++jj)
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int j = pass * (kCols / 8) + jj;
+      const int r = warp * 16 + lane / 4 + half * 8, byte = (jj * 8 + (lane % 4) * 2) * int(sizeof(T));
+      *reinterpret_cast<typename P::type*>(smem_rows + at(r, byte)) =
+          P::make(scale * sums[j * 4 + half * 2], scale * sums[j * 4 + half * 2 + 1]);
+    }
+}
 
 // Stores scale * sums of one m64 accumulator slice (m64nBN layout: thread (warp, lane) holds rows
 // warp * 16 + lane / 4 (+ 8), column pairs 8 j + 2 (lane % 4)) to `out` (its row 0, column 0; rows ld
@@ -101,23 +139,13 @@ __device__ __forceinline__ void store_slice_staged(T* out, long long ld, int row
                                                    const float (&sums)[BN / 2], float scale, unsigned char* smem_rows,
                                                    int bar, int t_in) {
   using namespace hopper;
-  using P = OutPair<T>;
   constexpr int kCols = 256 / int(sizeof(T)), kPerChunk = 16 / int(sizeof(T));
-  const int warp = t_in / 32, lane = t_in % 32;
 #pragma unroll
   for (int pass = 0; pass < BN / kCols; ++pass) {
     if (pass * kCols >= cols) break;
     named_barrier_sync(bar, 128);  // the previous pass's reads are done
-#pragma unroll
-    for (int jj = 0; jj < kCols / 8; ++jj)
-#pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        const int j = pass * (kCols / 8) + jj;
-        const int r = warp * 16 + lane / 4 + half * 8, x = jj * 8 + (lane % 4) * 2;
-        const int at = r * 256 + (((x / kPerChunk) ^ (r % 8)) * 16) + (x % kPerChunk) * int(sizeof(T));
-        *reinterpret_cast<typename P::type*>(smem_rows + at) =
-            P::make(scale * sums[j * 4 + half * 2], scale * sums[j * 4 + half * 2 + 1]);
-      }
+    stage_pass<BN, T>(pass, sums, scale, smem_rows, t_in,
+                      [](int r, int byte) { return r * 256 + (((byte / 16) ^ (r % 8)) * 16) + byte % 16; });
     named_barrier_sync(bar, 128);
 #pragma unroll 2
     for (int i = 0; i < 8; ++i) {
@@ -131,6 +159,40 @@ __device__ __forceinline__ void store_slice_staged(T* out, long long ld, int row
       } else {
         for (int e = 0; e < cols - col; ++e) to[e] = reinterpret_cast<const T*>(from)[e];
       }
+    }
+  }
+}
+
+// The same slice through TMA (C written over, its rows 16-byte aligned; map_c a 3-D map of C with
+// boxes of 64 rows x 128 bytes, 128-byte swizzle): pass by pass, 256 bytes of each row go into the
+// warpgroup's 16 KB of shared rows as two such boxes, which one thread stores at (col0 + the pass's
+// columns, row0, batch); TMA clips what lies past C, so ragged tiles need nothing more. The stores
+// run while the warpgroup goes on to its next tile: a pass waits only until the previous stores have
+// read the shared rows. (The staged stores above issue 8 16-byte stores a thread per pass; C-bound
+// products ran at ~2 TB/s of C with them, H200, 2026-11-29.)
+template <int BN, class T>
+__device__ __forceinline__ void store_slice_tma(const void* map_c, int col0, int row0, int batch, int cols,
+                                                const float (&sums)[BN / 2], float scale, unsigned char* smem_rows,
+                                                int bar, int t_in) {
+  using namespace hopper;
+  constexpr int kCols = 256 / int(sizeof(T)), kBoxCols = 128 / int(sizeof(T));
+#pragma unroll
+  for (int pass = 0; pass < BN / kCols; ++pass) {
+    if (pass * kCols >= cols) break;
+    if (t_in == 0) bulk_wait_group_read0();  // the previous stores have read the shared rows
+    named_barrier_sync(bar, 128);
+    // Box byte / 128 (8 KB each) of 64 lines of 128 bytes, 16-byte chunks swizzled by the line.
+    stage_pass<BN, T>(pass, sums, scale, smem_rows, t_in, [](int r, int byte) {
+      return (byte / 128) * 8192 + r * 128 + ((((byte % 128) / 16) ^ (r % 8)) * 16) + byte % 16;
+    });
+    fence_proxy_async_shared();
+    named_barrier_sync(bar, 128);
+    if (t_in == 0) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+        if (pass * kCols + h * kBoxCols < cols)
+          tma_store_3d(map_c, smem_rows + h * 8192, col0 + pass * kCols + h * kBoxCols, row0, batch);
+      bulk_commit_group();
     }
   }
 }
@@ -149,8 +211,8 @@ __device__ __forceinline__ void store_slice_staged(T* out, long long ld, int row
 template <int BN>
 inline constexpr int kSumsPitch = BN + 4;
 template <int BN, class OutT>
-__device__ __forceinline__ void sum_tile_in_cluster(const WgmmaParams& p, const float (&sums)[BN / 2], float* tile,
-                                                    int cw, int m0, int n0) {
+__device__ __forceinline__ void sum_tile_in_cluster(const WgmmaParams& p, OutT* c, const float (&sums)[BN / 2],
+                                                    float* tile, int cw, int m0, int n0) {
   using namespace hopper;
   const int t_in = threadIdx.x % 128, warp = t_in / 32, lane = t_in % 32;
   named_barrier_sync(5, 256);  // both consumer warpgroups' wgmmas are done with the stages
@@ -167,7 +229,6 @@ __device__ __forceinline__ void sum_tile_in_cluster(const WgmmaParams& p, const 
   const int row_lo = rank * kWgmmaBM / slices, row_hi = (rank + 1) * kWgmmaBM / slices;
   constexpr int kQuads = BN / 4;
   const unsigned base = smem_u32(tile);
-  OutT* c = static_cast<OutT*>(p.c);
   for (int i = cw * 128 + t_in; i < (row_hi - row_lo) * kQuads; i += 256) {
     const int r = row_lo + i / kQuads, q = i % kQuads;
     const int row = m0 + r, col = n0 + q * 4;
@@ -189,7 +250,7 @@ __device__ __forceinline__ void sum_tile_in_cluster(const WgmmaParams& p, const 
 template <WgmmaIn kIn, class OutT, int BN, int kStages, bool kAMn, bool kBMn, int kCluster, bool kPingPong>
 __global__ void __launch_bounds__(kWgmmaThreads, 1)
     gemm_wgmma_tma(const __grid_constant__ TensorMap map_a, const __grid_constant__ TensorMap map_b,
-                   const WgmmaParams p) {
+                   const __grid_constant__ TensorMap map_c, const WgmmaParams p) {
   using namespace hopper;
   // kSplit: 3xTF32's own main loop (split_main_loop); every other kind runs wgmma on both operands'
   // shared-memory tiles.
@@ -208,12 +269,15 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   // Rounded up without overflow for sizes up to 2^31 - 1 (m, n, k >= 1 here).
   const int kt_count = (p.k - 1) / BK + 1;
   // Persistent: cluster c (block b alone without clusters) takes work units c, c + clusters, ...;
-  // unit u is k slice u % splits of cluster tile u / splits (kCluster tiles stacked in m, this
-  // block's at its rank), the cluster tiles in grouped order (8 rows share their B columns in L2).
+  // unit u is batch u / per_batch and in it, v = u % per_batch, k slice v % splits of cluster tile
+  // v / splits (kCluster tiles stacked in m, this block's at its rank), the cluster tiles in grouped
+  // order (8 rows share their B columns in L2). units < 2^31 (the family checks).
   const unsigned rank = kCluster > 1 ? cluster_rank() : 0;
   const int tiles_n = (p.n - 1) / BN + 1, tiles_m = (p.m - 1) / (BM * kCluster) + 1;
-  const int units = tiles_n * tiles_m * p.splits;
-  auto unit_origin = [&](int u, int& m0, int& n0, int& kt0, int& kt1) {
+  const int per_batch = tiles_n * tiles_m * p.splits, units = per_batch * p.batch;
+  auto unit_origin = [&](int u, int& bb, int& m0, int& n0, int& kt0, int& kt1) {
+    bb = u / per_batch;
+    u -= bb * per_batch;
     const int t = u / p.splits;
     const int per_group = 8 * tiles_n, first_m = (t / per_group) * 8;
     const int group_rows = min(tiles_m - first_m, 8);
@@ -243,19 +307,20 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     constexpr int kBRows = BN / kCluster;  // the B rows (n) this block loads for the cluster
     int it = 0;
     for (int u = blockIdx.x / kCluster; u < units; u += gridDim.x / kCluster) {
-      int m0, n0, kt0, kt1;
-      unit_origin(u, m0, n0, kt0, kt1);
+      int bb, m0, n0, kt0, kt1;
+      unit_origin(u, bb, m0, n0, kt0, kt1);
+      const int batch_a = p.a_batched ? bb : 0, batch_b = p.b_batched ? bb : 0;
       for (int kt = kt0; kt < kt1; ++kt, ++it) {
         const int st = it % kStages;
         if (it >= kStages) mbar_wait(&s.empty[st], ((it / kStages) - 1) & 1);
         // A and all of B's planes (128-byte lines), multicast halves included.
         mbar_expect_tx(&s.full[st], (BM + kBPlanes * BN) * 128);
-        tma_load_tile<BM, kAMn, BK>(s.a[st], &map_a, m0, kt * BK, &s.full[st]);
+        tma_load_tile<BM, kAMn, BK>(s.a[st], &map_a, m0, kt * BK, batch_a, &s.full[st]);
         // Plane q of B's step kt: split_b_tf32 stores the planes of a step side by side along k.
 #pragma unroll
         for (int q = 0; q < kBPlanes; ++q)
           tma_load_tile<kBRows, kBTileMn, BK>(s.b[st] + (q * BN + rank * kBRows) * kWgmmaBK, &map_b,
-                                              n0 + rank * kBRows, (kt * kBPlanes + q) * BK, &s.full[st],
+                                              n0 + rank * kBRows, (kt * kBPlanes + q) * BK, batch_b, &s.full[st],
                                               kCluster > 1 ? (1 << kCluster) - 1 : 0);
       }
     }
@@ -283,22 +348,26 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
       mbar_arrive(&s.empty[st]);
     }
   };
-  // Stores one m64 slice of accumulators (rows r0 ..): the raw FP32 sums of k slice `slice` with
-  // split-K, else alpha * sums + beta * C into C. The m64nBN accumulator layout: thread (warp, lane)
-  // holds rows warp * 16 + lane / 4 (+ 8) and column pairs 8 j + 2 (lane % 4).
-  auto store_tile = [&](const float(&sums)[BN / 2], int r0, int n0, int slice) {
+  // Stores one m64 slice of accumulators (rows r0 ..) of batch bb: the raw FP32 sums of k slice `slice`
+  // with split-K, else alpha * sums + beta * C into C. The m64nBN accumulator layout: thread (warp,
+  // lane) holds rows warp * 16 + lane / 4 (+ 8) and column pairs 8 j + 2 (lane % 4).
+  auto store_tile = [&](const float(&sums)[BN / 2], int bb, int r0, int n0, int slice) {
     const int row0 = r0 + warp * 16 + lane / 4;
     const int rows = min(64, p.m - r0), cols = min(BN, p.n - n0);
     if (rows <= 0) return;  // a ping-pong tile's second m64 slice below C (the whole warpgroup agrees)
     unsigned char* smem_rows = reinterpret_cast<unsigned char*>(s.c_rows[cw]);
     const int bar = 3 + cw;  // this warpgroup's named barrier
     if (p.splits > 1) {  // the slice's raw sums (rows 16-byte aligned); the reduction applies alpha and beta
-      float* part = p.partial + static_cast<long long>(slice) * p.m * p.ld_partial;
+      float* part = p.partial + (static_cast<long long>(bb) * p.splits + slice) * p.m * p.ld_partial;
       store_slice_staged<BN>(part + static_cast<long long>(r0) * p.ld_partial + n0, p.ld_partial, rows, cols, sums,
                              1.0f, smem_rows, bar, t_in);
       return;
     }
-    OutT* c = static_cast<OutT*>(p.c);
+    if (p.tma_c) {  // C written over through TMA stores
+      store_slice_tma<BN, OutT>(&map_c, n0, r0, bb, cols, sums, p.alpha, smem_rows, bar, t_in);
+      return;
+    }
+    OutT* c = static_cast<OutT*>(p.c) + bb * p.stride_c;
     using P = OutPair<OutT>;
     if (p.rows16 && p.beta == 0.0f) {  // C written over, its rows 16-byte aligned
       store_slice_staged<BN>(c + static_cast<long long>(r0) * p.ldc + n0, p.ldc, rows, cols, sums, p.alpha, smem_rows,
@@ -387,8 +456,8 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   const int stride = gridDim.x / kCluster;
   int it = 0, nth = 0;  // the block's stages and units so far
   for (int u = blockIdx.x / kCluster; u < units; u += stride, ++nth) {
-    int m0, n0, kt0, kt1;
-    unit_origin(u, m0, n0, kt0, kt1);
+    int bb, m0, n0, kt0, kt1;
+    unit_origin(u, bb, m0, n0, kt0, kt1);
     if (kPingPong && nth % 2 != cw) {  // the other warpgroup's unit
       it += kt1 - kt0;
       continue;
@@ -426,17 +495,20 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     // below 2^-112 in magnitude, Inf or NaN, or a sum is not finite, its sums are FFMA's
     // (mma_tf32x3.cuh); the warpgroup decides together (barrier 6 + cw).
     if constexpr (kIn == WgmmaIn::TF32x3) {
-      bool ok = fp32_key >= kSplitMinKey && p.b_keys[n0 / 128] >= kSplitMinKey;
+      const long long batch_b = p.b_batched ? bb : 0;
+      bool ok = fp32_key >= kSplitMinKey && p.b_keys[batch_b * p.key_stride + n0 / 128] >= kSplitMinKey;
 #pragma unroll
       for (int i = 0; i < BN / 2; ++i) ok &= fabsf(acc[0][i]) <= 3.402823466e38f;
       if (!named_barrier_and(6 + cw, 128, ok))
-        ffma_tile<BN, kAMn, kBMn>(p.a, p.lda, p.b, p.ldb, p.m, p.n, m0 + cw * 64 + warp * 16 + lane / 4,
-                                  n0 + (lane % 4) * 2, kt0 * BK, min(kt1 * BK, p.k), acc[0]);
+        ffma_tile<BN, kAMn, kBMn>(p.a + (p.a_batched ? bb * p.stride_a : 0), p.lda, p.b + batch_b * p.stride_b, p.ldb,
+                                  p.m, p.n, m0 + cw * 64 + warp * 16 + lane / 4, n0 + (lane % 4) * 2, kt0 * BK,
+                                  min(kt1 * BK, p.k), acc[0]);
       fp32_key = 0xffffffffu;
     }
     if constexpr (kCluster == 1 && !kPingPong) {
       if (sum_in_cluster) {
-        sum_tile_in_cluster<BN, OutT>(p, acc[0], reinterpret_cast<float*>(&s), cw, m0, n0);
+        sum_tile_in_cluster<BN, OutT>(p, static_cast<OutT*>(p.c) + bb * p.stride_c, acc[0],
+                                      reinterpret_cast<float*>(&s), cw, m0, n0);
         // One unit per block; returning (not looping) ends the accumulators' lives here (the wgmma asm
         // reads them, so across the loop they stay live beside the sum's loads: 112 bytes of spills).
         return;
@@ -444,8 +516,10 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     }
 #pragma unroll
     for (int h = 0; h < kSlices; ++h)
-      store_tile(acc[h], m0 + (kPingPong ? h : cw) * 64, n0, u % p.splits);
+      store_tile(acc[h], bb, m0 + (kPingPong ? h : cw) * 64, n0, u % p.splits);
   }
+  // The block's shared memory must outlive the TMA stores that read it.
+  if (p.tma_c && t_in == 0) hopper::bulk_wait_group0();
 }
 
 }  // namespace kernels

@@ -68,19 +68,24 @@ struct Chunk {
 
 }  // namespace pack_detail
 
-// chunks_per_line = ld_out / 8; lines * chunks_per_line < 2^31 (the launcher checks), so the index
-// arithmetic is 32-bit (a 64-bit division per chunk halved the copy's bandwidth).
+// chunks_per_line = ld_out / 8; batches * lines * chunks_per_line < 2^31 (the launcher checks), so the
+// index arithmetic is 32-bit (a 64-bit division per chunk halved the copy's bandwidth). `batches`
+// matrices, src_stride elements apart, become one packed matrix after the other (lines lines each).
 __global__ void __launch_bounds__(256) pack_16bit(const unsigned short* src, long long ld, int lines, int inner,
-                                                  uint4* dst, unsigned chunks_per_line) {
+                                                  uint4* dst, unsigned chunks_per_line, int batches,
+                                                  long long src_stride) {
   const unsigned chunks = chunks_per_line * static_cast<unsigned>(lines);
-  // One past the operand's last element.
-  const unsigned long long end =
-      reinterpret_cast<unsigned long long>(src + (static_cast<long long>(lines) - 1) * ld + inner);
-  for (unsigned i = blockIdx.x * 256u + threadIdx.x; i < chunks; i += gridDim.x * 256u) {
-    const unsigned line = i / chunks_per_line;
-    const int e0 = static_cast<int>(i - line * chunks_per_line) * 8;
+  for (unsigned i = blockIdx.x * 256u + threadIdx.x; i < chunks * static_cast<unsigned>(batches);
+       i += gridDim.x * 256u) {
+    const unsigned batch = i / chunks, in_batch = i - batch * chunks;
+    const unsigned short* from = src + batch * src_stride;
+    // One past the matrix's last element.
+    const unsigned long long end =
+        reinterpret_cast<unsigned long long>(from + (static_cast<long long>(lines) - 1) * ld + inner);
+    const unsigned line = in_batch / chunks_per_line;
+    const int e0 = static_cast<int>(in_batch - line * chunks_per_line) * 8;
     pack_detail::Chunk c;
-    c.load(src + static_cast<long long>(line) * ld + e0, min(8, inner - e0), end);
+    c.load(from + static_cast<long long>(line) * ld + e0, min(8, inner - e0), end);
     dst[i] = c.get();
   }
 }

@@ -11,7 +11,8 @@
 // reads both operands' tiles alike).
 // With keys (3xTF32), keys[j / 128] folds the guard's nonzero_magnitude_key of column block j / 128
 // (atomicMin; the launch sets them to ~0 first). Tiles of 32 k x 32 columns go through shared memory
-// so that reads and writes are both along rows. Device code only.
+// so that reads and writes are both along rows. `batches` operands, b_stride elements apart, become
+// one `out` after the other (n * ld_out floats each; keys key_stride apart). Device code only.
 #pragma once
 #include "kernels/common/mma_tf32x3.cuh"
 #include "kernels/common/wgmma_tf32.cuh"
@@ -20,8 +21,9 @@ namespace tilegemm {
 namespace kernels {
 
 template <bool kMn, int kPlanes>
-__global__ void __launch_bounds__(256) split_b_tf32(const float* b, long long ldb, int n, int k, float* out,
-                                                    unsigned* keys) {
+__global__ void __launch_bounds__(256) split_b_tf32(const float* b_all, long long ldb, int n, int k, float* out_all,
+                                                    unsigned* keys_all, int batches, long long b_stride,
+                                                    int key_stride) {
   // [k step][k][column], one padding column: both passes conflict-free. A block takes 32 columns x
   // kSteps k steps at a time: 16 loads in flight per thread (4 steps measured 1.17 TB/s of an
   // H200's 4.8 with one, 2026-11-28), and each line's kSteps x planes x 128 bytes written together.
@@ -30,7 +32,11 @@ __global__ void __launch_bounds__(256) split_b_tf32(const float* b, long long ld
   const int tx = threadIdx.x % 32, ty = threadIdx.x / 32;
   const int col_tiles = (n + 31) / 32, k_steps = (k + 31) / 32, k_groups = (k_steps + kSteps - 1) / kSteps;
   const long long ld_out = static_cast<long long>(kPlanes) * 32 * k_steps;
-  for (long long t = blockIdx.x; t < static_cast<long long>(col_tiles) * k_groups; t += gridDim.x) {
+  const long long per_batch = static_cast<long long>(col_tiles) * k_groups;
+  for (long long t_all = blockIdx.x; t_all < per_batch * batches; t_all += gridDim.x) {
+    const long long batch = t_all / per_batch, t = t_all - batch * per_batch;
+    const float* b = b_all + batch * b_stride;
+    float* out = out_all + batch * n * ld_out;
     const int j0 = static_cast<int>(t % col_tiles) * 32, s0 = static_cast<int>(t / col_tiles) * kSteps;
 #pragma unroll
     for (int s = 0; s < kSteps; ++s) {
@@ -65,7 +71,7 @@ __global__ void __launch_bounds__(256) split_b_tf32(const float* b, long long ld
     if constexpr (kPlanes == 2) {
 #pragma unroll
       for (int o = 16; o > 0; o /= 2) key = min(key, __shfl_xor_sync(0xffffffffu, key, o));
-      if (tx == 0 && key != 0xffffffffu) atomicMin(&keys[j0 / 128], key);
+      if (tx == 0 && key != 0xffffffffu) atomicMin(&keys_all[batch * key_stride + j0 / 128], key);
     }
     __syncthreads();
   }

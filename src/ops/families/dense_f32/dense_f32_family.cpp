@@ -69,7 +69,6 @@ std::string f32_operands(const Problem& p) {
   std::string why = one("A", p.a_type);
   if (why.empty()) why = one("B", p.b_type);
   if (why.empty()) why = one("C", p.c_type);
-  if (why.empty() && p.batch != 1) why = "batch = " + std::to_string(p.batch) + ": this family runs one product per launch";
   return why;
 }
 

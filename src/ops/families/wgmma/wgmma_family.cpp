@@ -11,7 +11,10 @@
 // Every layout and op combination (each operand K-major or MN-major in shared memory) and any
 // alignment of 16-bit elements: an operand whose address or leading dimension is not a multiple of
 // 16 bytes (which TMA cannot load) is first packed into workspace rows that are
-// (kernels/gemm/pack_16bit.cuh); the user's data is only read.
+// (kernels/gemm/pack_16bit.cuh); the user's data is only read. Strided batches run in one launch
+// (runs_batches): the persistent grid walks the tiles of every batch, and packing, FP32 conversion
+// and split-K's sums take one launch each for all batches (an operand of stride 0 is packed or
+// converted once).
 //
 // The same class, made for FP32 operands (make_level8_family), is family wgmma-3xtf32 (its folder
 // src/ops/families/wgmma_tf32x3/): FP32 A, B and C at FP32 accuracy by 3xTF32 with the FFMA guard
@@ -60,11 +63,14 @@ constexpr int kSplitChoices[] = {2, 4, 8, 16, 32, 64};
 // (MN-major: k x n). It is packed (TMA reads only addresses and leading dimensions that are multiples
 // of 16 bytes) unless `align` is 16.
 // `inner` counts 16-bit halves (an FP32 element is two): the packing kernel moves 16-bit elements.
+// `batches` copies of it (1 where every batch shares the operand), one after the other.
 struct StoredOperand {
   int64_t lines, inner;
   bool packed;
+  int64_t batches = 1;
+  int64_t packed_stride() const { return lines * packed_ld(inner); }  // halves from one copy to the next
   size_t packed_bytes() const {  // rounded to 256 bytes, so the next one starts aligned
-    return packed ? (static_cast<size_t>(lines * packed_ld(inner)) * 2 + 255) / 256 * 256 : 0;
+    return packed ? (static_cast<size_t>(batches * packed_stride()) * 2 + 255) / 256 * 256 : 0;
   }
 };
 StoredOperands stored(const Problem& p) {
@@ -73,14 +79,17 @@ StoredOperands stored(const Problem& p) {
 int halves(const Problem& p) { return dtype_bytes(p.a_type) / 2; }
 // An operand converted before the product (FP32: wgmma_converts_a / _b) is never packed: the
 // conversion reads it at any alignment. Canonical A is MN-major when trans_a, B when !trans_b.
-StoredOperand stored_a(const Problem& p, WgmmaIn in) {
+// `batches`: the operand's matrices (p.batch, or 1 where its batch stride is 0).
+StoredOperand stored_a(const Problem& p, WgmmaIn in, int64_t batches) {
   const StoredMatrix a = stored(p).a;
-  return {a.rows, a.cols * halves(p), p.align_a < 16 && !wgmma_converts_a(in, p.trans_a)};
+  return {a.rows, a.cols * halves(p), p.align_a < 16 && !wgmma_converts_a(in, p.trans_a), batches};
 }
-StoredOperand stored_b(const Problem& p, WgmmaIn in) {
+StoredOperand stored_b(const Problem& p, WgmmaIn in, int64_t batches) {
   const StoredMatrix b = stored(p).b;
-  return {b.rows, b.cols * halves(p), p.align_b < 16 && !wgmma_converts_b(in, !p.trans_b)};
+  return {b.rows, b.cols * halves(p), p.align_b < 16 && !wgmma_converts_b(in, !p.trans_b), batches};
 }
+// An operand's matrices in a launch of `o`: one where every batch reads the same (stride 0).
+int64_t batches_of(const Problem& p, int64_t stride) { return stride != 0 ? p.batch : 1; }
 
 // The SMs of the H100 the rates in estimate() were measured on.
 constexpr double kMeasuredSms = 132;
@@ -94,6 +103,7 @@ class WgmmaFamily final : public Family {
         bk_(kernels::wgmma_bk(in)) {}
   std::string_view name() const override { return name_; }
   bool serves(OpKind kind) const override { return kind == OpKind::Gemm; }
+  bool runs_batches() const override { return true; }
   bool claims(std::string_view text) const override { return text.substr(0, text.find(':')) == name_; }
   Config parse(const std::string& text, const char* what) const override {
     const char* const examples =
@@ -159,7 +169,6 @@ class WgmmaFamily final : public Family {
     if (in_ == WgmmaIn::TF32 && p.math != Math::Tf32)
       return "math = " + to_string(p.math) + ": TF32 products (10-bit mantissas) run only where the caller names "
              "math = tf32";
-    if (p.batch != 1) return "batch = " + std::to_string(p.batch) + ": this family runs one product per launch";
     return "";
   }
   // Both tiles; split-K where the work units (tiles x slices) still fit one wave and every slice keeps
@@ -174,7 +183,7 @@ class WgmmaFamily final : public Family {
     for (const WgmmaSchedule& sc : schedules()) {
       const int bn = sc.bn, cluster = sc.cluster;
       if (cluster == 2 && (p.m <= 128 || p.n <= 128)) continue;
-      const int64_t units = (p.m + 128 * cluster - 1) / (128 * cluster) * ((p.n + bn - 1) / bn);
+      const int64_t units = p.batch * ((p.m + 128 * cluster - 1) / (128 * cluster)) * ((p.n + bn - 1) / bn);
       // Ping-pong needs two tiles per block to alternate (512 x 512 x 65536 in 8 slices, one unit per
       // block: 0.55-0.64x cuBLAS against 0.74x on 128 x 128 tiles alone).
       if (sc.pingpong && units * cluster <= d.sm_count) continue;
@@ -218,32 +227,41 @@ class WgmmaFamily final : public Family {
     if (f.splits > 1) add(WgmmaConfig{s, f.splits, f.run_time, !f.sum_in_cluster});
     return out;
   }
-  std::string can_implement(const Problem& p, const Config&) const override {
+  std::string can_implement(const Problem& p, const Config& c) const override {
     const std::string why = supports(p);
     if (!why.empty()) return why;
+    const WgmmaConfig& f = c.fields<WgmmaConfig>();
     const int bytes = dtype_bytes(p.a_type);
     const std::string elements = std::to_string(bytes) + "-byte elements";
     if (p.align_a < bytes) return "A's address is not aligned to its " + elements;
     if (p.align_b < bytes) return "B's address is not aligned to its " + elements;
     const int64_t limit = 2147483647;
     if (p.m > limit || p.n > limit || p.k > limit) return "m, n and k must each be below 2^31";
-    // The packing kernel indexes 16-byte chunks in 32 bits.
-    if (stored_a(p, in_).packed_bytes() >= (size_t(1) << 35))
-      return "A is not 16-byte aligned and spans 2^35 bytes or more: too large to pack for TMA";
-    if (stored_b(p, in_).packed_bytes() >= (size_t(1) << 35))
-      return "B is not 16-byte aligned and spans 2^35 bytes or more: too large to pack for TMA";
+    // The kernel numbers its work units (batches x tiles x k slices) in 32 bits.
+    const double units = double(p.batch) * std::ceil(p.m / (128.0 * f.schedule.cluster)) *
+                         std::ceil(p.n / double(f.schedule.bn)) * k_slices(p.k, f.splits, bk_).splits;
+    if (units > double(limit))
+      return "batch = " + std::to_string(p.batch) + " makes " + std::to_string(static_cast<long long>(units)) +
+             " work units (batches x tiles x k slices), more than 2^31 - 1";
+    // The packing kernel indexes 16-byte chunks in 32 bits (every batch's copy).
+    if (stored_a(p, in_, p.batch).packed_bytes() >= (size_t(1) << 35))
+      return "A is not 16-byte aligned and spans 2^35 bytes or more over its batches: too large to pack for TMA";
+    if (stored_b(p, in_, p.batch).packed_bytes() >= (size_t(1) << 35))
+      return "B is not 16-byte aligned and spans 2^35 bytes or more over its batches: too large to pack for TMA";
     // FP32 operands converted first (3xTF32's B: twice its bytes): beyond kMaxPartsBytes the product
     // is left to the families that need no copies (level 7) rather than fail for memory.
-    const size_t parts = a_parts_bytes(p) + b_parts_bytes(p);
+    const size_t parts = a_parts_bytes(p, p.batch) + b_parts_bytes(p, p.batch);
     if (parts > kMaxPartsBytes)
       return "the FP32 operands' TF32 copies would take " + std::to_string(parts >> 20) +
              " MiB of workspace, more than this family's " + std::to_string(kMaxPartsBytes >> 20) + " MiB";
     return "";
   }
-  size_t workspace_bytes(const Problem& p, const Config& c, const Operands&, const DeviceFacts&) const override {
+  size_t workspace_bytes(const Problem& p, const Config& c, const Operands& o, const DeviceFacts&) const override {
     const WgmmaConfig& f = c.fields<WgmmaConfig>();
-    return stored_a(p, in_).packed_bytes() + stored_b(p, in_).packed_bytes() + a_parts_bytes(p) + b_parts_bytes(p) +
-           (f.sum_in_cluster ? 0 : wgmma_partial_bytes(p.m, p.n, p.k, f.splits, bk_));
+    const int64_t batches_a = batches_of(p, o.stride_a), batches_b = batches_of(p, o.stride_b);
+    return stored_a(p, in_, batches_a).packed_bytes() + stored_b(p, in_, batches_b).packed_bytes() +
+           a_parts_bytes(p, batches_a) + b_parts_bytes(p, batches_b) +
+           (f.sum_in_cluster ? 0 : wgmma_partial_bytes(p.m, p.n, p.k, f.splits, bk_, p.batch));
   }
   // Tensor-core time at the measured rate of the schedule (rate()) over whole waves of work units
   // (a tile's k slice), each with ~1 us of pipeline fill and epilogue, or the operands' bytes at
@@ -252,7 +270,7 @@ class WgmmaFamily final : public Family {
     const WgmmaConfig& f = c.fields<WgmmaConfig>();
     const int bn = f.schedule.bn, cluster = f.schedule.cluster;
     const KSlices slices = k_slices(p.k, f.splits, bk_);
-    const double tiles = std::ceil(p.m / (128.0 * cluster)) * cluster * std::ceil(p.n / double(bn));
+    const double tiles = double(p.batch) * std::ceil(p.m / (128.0 * cluster)) * cluster * std::ceil(p.n / double(bn));
     const double units = tiles * slices.splits;  // a block's share: a tile's k slice
     const bool in_cluster = f.sum_in_cluster && slices.splits > 1;
     const double waves = in_cluster
@@ -266,38 +284,50 @@ class WgmmaFamily final : public Family {
     // in clusters of 2 (H200, 2026-11-28): the split pays from ~8 k steps saved (1024^3 12.1 -> 11.8 us,
     // 1000^3 13.6 -> 14.8 with its ragged edges, 768^3 10.5 -> 10.8, 1024 x 1024 x 2048 17.1 -> 14.8,
     // 1024 x 768 x 3072 22.4 -> 17.3).
-    const double partial_bytes = static_cast<double>(wgmma_partial_bytes(p.m, p.n, p.k, f.splits, bk_));
+    const double partial_bytes = static_cast<double>(wgmma_partial_bytes(p.m, p.n, p.k, f.splits, bk_, p.batch));
     const double reduce_us = in_cluster          ? 1.5 + 1.0 * slices.splits
                              : partial_bytes > 0 ? 3.0 + 2.0 * partial_bytes / 2.5e12 * 1e6
                                                  : 0.0;
     // The cooperative tile's epilogue stops its tensor cores and, once the next stages are loaded, its
     // loads; ping-pong runs the other warpgroup's main loop meanwhile (65536 x 64 x 64: 14.2 against
-    // 12.1 us, H200, 2026-11-28): C's tile at ~60 GB/s a block, once per wave.
-    const double epilogue_us =
-        f.schedule.pingpong ? 0.0 : waves * 128.0 * std::min<int64_t>(bn, p.n) * dtype_bytes(p.c_type) / 60e9 * 1e6;
-    // Converted FP32 operands are read as their copies (3xTF32's B: two planes) instead.
-    const size_t a_parts = a_parts_bytes(p), b_parts = b_parts_bytes(p);
-    const double a_bytes = a_parts > 0 ? double(a_parts) : dtype_bytes(p.a_type) * double(p.m * p.k);
-    const double b_bytes = b_parts > 0 ? double(b_parts) : dtype_bytes(p.b_type) * double(p.n * p.k);
-    const double bytes = a_bytes + b_bytes + dtype_bytes(p.c_type) * double(p.m) * p.n;
+    // 12.1 us, H200, 2026-11-28): C's tile at ~60 GB/s a block, once per wave, through the staged
+    // stores; ~300 GB/s through TMA stores, which overlap the next tile (fitted on the C-bound batches
+    // 8 x 4096 x 4096 x 128 and 32 x 2048 x 2048 x 128, 64 x 512^3 and 16 x 1024^3 in bf16, H200,
+    // 2026-11-29: 128 x 256 tiles 95 us against ping-pong's 112).
+    const bool tma_c = wgmma_tma_stores_c(p.beta_zero, p.align_c == 16, p.n, p.c_type, slices.splits);
+    const double epilogue_us = f.schedule.pingpong ? 0.0
+                                                   : waves * 128.0 * std::min<int64_t>(bn, p.n) * dtype_bytes(p.c_type) /
+                                                         (tma_c ? 300e9 : 60e9) * 1e6;
+    // Converted FP32 operands are read as their copies (3xTF32's B: two planes) instead. Every batch
+    // counts its own A and B (the problem does not say which are shared).
+    const double batch = double(p.batch);
+    const size_t a_parts = a_parts_bytes(p, p.batch), b_parts = b_parts_bytes(p, p.batch);
+    const double a_bytes = a_parts > 0 ? double(a_parts) : batch * dtype_bytes(p.a_type) * double(p.m * p.k);
+    const double b_bytes = b_parts > 0 ? double(b_parts) : batch * dtype_bytes(p.b_type) * double(p.n * p.k);
+    const double bytes = a_bytes + b_bytes + batch * dtype_bytes(p.c_type) * double(p.m) * p.n;
     // Packing reads and writes each packed operand once, and launches once more.
-    const size_t packed = stored_a(p, in_).packed_bytes() + stored_b(p, in_).packed_bytes();
+    const size_t packed = stored_a(p, in_, p.batch).packed_bytes() + stored_b(p, in_, p.batch).packed_bytes();
     const double pack_us = packed > 0 ? 3.0 + 2.0 * packed / 3.0e12 * 1e6 : 0.0;
     // Each converted operand read once more and its copy written (split_b_tf32), one launch, at an
     // effective 1.5 TB/s fitted on products where it dominates (H200, 2026-11-28: 3xTF32's B on 128
     // and 256 x 1024 x 131072 in 8 slices 2.09 and 2.07 ms, 512 x 512 x 65536 0.49-0.62 ms).
     auto convert_us = [](size_t parts, double read) { return parts > 0 ? 3.0 + (parts + read) / 1.5e12 * 1e6 : 0.0; };
-    const double split_us = convert_us(a_parts, 4.0 * p.m * p.k) + convert_us(b_parts, 4.0 * p.n * p.k);
-    // The memory floor: ~2.5 TB/s with every SM streaming tiles, proportionally less with fewer
-    // tiles than SMs (1 x 11008 x 4096 on 86 tiles: 56 us measured, H100, 2026-11-28).
-    const double streaming = 2.5e12 * std::min(1.0, units / std::max(1, d.sm_count));
+    const double split_us = convert_us(a_parts, batch * 4.0 * p.m * p.k) + convert_us(b_parts, batch * 4.0 * p.n * p.k);
+    // The memory floor: 3/4 of the bus bandwidth (H100: ~2.5 TB/s) with every SM streaming tiles,
+    // proportionally less with fewer tiles than SMs (1 x 11008 x 4096 on 86 tiles: 56 us measured,
+    // H100, 2026-11-28; the C-bound batches above on an H200's 4.8 TB/s: 2.8-3.0 TB/s of C).
+    const double bus = d.mem_bandwidth_gbs > 0 ? d.mem_bandwidth_gbs * 1e9 : 3.35e12;
+    const double streaming = 0.75 * bus * std::min(1.0, units / std::max(1, d.sm_count));
     const double compute_us = waves * tile_us, memory_us = bytes / streaming * 1e6;
     Estimate e;
     e.us = 4.0 + pack_us + split_us + reduce_us + epilogue_us + std::max(compute_us, memory_us);
     // Where the memory floor hides the tensor-core time, the tile that computes less (fewer padded
-    // rows and columns) ranks first: a tie-breaker of 5 % of the compute time.
-    e.rank_us = e.us + (memory_us > compute_us ? 0.05 * compute_us : 0.0);
+    // rows and columns) ranks first: a tie-breaker of 5 % of the compute time, given to every config
+    // (given only where the floor hid it, 128 x 128 cooperative tiles, whose compute just reached the
+    // floor, outranked ping-pong on 25088 x 128 x 1152: 0.84x cuBLAS against 0.91x, H200, 2026-11-29).
+    e.rank_us = e.us + 0.05 * compute_us;
     e.why = std::to_string(static_cast<long long>(tiles)) + " tiles" +
+            (p.batch > 1 ? " (" + std::to_string(p.batch) + " batches)" : "") +
             (slices.splits > 1 ? " x " + std::to_string(slices.splits) + " k slices" : "") + " in " +
             std::to_string(static_cast<int>(waves)) + " waves" + (packed > 0 ? ", operands packed for TMA first" : "");
     return e;
@@ -319,28 +349,33 @@ class WgmmaFamily final : public Family {
     l.ldc = o.ldc;
     l.alpha = o.alpha;
     l.beta = p.beta_zero ? 0.0f : o.beta;
-    const StoredOperand sa = stored_a(p, in_), sb = stored_b(p, in_);
+    l.stride_a = o.stride_a;
+    l.stride_b = o.stride_b;
+    l.stride_c = o.stride_c;
+    const StoredOperand sa = stored_a(p, in_, batches_of(p, o.stride_a)), sb = stored_b(p, in_, batches_of(p, o.stride_b));
     // Packed operands, converted FP32 operands, then split-K's partial sums; freed in stream order
     // after the product.
     detail::Workspace packed(stream, workspace_bytes(p, c, o, d), 0);
     char* next = static_cast<char*>(packed.get()) + sa.packed_bytes() + sb.packed_bytes();
-    const size_t a_parts = a_parts_bytes(p), b_parts = b_parts_bytes(p);
+    const size_t a_parts = a_parts_bytes(p, sa.batches), b_parts = b_parts_bytes(p, sb.batches);
     if (a_parts > 0) l.a_parts = next;
     if (b_parts > 0) l.b_parts = next + a_parts;
     if (k_slices(p.k, l.splits, bk_).splits > 1 && !l.sum_in_cluster)
       l.partial = reinterpret_cast<float*>(next + a_parts + b_parts);
-    // Packed as 16-bit halves: leading dimensions in halves, then back in elements.
+    // Packed as 16-bit halves: leading dimensions and strides in halves, then back in elements.
     const int h = halves(p);
     if (sa.packed) {
-      pack_16bit(o.a, o.lda * h, sa.lines, sa.inner, packed.get(), l.sm_count, stream);
+      pack_16bit(o.a, o.lda * h, sa.lines, sa.inner, packed.get(), l.sm_count, stream, sa.batches, o.stride_a * h);
       l.a = packed.get();
       l.lda = packed_ld(sa.inner) / h;
+      if (l.stride_a != 0) l.stride_a = sa.packed_stride() / h;
     }
     if (sb.packed) {
       void* at = packed.get() + sa.packed_bytes();
-      pack_16bit(o.b, o.ldb * h, sb.lines, sb.inner, at, l.sm_count, stream);
+      pack_16bit(o.b, o.ldb * h, sb.lines, sb.inner, at, l.sm_count, stream, sb.batches, o.stride_b * h);
       l.b = at;
       l.ldb = packed_ld(sb.inner) / h;
+      if (l.stride_b != 0) l.stride_b = sb.packed_stride() / h;
     }
     launch_wgmma(l, stream);
   }
@@ -353,6 +388,7 @@ class WgmmaFamily final : public Family {
     l.m = p.m;
     l.n = p.n;
     l.k = p.k;
+    l.batch = p.batch;
     l.in = p.a_type;
     l.tf32_split = in_ == WgmmaIn::TF32x3;
     l.out = p.c_type;
@@ -389,11 +425,12 @@ class WgmmaFamily final : public Family {
   }
   // The workspace of the FP32 operands converted before the product (wgmma_converts_a / _b; canonical
   // A is MN-major when trans_a, B when !trans_b).
-  size_t a_parts_bytes(const Problem& p) const {
-    return wgmma_converts_a(in_, p.trans_a) ? wgmma_parts_bytes(p.m, p.k, in_) : 0;
+  // `batches`: the operand's matrices converted (p.batch, or 1 where every batch shares it).
+  size_t a_parts_bytes(const Problem& p, int64_t batches) const {
+    return wgmma_converts_a(in_, p.trans_a) ? wgmma_parts_bytes(p.m, p.k, in_, batches) : 0;
   }
-  size_t b_parts_bytes(const Problem& p) const {
-    return wgmma_converts_b(in_, !p.trans_b) ? wgmma_parts_bytes(p.n, p.k, in_) : 0;
+  size_t b_parts_bytes(const Problem& p, int64_t batches) const {
+    return wgmma_converts_b(in_, !p.trans_b) ? wgmma_parts_bytes(p.n, p.k, in_, batches) : 0;
   }
   static constexpr size_t kMaxPartsBytes = size_t(4) << 30;
   // 3xTF32's rate (TFLOP/s of the FP32 product on 132 SMs), a third of the dense TF32 rate at most

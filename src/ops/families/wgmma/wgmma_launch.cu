@@ -36,21 +36,27 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
   return fn;
 }
 
-// A rows x cols row-major matrix of 16-bit or FP32 elements, ld elements apart, in boxes of box_rows x
-// one 128-byte line (64 or 32 elements; 128-byte swizzle: the layout the kernel reads). Reads past
-// the matrix return zeros.
-CUtensorMap tensor_map(const void* base, DType t, int64_t rows, int64_t cols, int64_t ld, int box_rows) {
+// `batches` rows x cols row-major matrices of 16-bit or FP32 elements, ld elements apart, batch_stride
+// apart (elements; ignored for one batch), in boxes of box_rows x one 128-byte line (64 or 32
+// elements; 128-byte swizzle: the layout the kernel reads) of one matrix. Reads past the matrix
+// return zeros. 3-D (cols, rows, batches) whatever the batch count, as the kernel loads.
+CUtensorMap tensor_map(const void* base, DType t, int64_t rows, int64_t cols, int64_t ld, int box_rows,
+                       int64_t batches = 1, int64_t batch_stride = 0) {
   CUtensorMap map;
   const int bytes = dtype_bytes(t);
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * bytes};
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(128 / bytes), static_cast<cuuint32_t>(box_rows)};
-  const cuuint32_t element_strides[2] = {1, 1};
+  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows),
+                              static_cast<cuuint64_t>(batches)};
+  // One batch: the matrix's own extent stands in for the unused stride (a multiple of 16 bytes).
+  const uint64_t one_matrix = (static_cast<uint64_t>(rows) * ld * bytes + 15) / 16 * 16;
+  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(ld) * bytes,
+                                 batches > 1 ? static_cast<cuuint64_t>(batch_stride) * bytes : one_matrix};
+  const cuuint32_t box[3] = {static_cast<cuuint32_t>(128 / bytes), static_cast<cuuint32_t>(box_rows), 1};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
   const CUtensorMapDataType type = t == DType::F32   ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
                                    : t == DType::F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
                                                      : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
   auto encode = [&] {
-    return encode_tiled()(&map, type, 2,
+    return encode_tiled()(&map, type, 3,
                           const_cast<void*>(base), dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
                           CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                           CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
@@ -63,43 +69,53 @@ CUtensorMap tensor_map(const void* base, DType t, int64_t rows, int64_t cols, in
     r = encode();
   }
   if (r != CUDA_SUCCESS)
-    throw Error(ErrorCode::Internal, "cuTensorMapEncodeTiled refused a " + std::to_string(rows) + " x " +
-                                         std::to_string(cols) + " operand (ld " + std::to_string(ld) +
+    throw Error(ErrorCode::Internal, "cuTensorMapEncodeTiled refused a " + std::to_string(batches) + " x " +
+                                         std::to_string(rows) + " x " + std::to_string(cols) + " operand (ld " +
+                                         std::to_string(ld) + ", batch stride " + std::to_string(batch_stride) +
                                          "): CUresult " + std::to_string(static_cast<int>(r)));
   return map;
 }
 
 template <class OutT>
 void reduce_splits(const WgmmaLaunch& l, const kernels::WgmmaParams& p, cudaStream_t stream) {
-  const unsigned blocks = detail::grid_stride_blocks(l.m * ((l.n + 3) / 4), 256, 8, l.sm_count);  // 4 columns a thread
+  const unsigned blocks =
+      detail::grid_stride_blocks(l.batch * l.m * ((l.n + 3) / 4), 256, 8, l.sm_count);  // 4 columns a thread
   kernels::split_reduce_16bit<OutT><<<blocks, 256, 0, stream>>>(l.partial, p.splits, p.m, p.n, p.ld_partial,
-                                                                static_cast<OutT*>(l.c), l.ldc, l.alpha, l.beta);
+                                                                static_cast<OutT*>(l.c), l.ldc, l.alpha, l.beta,
+                                                                p.batch, p.stride_c);
   TILEGEMM_CHECK_LAUNCH();
 }
 
 const char* b(bool v) { return v ? "true" : "false"; }
 
-// 3xTF32: the guard's keys in B's parts, after the parts themselves (wgmma_parts_bytes).
+// The batches of an operand the kernel reads: 1 where every batch shares it (stride 0).
+int64_t batches_of(const WgmmaLaunch& l, int64_t stride) { return stride != 0 ? l.batch : 1; }
+
+// 3xTF32: the guard's keys in B's parts, after the parts of every batch (wgmma_parts_bytes).
 unsigned* b_keys(const WgmmaLaunch& l, WgmmaIn in) {
+  const int64_t batches = batches_of(l, l.stride_b);
   return reinterpret_cast<unsigned*>(static_cast<char*>(l.b_parts) +
-                                     (static_cast<size_t>(l.n * wgmma_parts_ld(l.k, in)) * 4 + 255) / 256 * 256);
+                                     (static_cast<size_t>(batches * l.n * wgmma_parts_ld(l.k, in)) * 4 + 255) / 256 *
+                                         256);
 }
 
 // FP32 operands: `lines` lines (m or n) of an operand as stored (K-major, or MN-major: k lines of
 // `lines`) into K-major `parts` (split_b_tf32): TF32's copy, or 3xTF32's TF32 parts of B with the
-// guard's `keys`.
-void convert_operand(const void* src, int64_t ld, bool mn_major, int64_t lines, int64_t k, void* parts,
-                     unsigned* keys, WgmmaIn in, int sm_count, cudaStream_t stream) {
+// guard's `keys`; `batches` such operands `stride` elements apart, their parts one after the other.
+void convert_operand(const void* src, int64_t ld, bool mn_major, int64_t lines, int64_t k, int64_t batches,
+                     int64_t stride, void* parts, unsigned* keys, WgmmaIn in, int sm_count, cudaStream_t stream) {
   const bool split = in == WgmmaIn::TF32x3;
-  if (split) TILEGEMM_CUDA_CHECK(cudaMemsetAsync(keys, 0xff, static_cast<size_t>((lines + 127) / 128) * 4, stream));
-  const int64_t tiles = ((lines + 31) / 32) * ((k + 127) / 128);  // 32 lines x 4 k steps each
+  const int64_t key_count = wgmma_key_count(lines);
+  if (split) TILEGEMM_CUDA_CHECK(cudaMemsetAsync(keys, 0xff, static_cast<size_t>(batches * key_count) * 4, stream));
+  const int64_t tiles = batches * ((lines + 31) / 32) * ((k + 127) / 128);  // 32 lines x 4 k steps each
   const unsigned blocks = static_cast<unsigned>(std::min<int64_t>(tiles, int64_t(sm_count) * 8));
   const auto* from = static_cast<const float*>(src);
   auto* to = static_cast<float*>(parts);
   const int n = static_cast<int>(lines), kk = static_cast<int>(k);
   detail::with_bool(mn_major, [&](auto mn) {
-    if (split) kernels::split_b_tf32<mn(), 2><<<blocks, 256, 0, stream>>>(from, ld, n, kk, to, keys);
-    else kernels::split_b_tf32<mn(), 1><<<blocks, 256, 0, stream>>>(from, ld, n, kk, to, nullptr);
+    const int b = static_cast<int>(batches), keys_apart = static_cast<int>(key_count);
+    if (split) kernels::split_b_tf32<mn(), 2><<<blocks, 256, 0, stream>>>(from, ld, n, kk, to, keys, b, stride, keys_apart);
+    else kernels::split_b_tf32<mn(), 1><<<blocks, 256, 0, stream>>>(from, ld, n, kk, to, nullptr, b, stride, keys_apart);
   });
   TILEGEMM_CHECK_LAUNCH();
 }
@@ -162,23 +178,28 @@ void launch_wgmma(const WgmmaLaunch& l, cudaStream_t stream) {
   if ((convert_a && !l.a_parts) || (convert_b && !l.b_parts))
     throw Error(ErrorCode::Internal, "launch_wgmma: the FP32 operands to convert need a_parts / b_parts");
   const int64_t parts_ld = wgmma_parts_ld(l.k, in);
-  if (convert_a) convert_operand(l.a, l.lda, l.a_mn_major, l.m, l.k, l.a_parts, nullptr, in, l.sm_count, stream);
+  const int64_t batches_a = batches_of(l, l.stride_a), batches_b = batches_of(l, l.stride_b);
+  if (convert_a)
+    convert_operand(l.a, l.lda, l.a_mn_major, l.m, l.k, batches_a, l.stride_a, l.a_parts, nullptr, in, l.sm_count,
+                    stream);
   if (convert_b)
-    convert_operand(l.b, l.ldb, l.b_mn_major, l.n, l.k, l.b_parts, in == WgmmaIn::TF32x3 ? b_keys(l, in) : nullptr,
-                    in, l.sm_count, stream);
+    convert_operand(l.b, l.ldb, l.b_mn_major, l.n, l.k, batches_b, l.stride_b, l.b_parts,
+                    in == WgmmaIn::TF32x3 ? b_keys(l, in) : nullptr, in, l.sm_count, stream);
   // K-major: boxes of a k step (bk) x the rows a block loads (all of A's tile, B's tile over the
-  // cluster's blocks); MN-major: boxes of bk of m or n x bk of k.
+  // cluster's blocks); MN-major: boxes of bk of m or n x bk of k. A converted operand's batches lie
+  // one after the other.
   const int b_rows = sc.bn / sc.cluster;
-  CUtensorMap map_a = convert_a    ? tensor_map(l.a_parts, l.in, l.m, parts_ld, parts_ld, kernels::kWgmmaBM)
-                      : l.a_mn_major ? tensor_map(l.a, l.in, l.k, l.m, l.lda, bk)
-                                     : tensor_map(l.a, l.in, l.m, l.k, l.lda, kernels::kWgmmaBM);
-  CUtensorMap map_b = convert_b    ? tensor_map(l.b_parts, l.in, l.n, parts_ld, parts_ld, b_rows)
-                      : l.b_mn_major ? tensor_map(l.b, l.in, l.k, l.n, l.ldb, bk)
-                                     : tensor_map(l.b, l.in, l.n, l.k, l.ldb, b_rows);
+  CUtensorMap map_a =
+      convert_a      ? tensor_map(l.a_parts, l.in, l.m, parts_ld, parts_ld, kernels::kWgmmaBM, batches_a, l.m * parts_ld)
+      : l.a_mn_major ? tensor_map(l.a, l.in, l.k, l.m, l.lda, bk, batches_a, l.stride_a)
+                     : tensor_map(l.a, l.in, l.m, l.k, l.lda, kernels::kWgmmaBM, batches_a, l.stride_a);
+  CUtensorMap map_b = convert_b      ? tensor_map(l.b_parts, l.in, l.n, parts_ld, parts_ld, b_rows, batches_b, l.n * parts_ld)
+                      : l.b_mn_major ? tensor_map(l.b, l.in, l.k, l.n, l.ldb, bk, batches_b, l.stride_b)
+                                     : tensor_map(l.b, l.in, l.n, l.k, l.ldb, b_rows, batches_b, l.stride_b);
   // Work units of a cluster (a block without clusters), and the grid: one cluster per unit up to
   // as many as the device holds at once; summed in a cluster, one block per unit.
   const int64_t rows = int64_t(kernels::kWgmmaBM) * sc.cluster;
-  const int64_t units = ((l.m + rows - 1) / rows) * ((l.n + sc.bn - 1) / sc.bn) * slices.splits;
+  const int64_t units = l.batch * ((l.m + rows - 1) / rows) * ((l.n + sc.bn - 1) / sc.bn) * slices.splits;
   const int64_t resident =
       sc.cluster > 1 ? detail::resident_clusters(kernel, kernels::kWgmmaThreads, smem, sc.cluster) : l.sm_count;
   const unsigned grid =
@@ -192,9 +213,16 @@ void launch_wgmma(const WgmmaLaunch& l, cudaStream_t stream) {
   p.ldc = l.ldc;
   p.alpha = l.alpha;
   p.beta = l.beta;
-  // Column pairs are one access when C's address and row pitch keep them aligned.
-  p.pairs = l.ldc % 2 == 0 && reinterpret_cast<uintptr_t>(l.c) % (2 * out_bytes) == 0;
-  p.rows16 = (l.ldc * out_bytes) % 16 == 0 && reinterpret_cast<uintptr_t>(l.c) % 16 == 0;
+  // Column pairs are one access when C's address, row pitch and batch stride keep them aligned.
+  const int64_t c_step = l.batch > 1 ? l.stride_c : 0;
+  p.pairs = l.ldc % 2 == 0 && c_step % 2 == 0 && reinterpret_cast<uintptr_t>(l.c) % (2 * out_bytes) == 0;
+  p.rows16 = (l.ldc * out_bytes) % 16 == 0 && (c_step * out_bytes) % 16 == 0 &&
+             reinterpret_cast<uintptr_t>(l.c) % 16 == 0;
+  // C written over in one k slice: TMA stores (boxes of 64 rows x one 128-byte line, the kernel's
+  // store_slice_tma); else an unused map.
+  p.tma_c = wgmma_tma_stores_c(l.beta == 0.0f, p.rows16, l.n, l.out, slices.splits);
+  CUtensorMap map_c{};
+  if (p.tma_c) map_c = tensor_map(l.c, l.out, l.m, l.n, l.ldc, 64, l.batch, l.stride_c);
   p.splits = slices.splits;
   p.kt_per_split = slices.steps_per_split;
   p.partial = l.partial;
@@ -205,7 +233,14 @@ void launch_wgmma(const WgmmaLaunch& l, cudaStream_t stream) {
   p.lda = l.lda;
   p.ldb = l.ldb;
   p.b_keys = in == WgmmaIn::TF32x3 ? b_keys(l, in) : nullptr;
-  void* args[] = {&map_a, &map_b, &p};
+  p.batch = static_cast<int>(l.batch);
+  p.a_batched = batches_a > 1;
+  p.b_batched = batches_b > 1;
+  p.stride_c = l.stride_c;
+  p.stride_a = l.stride_a;
+  p.stride_b = l.stride_b;
+  p.key_stride = wgmma_key_count(l.n);
+  void* args[] = {&map_a, &map_b, &map_c, &p};
   if (sc.cluster > 1 || sum_in_cluster)
     detail::launch_kernel_in_clusters(kernel, dim3(grid), dim3(kernels::kWgmmaThreads), smem, stream,
                                       sum_in_cluster ? slices.splits : sc.cluster, args);

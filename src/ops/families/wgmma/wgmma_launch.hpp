@@ -76,6 +76,10 @@ struct WgmmaLaunch {
   void* c = nullptr;        // m x n, row-major
   int64_t lda = 0, ldb = 0, ldc = 0;
   int64_t m = 0, n = 0, k = 0;
+  // Strided batches: `batch` products, batch b's A, B, C `b * stride_*` elements after batch 0's; a
+  // stride of 0 for A or B: every batch reads the same matrix. batch x the tiles < 2^31.
+  int64_t batch = 1;
+  int64_t stride_a = 0, stride_b = 0, stride_c = 0;
   float alpha = 1.0f, beta = 0.0f;  // beta == 0: C is not read
   DType in = DType::BF16;           // A and B: BF16, F16 or F32
   bool tf32_split = true;           // F32 operands: 3xTF32 (FP32 accuracy), else one TF32 product
@@ -89,9 +93,9 @@ struct WgmmaLaunch {
   // The slices of a tile run as one cluster and sum through distributed shared memory (splits up to
   // kWgmmaMaxClusterSlices; cluster 1, no ping-pong, wgmma_sums_fit_stages): one launch, no partial.
   bool sum_in_cluster = false;
-  // FP32 operands converted first (wgmma_converts_a / _b): wgmma_parts_bytes(m or n, k, in) of
-  // workspace for the K-major copy (TF32) or B's TF32 parts and the guard's keys (3xTF32), made by
-  // the launch (kernels/gemm/split_b_tf32.cuh).
+  // FP32 operands converted first (wgmma_converts_a / _b): wgmma_parts_bytes(m or n, k, in, batches)
+  // of workspace (batches: 1 for a shared operand, else batch) for the K-major copy (TF32) or B's
+  // TF32 parts and the guard's keys (3xTF32), made by the launch (kernels/gemm/split_b_tf32.cuh).
   void* a_parts = nullptr;
   void* b_parts = nullptr;
 };
@@ -110,13 +114,15 @@ inline bool wgmma_converts_a(WgmmaIn in, bool a_mn_major) { return in == WgmmaIn
 inline bool wgmma_converts_b(WgmmaIn in, bool b_mn_major) {
   return in == WgmmaIn::TF32x3 || (in == WgmmaIn::TF32 && b_mn_major);
 }
-// A converted operand: `lines` lines (m or n) of planes x 32 x ceil(k / 32) floats and, for 3xTF32's
-// B, the guard's keys (one per 128 columns), each rounded to 256 bytes.
+// A converted operand: per batch `lines` lines (m or n) of planes x 32 x ceil(k / 32) floats, the
+// batches one after the other, then for 3xTF32's B the guard's keys (one per 128 columns, per batch),
+// each part rounded to 256 bytes.
 inline int64_t wgmma_parts_ld(int64_t k, WgmmaIn in) { return wgmma_b_planes(in) * 32 * ((k + 31) / 32); }
-inline size_t wgmma_parts_bytes(int64_t lines, int64_t k, WgmmaIn in) {
+inline int64_t wgmma_key_count(int64_t lines) { return (lines + 127) / 128; }
+inline size_t wgmma_parts_bytes(int64_t lines, int64_t k, WgmmaIn in, int64_t batches = 1) {
   if (!kernels::wgmma_fp32_in(in)) return 0;
-  return (static_cast<size_t>(lines * wgmma_parts_ld(k, in)) * 4 + 255) / 256 * 256 +
-         (in == WgmmaIn::TF32x3 ? (static_cast<size_t>((lines + 127) / 128) * 4 + 255) / 256 * 256 : 0);
+  return (static_cast<size_t>(batches * lines * wgmma_parts_ld(k, in)) * 4 + 255) / 256 * 256 +
+         (in == WgmmaIn::TF32x3 ? (static_cast<size_t>(batches * wgmma_key_count(lines)) * 4 + 255) / 256 * 256 : 0);
 }
 // The operand orientations a launch's kernel is instantiated for: TF32 reads K-major tiles only (the
 // launch converts MN-major operands first).
@@ -124,20 +130,30 @@ inline bool wgmma_kernel_a_mn(const WgmmaLaunch& l) { return wgmma_in(l) != Wgmm
 inline bool wgmma_kernel_b_mn(const WgmmaLaunch& l) { return wgmma_in(l) != WgmmaIn::TF32 && l.b_mn_major; }
 
 // The FP32 partial sums of split-K: a slice of m rows, ld_partial apart (a multiple of 4: the kernel
-// stores them as 16-byte row pieces), per k slice of `bk`-element steps.
+// stores them as 16-byte row pieces), per k slice of `bk`-element steps and per batch.
 inline int64_t wgmma_partial_ld(int64_t n) { return (n + 3) / 4 * 4; }
-inline size_t wgmma_partial_bytes(int64_t m, int64_t n, int64_t k, int splits, int bk = 64) {
+inline size_t wgmma_partial_bytes(int64_t m, int64_t n, int64_t k, int splits, int bk = 64, int64_t batch = 1) {
   const KSlices s = k_slices(k, splits, bk);
-  return s.splits > 1 ? static_cast<size_t>(s.splits) * m * wgmma_partial_ld(n) * 4 : 0;
+  return s.splits > 1 ? static_cast<size_t>(batch * s.splits) * m * wgmma_partial_ld(n) * 4 : 0;
+}
+
+// Whether C leaves the kernel through TMA stores (08_wgmma_tma.cuh, store_slice_tma): C written over
+// (beta == 0) by one k slice, its address, row pitch and batch stride multiples of 16 bytes (c_rows16),
+// and its rows a whole number of 16-byte chunks: TMA stores write whole 16-byte chunks at the edge of
+// the tensor (n = 250 bf16 wrote columns 250..255, H200, 2026-11-29), so a ragged row end would
+// reach past C's columns.
+inline bool wgmma_tma_stores_c(bool beta_zero, bool c_rows16, int64_t n, DType out, int splits) {
+  return beta_zero && c_rows16 && (n * dtype_bytes(out)) % 16 == 0 && splits == 1;
 }
 
 // The leading dimension (elements) of a packed operand with lines of `inner` elements: a multiple of 8
 // (16 bytes).
 inline int64_t packed_ld(int64_t inner) { return (inner + 7) / 8 * 8; }
 // Copies `lines` lines of `inner` 16-bit elements, `ld` apart, to `dst` (16-byte aligned) with
-// packed_ld(inner) apart (kernels/gemm/pack_16bit.cuh), on `stream`.
+// packed_ld(inner) apart (kernels/gemm/pack_16bit.cuh), on `stream`; `batches` such matrices, the
+// sources `src_stride` elements apart, the copies one after the other (lines x packed_ld each).
 void pack_16bit(const void* src, int64_t ld, int64_t lines, int64_t inner, void* dst, int sm_count,
-                cudaStream_t stream);
+                cudaStream_t stream, int64_t batches = 1, int64_t src_stride = 0);
 
 // The run-time compiled kernel of l's schedule, dtypes and operand orientations.
 detail::JitRequest wgmma_jit_request(const WgmmaLaunch& l);

@@ -80,7 +80,8 @@ Contender config_contender(const std::string& text, const std::string& label) {
   c.config = [text](const Problem&, const void*, const void*, const void*) { return text; };
   c.unsupported = [config](const Problem& p, const void* a, const void* b, const void* cc) -> std::string {
     if (p.k == 0) return "K = 0 runs no config";
-    return config.family()->can_implement(canonical_problem(p, a, b, cc), config);
+    const ops::Problem canonical = canonical_problem(p, a, b, cc);
+    return config.family()->can_implement(ops::launch_problem(*config.family(), canonical), config);
   };
   return c;
 }
@@ -130,9 +131,10 @@ GemmArgs gemm_args(const Problem& p, const void* a, const void* b, const void* c
   args.m = p.m;
   args.n = p.n;
   args.k = p.k;
-  args.a = {p.dtype, a, p.lda(), 0};
-  args.b = {p.dtype, b, p.ldb(), 0};
-  args.c = {p.dtype, const_cast<void*>(c), p.ldc(), 0};
+  args.batch = p.batch;
+  args.a = {p.dtype, a, p.lda(), p.stride_a()};
+  args.b = {p.dtype, b, p.ldb(), p.stride_b()};
+  args.c = {p.dtype, const_cast<void*>(c), p.ldc(), p.stride_c()};
   return args;
 }
 

@@ -53,6 +53,13 @@ void Cublas::gemm_ex(const Problem& p, cudaDataType type_ab, cudaDataType type_c
   const void* y = row ? a : b;
   const int ldx = static_cast<int>(row ? p.ldb() : p.lda()), ldy = static_cast<int>(row ? p.lda() : p.ldb());
   const Op ox = row ? p.op_b : p.op_a, oy = row ? p.op_a : p.op_b;
+  if (p.batch > 1) {  // strided batches: cuBLAS's own batched kernels, one call
+    const long long sx = row ? p.stride_b() : p.stride_a(), sy = row ? p.stride_a() : p.stride_b();
+    TILEGEMM_CUBLAS_CHECK(cublasGemmStridedBatchedEx(
+        handle_, op(ox), op(oy), m, n, static_cast<int>(p.k), alpha, x, type_ab, ldx, sx, y, type_ab, ldy, sy, beta, c,
+        type_c, static_cast<int>(p.ldc()), p.stride_c(), static_cast<int>(p.batch), compute, CUBLAS_GEMM_DEFAULT));
+    return;
+  }
   TILEGEMM_CUBLAS_CHECK(cublasGemmEx(handle_, op(ox), op(oy), m, n, static_cast<int>(p.k), alpha, x, type_ab, ldx, y,
                                      type_ab, ldy, beta, c, type_c, static_cast<int>(p.ldc()), compute,
                                      CUBLAS_GEMM_DEFAULT));

@@ -36,6 +36,16 @@ std::string kernels_for(const DTypeChoice& d, const std::string& typed, const st
 
 // Shapes get the one layout and transpose pair of the run (but a preset's fixed ops stay), and the
 // run's memory layout (--ld, --offset).
+void apply_batch(std::vector<Problem>& problems, const std::string& batch, const char* what) {
+  if (batch.empty()) return;
+  const std::string expected = " (expected a batch count, 1 to " + std::to_string(kMaxBatch) + ")";
+  if (batch.size() > 7 || batch.find_first_not_of("0123456789") != std::string::npos)
+    invalid(std::string(what) + ": malformed value '" + batch + "'" + expected);
+  const int64_t v = std::stoll(batch);
+  if (v < 1 || v > kMaxBatch) invalid(std::string(what) + ": value '" + batch + "' out of range" + expected);
+  for (Problem& p : problems) p.batch = v;
+}
+
 void apply_layout(std::vector<Problem>& problems, const std::string& layout, const std::string& trans,
                   const std::string& ld, const std::string& offset) {
   const Layout l = parse_layout(layout, "--layout");
@@ -168,6 +178,7 @@ BenchPlan plan_bench(const BenchArgs& args) {
     }
   if (plan.problems.empty()) plan.problems = preset_shapes("ladder");
   apply_layout(plan.problems, args.layout, args.trans, args.ld, args.offset);
+  apply_batch(plan.problems, args.batch);
   const TimingChoice timing = parse_timing(args.dtype, args.warm, args.cold, args.min_time, args.graph_batch);
   plan.dtype = timing.dtype;
   apply_dtype(plan.problems, plan.dtype);
@@ -202,6 +213,7 @@ CheckPlan plan_check(const CheckArgs& args) {
   for (const std::string& s : args.shapes) plan.problems.push_back(parse_shape(s, "--shape"));
   if (plan.problems.empty()) invalid("--preset: no shapes to check (give a preset or --shape)");
   apply_layout(plan.problems, args.layout, args.trans, args.ld, args.offset);
+  apply_batch(plan.problems, args.batch);
   plan.dtype = parse_dtype(args.dtype, "--dtype");
   apply_dtype(plan.problems, plan.dtype);
   plan.kernels = parse_kernel_list(kernels_for(plan.dtype, args.kernels, CheckArgs{}.kernels), "--kernels",

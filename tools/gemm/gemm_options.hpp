@@ -37,6 +37,10 @@ LdChoice parse_ld(const std::string& s, const char* what = "--ld");
 inline constexpr int64_t kMaxOffset = 1000000;
 int64_t parse_offset(const std::string& s, const char* what = "--offset");
 
+// --batch: "" keeps each shape's batch (1, or the batched preset's); N (1 .. kMaxBatch) makes every
+// shape N strided batches.
+inline constexpr int64_t kMaxBatch = 1000000;
+void apply_batch(std::vector<Problem>& problems, const std::string& batch, const char* what = "--batch");
 // Applies --layout, --trans (to shapes whose ops the preset did not fix), --ld and --offset.
 void apply_layout(std::vector<Problem>& problems, const std::string& layout, const std::string& trans,
                   const std::string& ld, const std::string& offset);
@@ -49,7 +53,7 @@ struct BenchArgs {  // as typed
   std::vector<std::string> shapes;
   // kernels: Auto (the product the library runs) first, then the ladder (FP32); bf16/fp16: Auto.
   std::string sizes, preset, dtype = "fp32", kernels = "auto,all", layout = "row", trans = "NN";
-  std::string ld = "+0", offset = "0";
+  std::string ld = "+0", offset = "0", batch;
   std::vector<std::string> configs;  // --config
   std::vector<std::string> rasters;
   bool schedules = false, warm = false, cold = false;
@@ -83,7 +87,7 @@ BenchPlan plan_bench(const BenchArgs& args);
 struct CheckArgs {
   std::vector<std::string> shapes;
   std::string preset = "small", dtype = "fp32", kernels = "all", layout = "row", trans = "NN";
-  std::string ld = "+0", offset = "0";
+  std::string ld = "+0", offset = "0", batch;
   std::vector<std::string> configs;
 };
 struct CheckPlan {

@@ -56,6 +56,13 @@ void add_layout_options(CLI::App* cmd, Args& a) {
   cmd->add_option("--offset", a.offset, "start every matrix N elements into its buffer (unaligned pointers)")
       ->capture_default_str();
 }
+// --batch (bench and check): every shape as N strided batches (cuBLAS's gemmStridedBatched the baseline).
+template <class Args>
+void add_batch_option(CLI::App* cmd, Args& a) {
+  cmd->add_option("--batch", a.batch,
+                  "run every shape as N strided batches, each matrix's batches one after the other (default: each "
+                  "shape's own, 1 but in the batched preset)");
+}
 
 class GemmProfiler final : public OperationProfiler {
  public:
@@ -74,6 +81,7 @@ class GemmProfiler final : public OperationProfiler {
     cmd->add_option("--kernels", a.kernels, "comma list of levels (1-7 or names), auto, all, families or family names")
         ->capture_default_str();
     add_layout_options(cmd, a);
+    add_batch_option(cmd, a);
     cmd->add_option("--config", a.configs,
                     "also run this config (text form, repeatable), e.g. tiled:64x64x16:w32x32:t8x4:s3:b6:k8:hilbert");
     cmd->add_option("--rasters", a.rasters, "time levels 4-6 with each tile order: rowmajor,grouped,hilbert")
@@ -145,6 +153,7 @@ class GemmProfiler final : public OperationProfiler {
                    "tensor cores, against cuBLAS's FAST_TF32) | bf16 | fp16")->capture_default_str();
     cmd->add_option("--kernels", a.kernels, "comma list of levels, auto, all")->capture_default_str();
     add_layout_options(cmd, a);
+    add_batch_option(cmd, a);
     cmd->add_option("--config", a.configs, "also check this config (text form, repeatable)");
   }
 
@@ -189,8 +198,9 @@ class GemmProfiler final : public OperationProfiler {
     std::vector<float> expect(p.size_c(), 0.0f);
     if (cpu) {
       const std::vector<float> ha = a.download(), hb = b.download();
-      ref::sgemm(p.layout, p.op_a, p.op_b, p.m, p.n, p.k, 1.0f, ha.data() + off, p.lda(), hb.data() + off, p.ldb(),
-                 0.0f, expect.data() + off, p.ldc());
+      for (int64_t i = 0; i < p.batch; ++i)
+        ref::sgemm(p.layout, p.op_a, p.op_b, p.m, p.n, p.k, 1.0f, ha.data() + off + i * p.stride_a(), p.lda(),
+                   hb.data() + off + i * p.stride_b(), p.ldb(), 0.0f, expect.data() + off + i * p.stride_c(), p.ldc());
     } else {
       DeviceBuffer<float> c_ref(p.size_c());
       cublas_->sgemm(p, 1.0f, a.get() + off, b.get() + off, 0.0f, c_ref.get() + off);

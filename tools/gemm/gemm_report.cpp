@@ -55,6 +55,7 @@ class GemmReport final : public ReportFormat {
         {"m", [g](const Row& r) { return std::to_string(g(r).m); }},
         {"n", [g](const Row& r) { return std::to_string(g(r).n); }},
         {"k", [g](const Row& r) { return std::to_string(g(r).k); }},
+        {"batch", [g](const Row& r) { return std::to_string(g(r).batch); }},
         {"layout", [g](const Row& r) { return to_string(g(r).layout); }},
         {"trans", [g](const Row& r) { return trans_of(g(r)); }},
         {"ld", [g](const Row& r) { return csv_quoted(ld_of(g(r))); }},
@@ -73,7 +74,7 @@ class GemmReport final : public ReportFormat {
 
   json row_json(const Row& r) const override {
     const Problem& p = gemm_problem(r);
-    json out = {{"m", p.m}, {"n", p.n}, {"k", p.k}, {"layout", to_string(p.layout)}, {"trans", trans_of(p)},
+    json out = {{"m", p.m}, {"n", p.n}, {"k", p.k}, {"batch", p.batch}, {"layout", to_string(p.layout)}, {"trans", trans_of(p)},
                 {"ld", ld_of(p)}, {"offset", p.offset}, {"config", r.config}, {"baseline", r.baseline}};
     add_measurement_json(out, r);
     out["tflops"] = number_or_null(r.ok(), r.tflops);

@@ -14,6 +14,9 @@ struct Problem {
   Op op_a = Op::N, op_b = Op::N;
   bool ops_fixed = false;  // the preset fixed op_a/op_b (--trans leaves them alone)
   int64_t m = 0, n = 0, k = 0;
+  // Strided batches (--batch, the batched preset): `batch` products, each matrix's batches one after
+  // the other, stored rows (row-major; columns col-major) x ld apart, as a contiguous 3-D tensor.
+  int64_t batch = 1;
   DType dtype = DType::F32;  // A, B and C (--dtype)
   Math math = Math::Fp32;    // F32 data: --dtype tf32 is Math::Tf32 (and cuBLAS's FAST_TF32 the baseline)
   // Memory layout (--ld, --offset): every leading dimension is ld_abs when > 0, else the tight one
@@ -22,19 +25,23 @@ struct Problem {
   int64_t lda() const;
   int64_t ldb() const;
   int64_t ldc() const;
-  int64_t size_a() const;  // elements to allocate: offset + the matrix's extent
+  int64_t stride_a() const;  // elements from one batch's matrix to the next (0 with one batch)
+  int64_t stride_b() const;
+  int64_t stride_c() const;
+  int64_t size_a() const;  // elements to allocate: offset + the batches' extent
   int64_t size_b() const;
   int64_t size_c() const;
-  // C's stored rows (row-major) or columns (col-major) and the elements used in each.
-  int64_t c_outer() const { return layout == Layout::RowMajor ? m : n; }
+  // C's stored rows (row-major) or columns (col-major) over every batch, and the elements used in each.
+  int64_t c_outer() const { return batch * (layout == Layout::RowMajor ? m : n); }
   int64_t c_inner() const { return layout == Layout::RowMajor ? n : m; }
   bool tight() const { return ld_pad == 0 && ld_abs == 0 && offset == 0; }
-  double flops() const { return 2.0 * m * n * k; }
+  double flops() const { return 2.0 * m * n * k * batch; }
   // FP32 math is checked against cuBLAS's SGEMM; 16-bit and tf32 runs against the FP64 product, whose
   // buffers count in problem_bytes.
   bool fp64_reference() const { return dtype != DType::F32 || math == Math::Tf32; }
   std::string dims() const;  // "MxNxK"
-  std::string str() const;   // "MxNxK row NN", then " ld+P" / " ld=L" and " off=O" when set
+  // "MxNxK row NN", then " ld+P" / " ld=L" and " off=O" when set; batched: "B x MxNxK row NN ...".
+  std::string str() const;
 };
 
 }  // namespace tools

@@ -71,7 +71,7 @@ std::vector<int64_t> parse_sizes(const std::string& s, const char* what) {
 }
 
 const std::vector<std::string>& preset_names() {
-  static const std::vector<std::string> names = {"textbook", "tvm-post", "odd", "ladder", "small", "models"};
+  static const std::vector<std::string> names = {"textbook", "tvm-post", "odd", "ladder", "small", "models", "batched"};
   return names;
 }
 
@@ -110,6 +110,16 @@ std::vector<Problem> preset_shapes(const std::string& name) {
     add(2501, 3499, 1777);                                                   // odd, all three op pairs
     add_ops(2501, 3499, 1777, Op::N, Op::T);
     add_ops(2501, 3499, 1777, Op::T, Op::T);
+  } else if (name == "batched") {  // strided batches, each beside one product of the same FLOPs
+    auto add_batch = [&](int64_t batch, int64_t m, int64_t n, int64_t k) {
+      add(m, n, k);
+      out.back().batch = batch;
+    };
+    add_batch(16, 1024, 1024, 1024); add_batch(8, 4096, 4096, 128); add(4096, 4096, 1024);
+    add_batch(64, 512, 512, 512); add(2048, 2048, 2048);
+    // Attention of 32 heads of 128 over 2048 tokens: Q K^T (K stored as rows: NT), then P V.
+    add_batch(32, 2048, 2048, 128); out.back().op_b = Op::T; out.back().ops_fixed = true;
+    add_batch(32, 2048, 128, 2048);
   } else if (name == "seed-sparse" || name == "transformer-sparse") {  // sparse_options.hpp
     throw Error(ErrorCode::InvalidArgument, "--preset: '" + name + "' is a sparse preset: add --sparse");
   } else {

@@ -77,8 +77,15 @@ tilegemm::BsrOptions bsr_options(const std::string& kernel) {
   return o;
 }
 
+tilegemm::GemmArgs typed_args(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, uintptr_t a,
+                              int64_t lda, uintptr_t b, int64_t ldb, float beta, uintptr_t c, int64_t ldc,
+                              const std::string& dtype, int64_t batch, int64_t stride_a, int64_t stride_b,
+                              int64_t stride_c);
+
 // C = alpha * op(A) * op(B) + beta * C, row-major, for `batch` products whose operands sit
-// stride_* elements apart (stride 0 broadcasts one operand over the batch).
+// stride_* elements apart (stride 0 broadcasts one operand over the batch): one product through
+// tilegemm::sgemm (its argument names in errors), batches through the typed entry, which runs them
+// in one launch where the chosen family can.
 void sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, uintptr_t a,
            int64_t lda, uintptr_t b, int64_t ldb, float beta, uintptr_t c, int64_t ldc,
            uintptr_t stream, int device, const std::string& kernel, const std::string& config,
@@ -87,10 +94,12 @@ void sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float al
   const tilegemm::Op op_a = trans_a ? tilegemm::Op::T : tilegemm::Op::N;
   const tilegemm::Op op_b = trans_b ? tilegemm::Op::T : tilegemm::Op::N;
   DeviceGuard guard(device);
-  for (int64_t i = 0; i < batch; ++i)
-    tilegemm::sgemm(tilegemm::Layout::RowMajor, op_a, op_b, m, n, k, alpha,
-                    as_ptr<const float>(a) + i * stride_a, lda, as_ptr<const float>(b) + i * stride_b,
-                    ldb, beta, as_ptr<float>(c) + i * stride_c, ldc, as_stream(stream), options);
+  if (batch != 1)
+    return tilegemm::gemm(typed_args(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, "float32", batch,
+                                     stride_a, stride_b, stride_c),
+                          as_stream(stream), options);
+  tilegemm::sgemm(tilegemm::Layout::RowMajor, op_a, op_b, m, n, k, alpha, as_ptr<const float>(a), lda,
+                  as_ptr<const float>(b), ldb, beta, as_ptr<float>(c), ldc, as_stream(stream), options);
 }
 
 tilegemm::DType dtype_of(const std::string& name) {

@@ -3,8 +3,6 @@
 // and op combinations, A or B shared by a batch stride of 0, batch strides off 16 bytes (every batch
 // packed or converted for TMA), split-K both ways, clusters, ping-pong, batch 1 and 0, against an FP64
 // reference of every batch; the gaps between batches of C untouched; explain_choice names one launch.
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -18,43 +16,12 @@
 
 #include "core/device_buffer.hpp"
 #include "dense/matrix_extent.hpp"
+#include "ref/reference.hpp"
 #include "tilegemm/tilegemm.hpp"
+#include "typed_values.hpp"
 
 namespace tilegemm {
 namespace {
-
-// A value rounded to `t` and back, and its bits as stored.
-float round_to(float v, DType t) {
-  if (t == DType::F16) return __half2float(__float2half_rn(v));
-  if (t == DType::BF16) return __bfloat162float(__float2bfloat16_rn(v));
-  return v;
-}
-void store(unsigned char* at, float v, DType t) {
-  if (t == DType::F16) {
-    const __half h = __float2half_rn(v);
-    std::memcpy(at, &h, 2);
-  } else if (t == DType::BF16) {
-    const __nv_bfloat16 h = __float2bfloat16_rn(v);
-    std::memcpy(at, &h, 2);
-  } else {
-    std::memcpy(at, &v, 4);
-  }
-}
-float load(const unsigned char* at, DType t) {
-  if (t == DType::F16) {
-    __half h;
-    std::memcpy(&h, at, 2);
-    return __half2float(h);
-  }
-  if (t == DType::BF16) {
-    __nv_bfloat16 h;
-    std::memcpy(&h, at, 2);
-    return __bfloat162float(h);
-  }
-  float v;
-  std::memcpy(&v, at, 4);
-  return v;
-}
 
 struct BatchCase {
   DType in, out;
@@ -68,8 +35,6 @@ struct BatchCase {
   float beta;
   std::string config;  // "" = Auto
 };
-
-int64_t at(Layout layout, int64_t r, int64_t c, int64_t ld) { return layout == Layout::RowMajor ? r * ld + c : r + c * ld; }
 
 std::string name_of(const BatchCase& t) {
   return std::to_string(t.batch) + " x " + std::to_string(t.m) + "x" + std::to_string(t.n) + "x" +
@@ -95,11 +60,11 @@ void run_case(const BatchCase& t) {
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   std::vector<float> fa(size_a), fb(size_b), c_old(size_c);
   std::vector<unsigned char> ha(size_a * in_bytes), hb(size_b * in_bytes), hc(size_c * out_bytes);
-  for (int64_t i = 0; i < size_a; ++i) store(&ha[i * in_bytes], fa[i] = round_to(dist(rng), t.in), t.in);
-  for (int64_t i = 0; i < size_b; ++i) store(&hb[i * in_bytes], fb[i] = round_to(dist(rng), t.in), t.in);
+  for (int64_t i = 0; i < size_a; ++i) store_value(&ha[i * in_bytes], fa[i] = round_to(dist(rng), t.in), t.in);
+  for (int64_t i = 0; i < size_b; ++i) store_value(&hb[i * in_bytes], fb[i] = round_to(dist(rng), t.in), t.in);
   // C: NaN where beta = 0 (it must not be read); every element between the batches' results stays.
   for (int64_t i = 0; i < size_c; ++i)
-    store(&hc[i * out_bytes], c_old[i] = t.beta == 0.0f ? NAN : round_to(dist(rng), t.out), t.out);
+    store_value(&hc[i * out_bytes], c_old[i] = t.beta == 0.0f ? NAN : round_to(dist(rng), t.out), t.out);
   DeviceBuffer<unsigned char> a(ha.size()), b(hb.size()), c(hc.size());
   a.upload(ha);
   b.upload(hb);
@@ -130,11 +95,11 @@ void run_case(const BatchCase& t) {
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   const std::vector<unsigned char> raw = c.download();
   std::vector<float> got(size_c);
-  for (int64_t i = 0; i < size_c; ++i) got[i] = load(&raw[i * out_bytes], t.out);
+  for (int64_t i = 0; i < size_c; ++i) got[i] = load_value(&raw[i * out_bytes], t.out);
 
   // FP32 accumulation of exact products, then the output's rounding; TF32 cuts each operand to a
   // 10-bit mantissa (up to 2^-10 each, truncated); 3xTF32 is FP32-accurate.
-  const double u_out = t.out == DType::BF16 ? std::ldexp(1.0, -8) : t.out == DType::F16 ? std::ldexp(1.0, -11) : 0.0;
+  const double u_out = ref::unit_roundoff(t.out);
   const double per_product = t.math == Math::Tf32 ? std::ldexp(1.0, -9) * 1.01 : 0.0;
   const double gamma = 2.0 * t.k * std::ldexp(1.0, -24) + per_product;
   std::vector<bool> result(size_c, false);
@@ -147,12 +112,12 @@ void run_case(const BatchCase& t) {
       for (int64_t j = 0; j < t.n && bad < 5; ++j) {
         double dot = 0, mag = 0;
         for (int64_t l = 0; l < t.k; ++l) {
-          const double p = double(a0[t.op_a == Op::N ? at(t.layout, i, l, lda) : at(t.layout, l, i, lda)]) *
-                           b0[t.op_b == Op::N ? at(t.layout, l, j, ldb) : at(t.layout, j, l, ldb)];
+          const double p = double(a0[t.op_a == Op::N ? stored_index(t.layout, i, l, lda) : stored_index(t.layout, l, i, lda)]) *
+                           b0[t.op_b == Op::N ? stored_index(t.layout, l, j, ldb) : stored_index(t.layout, j, l, ldb)];
           dot += p;
           mag += std::fabs(p);
         }
-        const int64_t e = c0 + at(t.layout, i, j, ldc);
+        const int64_t e = c0 + stored_index(t.layout, i, j, ldc);
         result[e] = true;
         const double old = t.beta == 0.0f ? 0.0 : double(t.beta) * c_old[e];
         const double want = 1.25 * dot + old;

@@ -4,8 +4,6 @@
 // producer), C in the input type and in f32, alpha and beta (beta = 0 over a NaN C), the standard
 // shapes (empty, k = 0, primes, 4095 x 4097 x 4093, skinny, k = 65536), everything outside the result
 // untouched; mixed input types refused before launch.
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -20,26 +18,12 @@
 
 #include "core/device_buffer.hpp"
 #include "dense/matrix_extent.hpp"
+#include "ref/reference.hpp"
 #include "tilegemm/tilegemm.hpp"
+#include "typed_values.hpp"
 
 namespace tilegemm {
 namespace {
-
-// 16-bit values as their bits, converted on the host.
-uint16_t to_bits(float v, DType t) {
-  if (t == DType::F16) {
-    const __half h = __float2half_rn(v);
-    return *reinterpret_cast<const uint16_t*>(&h);
-  }
-  const __nv_bfloat16 h = __float2bfloat16_rn(v);
-  return *reinterpret_cast<const uint16_t*>(&h);
-}
-float from_bits(uint16_t bits, DType t) {
-  if (t == DType::F16) return __half2float(*reinterpret_cast<const __half*>(&bits));
-  return __bfloat162float(*reinterpret_cast<const __nv_bfloat16*>(&bits));
-}
-// The output type's unit roundoff (bf16: 8 significant bits, f16: 11).
-double unit_roundoff(DType t) { return t == DType::BF16 ? std::ldexp(1.0, -8) : t == DType::F16 ? std::ldexp(1.0, -11) : 0.0; }
 
 struct WgmmaCase {
   DType in, out;
@@ -51,9 +35,6 @@ struct WgmmaCase {
   float alpha, beta;
   std::string config;  // "" = Auto
 };
-
-// Index of stored element (r, c) in `layout` with leading dimension ld.
-int64_t at(Layout layout, int64_t r, int64_t c, int64_t ld) { return layout == Layout::RowMajor ? r * ld + c : r + c * ld; }
 
 void run_case(const WgmmaCase& t) {
   SCOPED_TRACE(std::to_string(t.m) + "x" + std::to_string(t.n) + "x" + std::to_string(t.k) + " " + to_string(t.in) +
@@ -120,10 +101,10 @@ void run_case(const WgmmaCase& t) {
     got = c32.download();
   }
   auto a_at = [&](int64_t i, int64_t l) {
-    return fa[t.offset + (t.op_a == Op::N ? at(t.layout, i, l, lda) : at(t.layout, l, i, lda))];
+    return fa[t.offset + (t.op_a == Op::N ? stored_index(t.layout, i, l, lda) : stored_index(t.layout, l, i, lda))];
   };
   auto b_at = [&](int64_t l, int64_t j) {
-    return fb[t.offset + (t.op_b == Op::N ? at(t.layout, l, j, ldb) : at(t.layout, j, l, ldb))];
+    return fb[t.offset + (t.op_b == Op::N ? stored_index(t.layout, l, j, ldb) : stored_index(t.layout, j, l, ldb))];
   };
   // Every row of small products; of large ones the first, the last and 30 random rows, all columns.
   std::vector<int64_t> rows;
@@ -133,7 +114,7 @@ void run_case(const WgmmaCase& t) {
     rows = {0, t.m - 1};
     for (int r = 0; r < 30; ++r) rows.push_back(static_cast<int64_t>(rng() % t.m));
   }
-  const double u = unit_roundoff(t.out), gamma = 2.0 * t.k * std::ldexp(1.0, -24);
+  const double u = ref::unit_roundoff(t.out), gamma = 2.0 * t.k * std::ldexp(1.0, -24);
   std::vector<double> row_a(t.k);
   int bad = 0;
   for (int64_t i : rows) {
@@ -145,7 +126,7 @@ void run_case(const WgmmaCase& t) {
         dot += p;
         mag += std::fabs(p);
       }
-      const size_t c_at = static_cast<size_t>(t.offset + at(t.layout, i, j, ldc));
+      const size_t c_at = static_cast<size_t>(t.offset + stored_index(t.layout, i, j, ldc));
       const double want = t.alpha * dot + (t.beta == 0.0f ? 0.0 : double(t.beta) * c_old[c_at]);
       const double tol = 2.0 * u * std::fabs(want) + std::fabs(t.alpha) * gamma * mag +
                          (t.beta == 0.0f ? 0.0 : std::ldexp(std::fabs(double(t.beta) * c_old[c_at]), -23)) + 1e-30;
@@ -159,7 +140,7 @@ void run_case(const WgmmaCase& t) {
   // Everything outside the m x n result (the offset, the padding past each stored row) is untouched.
   std::vector<bool> result(size_c, false);
   for (int64_t i = 0; i < t.m; ++i)
-    for (int64_t j = 0; j < t.n; ++j) result[t.offset + at(t.layout, i, j, ldc)] = true;
+    for (int64_t j = 0; j < t.n; ++j) result[t.offset + stored_index(t.layout, i, j, ldc)] = true;
   for (size_t e = 0; e < size_c; ++e) {
     if (result[e]) continue;
     const bool same = std::isnan(c_old[e]) ? std::isnan(got[e]) : got[e] == c_old[e];

@@ -32,6 +32,16 @@ std::string kernels_for(const DTypeChoice& d, const std::string& typed, const st
 
 [[noreturn]] void invalid(const std::string& message) { throw Error(ErrorCode::InvalidArgument, message); }
 
+// A count typed as at most 7 digits, within lo..hi; `shown` is the value as typed, for the messages.
+int64_t parse_bounded_count(const std::string& digits, const std::string& shown, const char* what, int64_t lo,
+                            int64_t hi, const std::string& expected) {
+  if (digits.empty() || digits.size() > 7 || digits.find_first_not_of("0123456789") != std::string::npos)
+    invalid(std::string(what) + ": malformed value '" + shown + "'" + expected);
+  const int64_t v = std::stoll(digits);
+  if (v < lo || v > hi) invalid(std::string(what) + ": value '" + shown + "' out of range" + expected);
+  return v;
+}
+
 }  // namespace
 
 // Shapes get the one layout and transpose pair of the run (but a preset's fixed ops stay), and the
@@ -39,10 +49,7 @@ std::string kernels_for(const DTypeChoice& d, const std::string& typed, const st
 void apply_batch(std::vector<Problem>& problems, const std::string& batch, const char* what) {
   if (batch.empty()) return;
   const std::string expected = " (expected a batch count, 1 to " + std::to_string(kMaxBatch) + ")";
-  if (batch.size() > 7 || batch.find_first_not_of("0123456789") != std::string::npos)
-    invalid(std::string(what) + ": malformed value '" + batch + "'" + expected);
-  const int64_t v = std::stoll(batch);
-  if (v < 1 || v > kMaxBatch) invalid(std::string(what) + ": value '" + batch + "' out of range" + expected);
+  const int64_t v = parse_bounded_count(batch, batch, what, 1, kMaxBatch, expected);
   for (Problem& p : problems) p.batch = v;
 }
 
@@ -134,25 +141,17 @@ LdChoice parse_ld(const std::string& s, const char* what) {
                          "for all matrices; N up to 1000000)";
   const bool plus = !s.empty() && s[0] == '+';
   const std::string digits = plus ? s.substr(1) : s;
-  if (digits.empty() || digits.size() > 7 || digits.find_first_not_of("0123456789") != std::string::npos)
-    invalid(std::string(what) + ": malformed value '" + s + "'" + expected);
-  const int64_t v = std::stoll(digits);
-  if (v > kMaxLdPad) invalid(std::string(what) + ": value '" + s + "' out of range" + expected);
+  const int64_t v = parse_bounded_count(digits, s, what, plus ? 0 : 1, kMaxLdPad, expected);
   LdChoice c;
   if (plus) c.pad = v;
   else c.absolute = v;
-  if (!plus && v == 0) invalid(std::string(what) + ": value '" + s + "' out of range" + expected);
   return c;
 }
 
 int64_t parse_offset(const std::string& s, const char* what) {
   const std::string expected = " (expected elements to offset every matrix's pointer by, 0 to " +
                                std::to_string(kMaxOffset) + ")";
-  if (s.empty() || s.size() > 7 || s.find_first_not_of("0123456789") != std::string::npos)
-    invalid(std::string(what) + ": malformed value '" + s + "'" + expected);
-  const int64_t v = std::stoll(s);
-  if (v > kMaxOffset) invalid(std::string(what) + ": value '" + s + "' out of range" + expected);
-  return v;
+  return parse_bounded_count(s, s, what, 0, kMaxOffset, expected);
 }
 
 void check_plot_path(const std::string& path, const char* what) {

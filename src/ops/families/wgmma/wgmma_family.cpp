@@ -88,8 +88,6 @@ StoredOperand stored_b(const Problem& p, WgmmaIn in, int64_t batches) {
   const StoredMatrix b = stored(p).b;
   return {b.rows, b.cols * halves(p), p.align_b < 16 && !wgmma_converts_b(in, !p.trans_b), batches};
 }
-// An operand's matrices in a launch of `o`: one where every batch reads the same (stride 0).
-int64_t batches_of(const Problem& p, int64_t stride) { return stride != 0 ? p.batch : 1; }
 
 // The SMs of the H100 the rates in estimate() were measured on.
 constexpr double kMeasuredSms = 132;
@@ -258,7 +256,8 @@ class WgmmaFamily final : public Family {
   }
   size_t workspace_bytes(const Problem& p, const Config& c, const Operands& o, const DeviceFacts&) const override {
     const WgmmaConfig& f = c.fields<WgmmaConfig>();
-    const int64_t batches_a = batches_of(p, o.stride_a), batches_b = batches_of(p, o.stride_b);
+    const int64_t batches_a = wgmma_operand_batches(p.batch, o.stride_a),
+                  batches_b = wgmma_operand_batches(p.batch, o.stride_b);
     return stored_a(p, in_, batches_a).packed_bytes() + stored_b(p, in_, batches_b).packed_bytes() +
            a_parts_bytes(p, batches_a) + b_parts_bytes(p, batches_b) +
            (f.sum_in_cluster ? 0 : wgmma_partial_bytes(p.m, p.n, p.k, f.splits, bk_, p.batch));
@@ -352,7 +351,8 @@ class WgmmaFamily final : public Family {
     l.stride_a = o.stride_a;
     l.stride_b = o.stride_b;
     l.stride_c = o.stride_c;
-    const StoredOperand sa = stored_a(p, in_, batches_of(p, o.stride_a)), sb = stored_b(p, in_, batches_of(p, o.stride_b));
+    const StoredOperand sa = stored_a(p, in_, wgmma_operand_batches(p.batch, o.stride_a)),
+                        sb = stored_b(p, in_, wgmma_operand_batches(p.batch, o.stride_b));
     // Packed operands, converted FP32 operands, then split-K's partial sums; freed in stream order
     // after the product.
     detail::Workspace packed(stream, workspace_bytes(p, c, o, d), 0);

@@ -88,15 +88,10 @@ void reduce_splits(const WgmmaLaunch& l, const kernels::WgmmaParams& p, cudaStre
 
 const char* b(bool v) { return v ? "true" : "false"; }
 
-// The batches of an operand the kernel reads: 1 where every batch shares it (stride 0).
-int64_t batches_of(const WgmmaLaunch& l, int64_t stride) { return stride != 0 ? l.batch : 1; }
-
 // 3xTF32: the guard's keys in B's parts, after the parts of every batch (wgmma_parts_bytes).
 unsigned* b_keys(const WgmmaLaunch& l, WgmmaIn in) {
-  const int64_t batches = batches_of(l, l.stride_b);
   return reinterpret_cast<unsigned*>(static_cast<char*>(l.b_parts) +
-                                     (static_cast<size_t>(batches * l.n * wgmma_parts_ld(l.k, in)) * 4 + 255) / 256 *
-                                         256);
+                                     wgmma_parts_plane_bytes(l.n, l.k, in, wgmma_operand_batches(l.batch, l.stride_b)));
 }
 
 // FP32 operands: `lines` lines (m or n) of an operand as stored (K-major, or MN-major: k lines of
@@ -178,7 +173,8 @@ void launch_wgmma(const WgmmaLaunch& l, cudaStream_t stream) {
   if ((convert_a && !l.a_parts) || (convert_b && !l.b_parts))
     throw Error(ErrorCode::Internal, "launch_wgmma: the FP32 operands to convert need a_parts / b_parts");
   const int64_t parts_ld = wgmma_parts_ld(l.k, in);
-  const int64_t batches_a = batches_of(l, l.stride_a), batches_b = batches_of(l, l.stride_b);
+  const int64_t batches_a = wgmma_operand_batches(l.batch, l.stride_a),
+                batches_b = wgmma_operand_batches(l.batch, l.stride_b);
   if (convert_a)
     convert_operand(l.a, l.lda, l.a_mn_major, l.m, l.k, batches_a, l.stride_a, l.a_parts, nullptr, in, l.sm_count,
                     stream);

@@ -119,11 +119,17 @@ inline bool wgmma_converts_b(WgmmaIn in, bool b_mn_major) {
 // each part rounded to 256 bytes.
 inline int64_t wgmma_parts_ld(int64_t k, WgmmaIn in) { return wgmma_b_planes(in) * 32 * ((k + 31) / 32); }
 inline int64_t wgmma_key_count(int64_t lines) { return (lines + 127) / 128; }
+// The planes of every batch (the keys follow them).
+inline size_t wgmma_parts_plane_bytes(int64_t lines, int64_t k, WgmmaIn in, int64_t batches = 1) {
+  return (static_cast<size_t>(batches * lines * wgmma_parts_ld(k, in)) * 4 + 255) / 256 * 256;
+}
 inline size_t wgmma_parts_bytes(int64_t lines, int64_t k, WgmmaIn in, int64_t batches = 1) {
   if (!kernels::wgmma_fp32_in(in)) return 0;
-  return (static_cast<size_t>(batches * lines * wgmma_parts_ld(k, in)) * 4 + 255) / 256 * 256 +
+  return wgmma_parts_plane_bytes(lines, k, in, batches) +
          (in == WgmmaIn::TF32x3 ? (static_cast<size_t>(batches * wgmma_key_count(lines)) * 4 + 255) / 256 * 256 : 0);
 }
+// The matrices of an operand a launch reads: one where every batch shares it (stride 0).
+inline int64_t wgmma_operand_batches(int64_t batch, int64_t stride) { return stride != 0 ? batch : 1; }
 // The operand orientations a launch's kernel is instantiated for: TF32 reads K-major tiles only (the
 // launch converts MN-major operands first).
 inline bool wgmma_kernel_a_mn(const WgmmaLaunch& l) { return wgmma_in(l) != WgmmaIn::TF32 && l.a_mn_major; }

@@ -45,11 +45,32 @@ struct OutputArg {
   int64_t ld = 0;
   int64_t batch_stride = 0;
 };
-// What is done with the product before it is stored: D = alpha * op(A) op(B) + beta * C, written over C
-// (C is D; bias, activation and an output type of its own are to come).
+// The fused epilogue's parts (Epilogue): a bias vector of one value per row of C (m values) or per
+// column (n), and an activation applied last.
+enum class BiasKind : int { None = 0, PerRow, PerColumn };
+enum class Activation : int {
+  None = 0,
+  Relu,      // max(x, 0)
+  GeluTanh,  // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))  (torch's approximate="tanh")
+  GeluErf,   // 0.5 x (1 + erf(x / sqrt(2)))                   (torch's default GELU)
+  Silu,      // x / (1 + exp(-x))
+};
+const char* to_string(BiasKind b);    // "none", "row", "column"
+const char* to_string(Activation a);  // "none", "relu", "gelu-tanh", "gelu-erf", "silu"
+
+// What is done with the product before it is stored, in this order, in FP32:
+//   D = activation(alpha * op(A) op(B) + beta * C + bias), written over C (C's type is D's: the input
+//   type or f32; beta == 0 never reads C).
+// bias: a contiguous device vector of m (PerRow) or n (PerColumn) values, F32 or C's type, every batch
+// adding the same one. The level 8 families apply it in their stores; any other family's product is
+// followed by one elementwise pass over C.
 struct Epilogue {
   float alpha = 1.0f;
   float beta = 0.0f;
+  BiasKind bias_kind = BiasKind::None;
+  const void* bias = nullptr;
+  DType bias_type = DType::F32;
+  Activation activation = Activation::None;
 };
 // A typed, optionally batched product: for each b < batch,
 //   C_b = alpha * op(A_b) * op(B_b) + beta * C_b,  X_b = X.data + b * X.batch_stride elements.

@@ -3,6 +3,7 @@
 
 #include "tilegemm/bsr_gpu.hpp"
 #include "tilegemm/error.hpp"
+#include "tilegemm/gemm.hpp"
 #include "tilegemm/types.hpp"
 
 namespace tilegemm {
@@ -23,6 +24,24 @@ const char* to_string(ErrorCode c) {
 }
 
 std::string to_string(Layout v) { return v == Layout::RowMajor ? "row" : "col"; }
+const char* to_string(BiasKind b) {
+  switch (b) {
+    case BiasKind::None: return "none";
+    case BiasKind::PerRow: return "row";
+    case BiasKind::PerColumn: return "column";
+  }
+  return "?";
+}
+const char* to_string(Activation a) {
+  switch (a) {
+    case Activation::None: return "none";
+    case Activation::Relu: return "relu";
+    case Activation::GeluTanh: return "gelu-tanh";
+    case Activation::GeluErf: return "gelu-erf";
+    case Activation::Silu: return "silu";
+  }
+  return "?";
+}
 std::string to_string(Op v) { return v == Op::N ? "N" : "T"; }
 std::string to_string(Raster v) {
   switch (v) {

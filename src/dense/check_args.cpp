@@ -1,6 +1,7 @@
 // Argument checks that need no device. Every message names the argument and its value.
 #include "dense/check_args.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <string>
@@ -55,6 +56,29 @@ int64_t batched_bytes(int64_t batch, int64_t stride, int64_t extent, int element
   return ((batch - 1) * stride + extent) * element_bytes;
 }
 
+// The bias and the activation of g.epilogue (ext_c: C's extent in elements of ec bytes).
+void check_epilogue(const GemmArgs& g, const GemmArgNames& names, int64_t ext_c, int ec) {
+  const Epilogue& e = g.epilogue;
+  const int kind = static_cast<int>(e.bias_kind), act = static_cast<int>(e.activation);
+  if (kind < 0 || kind > static_cast<int>(BiasKind::PerColumn))
+    invalid(std::string(names.bias_kind) + " = " + std::to_string(kind) + " is not a BiasKind value");
+  if (act < 0 || act > static_cast<int>(Activation::Silu))
+    invalid(std::string(names.activation) + " = " + std::to_string(act) + " is not an Activation value");
+  if (e.bias_kind == BiasKind::None) return;
+  check_dtype(names.bias_type, e.bias_type);
+  if (e.bias_type != DType::F32 && e.bias_type != g.c.type)
+    invalid(std::string(names.bias_type) + " = " + to_string(e.bias_type) + ": the bias is f32 or C's type (" +
+            to_string(g.c.type) + ")");
+  if (!e.bias) invalid(std::string(names.bias) + " is null with " + names.bias_kind + " = " + to_string(e.bias_kind));
+  const int eb = dtype_bytes(e.bias_type);
+  if (reinterpret_cast<std::uintptr_t>(e.bias) % eb != 0)
+    invalid(std::string(names.bias) + " is not aligned to its " + std::to_string(eb) + "-byte elements");
+  const int64_t count = e.bias_kind == BiasKind::PerRow ? g.m : g.n;
+  const int64_t bytes_c = batched_bytes(std::max<int64_t>(g.batch, 1), g.c.batch_stride, ext_c, ec);
+  if (overlaps(g.c.data, bytes_c, e.bias, count * eb))
+    invalid(std::string(names.c) + " overlaps " + names.bias + ": the output must not share memory with an input");
+}
+
 }  // namespace
 
 void check_gemm(const GemmArgs& g, const GemmArgNames& names) {
@@ -98,6 +122,7 @@ void check_gemm(const GemmArgs& g, const GemmArgNames& names) {
         invalid(std::string(name) + " = " + std::to_string(v) + " times batch = " + std::to_string(g.batch) +
                 " is more than a 64-bit address space holds");
   }
+  check_epilogue(g, names, ext_c, ec);
   if (!reads_ab) return;
 
   // C is written while A and B are read; sharing memory would make the result depend on timing.

@@ -87,12 +87,20 @@ ops::Config auto_config(const ops::Problem& p, const detail::DeviceContext* ctx)
   return ops::choose(p, detail::device_facts(*ctx), ctx->ops->choices, tuned_lookup(*ctx));
 }
 
-// C = beta * C for every batch (the quick return: k == 0 or alpha == 0).
-void scale_batches(const ops::GemmCall& call, int64_t batch, cudaStream_t s) {
+// The bias and activation over one batch's C, where nothing applied them (ops::Family::fuses_epilogue).
+void epilogue_pass(const ops::Problem& p, const ops::Operands& o, int sm_count, cudaStream_t s) {
+  if (p.plain_epilogue()) return;
+  detail::launch_epilogue_pass(o.c, p.c_type, static_cast<int>(p.m), static_cast<int>(p.n), o.ldc, o.bias, p.bias,
+                               p.bias_type, p.activation, sm_count, s);
+}
+
+// C = activation(beta * C + bias) for every batch (the quick return: k == 0 or alpha == 0).
+void scale_batches(const ops::GemmCall& call, int64_t batch, int sm_count, cudaStream_t s) {
   for (int64_t b = 0; b < batch; ++b) {
     const ops::Operands o = ops::batch_operands(call, b);
     detail::launch_scale(o.c, call.problem.c_type, static_cast<int>(call.problem.m), static_cast<int>(call.problem.n),
                          clamp_ld(o.ldc), o.beta, s);
+    epilogue_pass(call.problem, o, sm_count, s);
   }
 }
 
@@ -122,14 +130,25 @@ void run_gemm(const GemmArgs& args, Stream stream, const GemmOptions& options, c
     detail::require_device_pointer(names.b, args.b.data, ctx->ordinal);
   }
   detail::require_device_pointer(names.c, args.c.data, ctx->ordinal);
+  if (args.epilogue.bias_kind != BiasKind::None) detail::require_device_pointer(names.bias, args.epilogue.bias, ctx->ordinal);
 
   cudaStream_t s = reinterpret_cast<cudaStream_t>(stream);
-  if (!reads_ab) return scale_batches(call, args.batch, s);
   const detail::DeviceFacts facts = detail::device_facts(*ctx);
+  if (!reads_ab) return scale_batches(call, args.batch, facts.sm_count, s);
   const ops::Family& family = *config.family();
   const ops::Problem launch = ops::launch_problem(family, call.problem);
-  if (launch.batch > 1) return family.run(launch, config, call.operands, facts, s);
-  for (int64_t b = 0; b < args.batch; ++b) family.run(launch, config, ops::batch_operands(call, b), facts, s);
+  const bool pass = !family.fuses_epilogue();  // the bias and activation after each product
+  if (launch.batch > 1) {
+    family.run(launch, config, call.operands, facts, s);
+    if (pass)
+      for (int64_t b = 0; b < args.batch; ++b) epilogue_pass(launch, ops::batch_operands(call, b), facts.sm_count, s);
+    return;
+  }
+  for (int64_t b = 0; b < args.batch; ++b) {
+    const ops::Operands o = ops::batch_operands(call, b);
+    family.run(launch, config, o, facts, s);
+    if (pass) epilogue_pass(launch, o, facts.sm_count, s);
+  }
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "dense/config.hpp"
 #include "kernels/gemm/params.hpp"
 #include "jit/jit.hpp"
+#include "tilegemm/gemm.hpp"
 #include "tilegemm/types.hpp"
 
 namespace tilegemm {
@@ -54,6 +55,10 @@ WarpTiledPlan plan_warp_tiled(const CanonicalGemm& g, int sms);
 void launch_warp_tiled(const CanonicalGemm& g, const WarpTiledPlan& plan, cudaStream_t stream);
 // C = beta * C (k == 0 or alpha == 0), C m x n of `type` (F32, BF16, F16), ldc elements apart.
 void launch_scale(void* c, DType type, int m, int n, int ldc, float beta, cudaStream_t stream);
+// C = activation(C + bias) (kernels/gemm/epilogue_pass.cuh): the fused epilogue of a family that does
+// not apply it in its stores. bias: m values (PerRow) or n (PerColumn) of bias_type (F32 or `type`).
+void launch_epilogue_pass(void* c, DType type, int m, int n, int64_t ldc, const void* bias, BiasKind bias_kind,
+                          DType bias_type, Activation activation, int sm_count, cudaStream_t stream);
 
 // The split-K / stream-K kernel (split_tiled.cuh) with compiled schedule kTiledSchedules[index]
 // (config.hpp), g.p.raster's tile order and `units` thread blocks.

@@ -6,7 +6,10 @@
 #include "kernels/gemm/03_shared_tiled.cuh"
 #include "kernels/gemm/04_register_tiled.cuh"
 #include "kernels/gemm/05_vectorized.cuh"
+#include "kernels/gemm/epilogue_pass.cuh"
+#include "core/kernel_launch.hpp"
 #include "dense/launch.hpp"
+#include "ops/fused_epilogue.hpp"
 #include "tilegemm/error.hpp"
 
 namespace tilegemm {
@@ -24,6 +27,19 @@ void launch_scale(void* c, DType type, int m, int n, int ldc, float beta, cudaSt
   if (type == DType::BF16) kernels::scale_c<kernels::kScaleBf16><<<blocks, 256, 0, stream>>>(c, m, n, ldc, beta);
   else if (type == DType::F16) kernels::scale_c<kernels::kScaleF16><<<blocks, 256, 0, stream>>>(c, m, n, ldc, beta);
   else kernels::scale_c<kernels::kScaleF32><<<blocks, 256, 0, stream>>>(c, m, n, ldc, beta);
+  TILEGEMM_CHECK_LAUNCH();
+}
+
+void launch_epilogue_pass(void* c, DType type, int m, int n, int64_t ldc, const void* bias, BiasKind bias_kind,
+                          DType bias_type, Activation activation, int sm_count, cudaStream_t stream) {
+  const kernels::FusedEpilogue e = ops::fused_epilogue(bias_kind, bias, bias_type, activation);
+  const unsigned blocks = grid_stride_blocks(int64_t(m) * n, 256, 8, sm_count);
+  if (type == DType::BF16)
+    kernels::epilogue_pass<kernels::bf16_t><<<blocks, 256, 0, stream>>>(static_cast<kernels::bf16_t*>(c), m, n, ldc, e);
+  else if (type == DType::F16)
+    kernels::epilogue_pass<kernels::f16_t><<<blocks, 256, 0, stream>>>(static_cast<kernels::f16_t*>(c), m, n, ldc, e);
+  else
+    kernels::epilogue_pass<float><<<blocks, 256, 0, stream>>>(static_cast<float*>(c), m, n, ldc, e);
   TILEGEMM_CHECK_LAUNCH();
 }
 

@@ -82,6 +82,10 @@ class Family {
   // asked about one product (launch_problem below): the dispatcher runs it once per batch, and Auto
   // counts batch x its estimate.
   virtual bool runs_batches() const { return false; }
+  // Whether run() applies the problem's bias and activation (Problem::bias, activation) in its own
+  // stores. A family that does not computes alpha * AB + beta * C, and the dispatcher follows each of
+  // its products with one elementwise pass over C (detail::launch_epilogue_pass).
+  virtual bool fuses_epilogue() const { return false; }
   // Runs `c` (can_implement accepted it; k > 0 and alpha != 0) on `stream`.
   virtual void run(const Problem& p, const Config& c, const Operands& o, const DeviceFacts& d,
                    cudaStream_t stream) const = 0;

@@ -45,6 +45,11 @@ GemmCall gemm_call(const GemmArgs& args, const GemmOptions& options) {
   facts(b.data, b.ld, b.batch_stride, b.type, &p.align_b, &p.pitch_align_b, &p.offset_b);
   facts(args.c.data, args.c.ld, args.c.batch_stride, args.c.type, &p.align_c, &pitch_c, &offset_c);
   p.beta_zero = args.epilogue.beta == 0.0f;
+  // Column-major C is the canonical C transposed: its rows are canonical columns.
+  const BiasKind kind = args.epilogue.bias_kind;
+  p.bias = row || kind == BiasKind::None ? kind : kind == BiasKind::PerRow ? BiasKind::PerColumn : BiasKind::PerRow;
+  p.bias_type = kind == BiasKind::None ? DType::F32 : args.epilogue.bias_type;
+  p.activation = args.epilogue.activation;
   // Stored rows x row length of A and B in canonical form: extent = (rows - 1) * ld + row length.
   const StoredMatrix sa = p.trans_a ? StoredMatrix{p.k, p.m} : StoredMatrix{p.m, p.k};
   const StoredMatrix sb = p.trans_b ? StoredMatrix{p.n, p.k} : StoredMatrix{p.k, p.n};
@@ -61,6 +66,7 @@ GemmCall gemm_call(const GemmArgs& args, const GemmOptions& options) {
   o.alpha = args.epilogue.alpha;
   o.beta = args.epilogue.beta;
   o.raster = options.raster;
+  o.bias = kind == BiasKind::None ? nullptr : args.epilogue.bias;
   if (args.batch > 1) {
     o.stride_a = a.batch_stride;
     o.stride_b = b.batch_stride;

@@ -19,7 +19,8 @@ bool Problem::operator==(const Problem& o) const {
          m == o.m && n == o.n && k == o.k && batch == o.batch && trans_a == o.trans_a && trans_b == o.trans_b &&
          align_a == o.align_a && align_b == o.align_b && align_c == o.align_c && pitch_align_a == o.pitch_align_a &&
          pitch_align_b == o.pitch_align_b && offset_a == o.offset_a && offset_b == o.offset_b &&
-         beta_zero == o.beta_zero && epilogue == o.epilogue && offsets_fit_32bit == o.offsets_fit_32bit && bsr == o.bsr;
+         beta_zero == o.beta_zero && epilogue == o.epilogue && offsets_fit_32bit == o.offsets_fit_32bit && bsr == o.bsr &&
+         bias == o.bias && bias_type == o.bias_type && activation == o.activation;
 }
 
 size_t ProblemHash::operator()(const Problem& p) const {
@@ -31,7 +32,9 @@ size_t ProblemHash::operator()(const Problem& p) const {
                   static_cast<uint64_t>(p.epilogue) << 17 | static_cast<uint64_t>(p.align_a) << 20 |
                   static_cast<uint64_t>(p.align_b) << 25 | static_cast<uint64_t>(p.align_c) << 30 |
                   static_cast<uint64_t>(p.pitch_align_a) << 35 | static_cast<uint64_t>(p.pitch_align_b) << 40 |
-                  static_cast<uint64_t>(p.offset_a) << 45 | static_cast<uint64_t>(p.offset_b) << 50;
+                  static_cast<uint64_t>(p.offset_a) << 45 | static_cast<uint64_t>(p.offset_b) << 50 |
+                  static_cast<uint64_t>(p.bias) << 55 | static_cast<uint64_t>(p.bias_type) << 57 |
+                  static_cast<uint64_t>(p.activation) << 60;
   uint64_t h = bits * 0x9E3779B97F4A7C15ull;
   auto mix = [&h](int64_t v) { h = (h ^ static_cast<uint64_t>(v)) * 0x100000001B3ull + (h >> 29); };
   for (int64_t v : {p.m, p.n, p.k, p.batch}) mix(v);

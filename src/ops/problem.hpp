@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "tilegemm/gemm.hpp"
 #include "tilegemm/types.hpp"
 
 namespace tilegemm {
@@ -57,6 +58,12 @@ struct Problem {
   int offset_a = 0, offset_b = 0;
   bool beta_zero = true;  // C is not read
   EpilogueKind epilogue = EpilogueKind::LinearCombination;
+  // GEMM's fused epilogue after alpha * AB + beta * C (tilegemm::Epilogue), on the canonical C: a
+  // column-major call's per-row bias is per column here.
+  BiasKind bias = BiasKind::None;
+  DType bias_type = DType::F32;
+  Activation activation = Activation::None;
+  bool plain_epilogue() const { return bias == BiasKind::None && activation == Activation::None; }
   bool offsets_fit_32bit = true;  // A and B each span at most 2^31 - 1 elements
   BsrFacts bsr;                   // the BSR kinds only
 
@@ -90,6 +97,7 @@ struct Operands {
   // A batched GEMM launch (Problem::batch > 1): elements from one batch's A, B, C to the next's; 0 for A
   // or B: every batch reads the same matrix.
   int64_t stride_a = 0, stride_b = 0, stride_c = 0;
+  const void* bias = nullptr;  // Problem::bias's vector (every batch's)
 };
 
 // The largest power of two <= 16 dividing `v` (16 for 0).

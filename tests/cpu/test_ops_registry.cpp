@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ops/choose.hpp"
+#include "ops/fused_epilogue.hpp"
 #include "ops/gemm_call.hpp"
 #include "ops/registry.hpp"
 #include "gemm/gemm_options.hpp"
@@ -726,6 +727,67 @@ TEST(Batches, Level8RunsThemInOneLaunchTheOthersOncePerBatch) {
   ops::Problem huge = call.problem;
   huge.batch = int64_t(1) << 26;  // x 64 tiles of 128 x 128: 2^32 units
   EXPECT_NE(wgmma.can_implement(huge, c).find("work units"), std::string::npos) << wgmma.can_implement(huge, c);
+}
+
+// The fused epilogue in the canonical problem: a column-major call's per-row bias is per column of the
+// canonical C; the bias's pointer travels with the operands; its checks need no device.
+TEST(Epilogue, CanonicalBiasAndDeviceFreeChecks) {
+  alignas(16) static float buffer[4096];
+  GemmArgs args;
+  args.m = 32, args.n = 16, args.k = 8;
+  args.a = {DType::F32, buffer, 8};
+  args.b = {DType::F32, buffer + 256, 16};
+  args.c = {DType::F32, buffer + 1024, 16};
+  args.epilogue.bias_kind = BiasKind::PerRow;
+  args.epilogue.bias = buffer + 2048;
+  args.epilogue.activation = Activation::GeluErf;
+  ops::GemmCall call = ops::gemm_call(args, GemmOptions{});
+  EXPECT_EQ(call.problem.bias, BiasKind::PerRow);
+  EXPECT_EQ(call.problem.activation, Activation::GeluErf);
+  EXPECT_FALSE(call.problem.plain_epilogue());
+  EXPECT_EQ(call.operands.bias, static_cast<const void*>(buffer + 2048));
+  args.layout = Layout::ColMajor;
+  args.a.ld = 32, args.b.ld = 8, args.c.ld = 32;
+  call = ops::gemm_call(args, GemmOptions{});
+  EXPECT_EQ(call.problem.bias, BiasKind::PerColumn);
+  GemmArgs plain = args;
+  plain.epilogue = Epilogue{};
+  EXPECT_FALSE(call.problem == ops::gemm_call(plain, GemmOptions{}).problem);  // the choice cache keeps them apart
+  EXPECT_EQ(to_string(Activation::GeluTanh), std::string("gelu-tanh"));
+  EXPECT_EQ(to_string(BiasKind::PerColumn), std::string("column"));
+  // Level 8 and skinny16 apply it in their kernels; every other GEMM family is followed by the pass.
+  std::vector<std::string> fusing;
+  for (const ops::Family* f : ops::registry().families(ops::OpKind::Gemm))
+    if (f->fuses_epilogue()) fusing.emplace_back(f->name());
+  EXPECT_EQ(fusing, (std::vector<std::string>{"wgmma", "wgmma-3xtf32", "wgmma-tf32", "skinny16"}));
+  // The kernels' parameters: a kernel whose C is the canonical C transposed (skinny16 with n short)
+  // takes a canonical per-row bias along its columns.
+  const kernels::FusedEpilogue row = ops::fused_epilogue(BiasKind::PerRow, buffer, DType::F32, Activation::Silu);
+  EXPECT_EQ(row.bias_kind, kernels::kBiasRow);
+  EXPECT_EQ(row.activation, kernels::kActSilu);
+  EXPECT_TRUE(row.bias_f32);
+  EXPECT_FALSE(row.plain());
+  EXPECT_EQ(ops::fused_epilogue(BiasKind::PerRow, buffer, DType::BF16, Activation::None, true).bias_kind,
+            kernels::kBiasColumn);
+  EXPECT_TRUE(ops::fused_epilogue(BiasKind::None, nullptr, DType::F32, Activation::None).plain());
+  // Refused before any device is needed, naming the field.
+  GemmArgs bad = args;
+  bad.epilogue.bias = reinterpret_cast<const char*>(buffer + 2048) + 1;
+  try {
+    gemm(bad);
+    ADD_FAILURE() << "a misaligned bias accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("args.epilogue.bias is not aligned to its 4-byte elements"), std::string::npos)
+        << e.what();
+  }
+  bad = args;
+  bad.epilogue.bias_type = DType::F16;
+  try {
+    gemm(bad);
+    ADD_FAILURE() << "an f16 bias on f32 C accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("args.epilogue.bias_type = f16"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "dense/matrix_extent.hpp"
 #include "ref/reference.hpp"
 #include "tilegemm/tilegemm.hpp"
+#include "typed_values.hpp"
 
 namespace tilegemm {
 namespace {
@@ -49,14 +50,7 @@ void run_case(const BatchedCase& t, const GemmOptions& options) {
   a.upload(ha);
   bb.upload(hb);
   c.upload(hc);
-  GemmArgs args;
-  args.layout = t.layout;
-  args.op_a = t.op_a;
-  args.op_b = t.op_b;
-  args.m = t.m;
-  args.n = t.n;
-  args.k = t.k;
-  args.batch = t.batch;
+  GemmArgs args = product_args(t.layout, t.op_a, t.op_b, t.m, t.n, t.k, t.batch);
   args.a = {DType::F32, a.get() + t.offset, lda, stride_a};
   args.b = {DType::F32, bb.get() + t.offset, ldb, stride_b};
   args.c = {DType::F32, c.get() + t.offset, ldc, stride_c};

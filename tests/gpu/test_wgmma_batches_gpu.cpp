@@ -70,14 +70,7 @@ void run_case(const BatchCase& t) {
   b.upload(hb);
   c.upload(hc);
 
-  GemmArgs args;
-  args.layout = t.layout;
-  args.op_a = t.op_a;
-  args.op_b = t.op_b;
-  args.m = t.m;
-  args.n = t.n;
-  args.k = t.k;
-  args.batch = t.batch;
+  GemmArgs args = product_args(t.layout, t.op_a, t.op_b, t.m, t.n, t.k, t.batch);
   args.a = {t.in, a.get() + t.offset * in_bytes, lda, stride_a};
   args.b = {t.in, b.get() + t.offset * in_bytes, ldb, stride_b};
   args.c = {t.out, c.get() + t.offset * out_bytes, ldc, stride_c};

@@ -70,13 +70,7 @@ void run_case(const WgmmaCase& t) {
     if (out16) c16.upload(hc16);
     else c32.upload(c_old);
   }
-  GemmArgs args;
-  args.layout = t.layout;
-  args.op_a = t.op_a;
-  args.op_b = t.op_b;
-  args.m = t.m;
-  args.n = t.n;
-  args.k = t.k;
+  GemmArgs args = product_args(t.layout, t.op_a, t.op_b, t.m, t.n, t.k);
   args.a = {t.in, a.get() + t.offset, lda, 0};
   args.b = {t.in, b.get() + t.offset, ldb, 0};
   void* c_data = out16 ? static_cast<void*>(c16.get() + t.offset) : static_cast<void*>(c32.get() + t.offset);

@@ -1,6 +1,6 @@
 // Host-side values of the typed entry's element types, shared by the GPU tests: a float rounded to a
-// type, stored into and loaded from raw bytes (16-bit values also as their bits), and the index of a
-// stored element.
+// type, stored into and loaded from raw bytes (16-bit values also as their bits), the index of a
+// stored element, and a product's GemmArgs.
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "tilegemm/gemm.hpp"
 #include "tilegemm/types.hpp"
 
 namespace tilegemm {
@@ -55,6 +56,19 @@ inline float from_bits(uint16_t bits, DType t) { return load_value(reinterpret_c
 // Index of stored element (r, c) in `layout` with leading dimension ld.
 inline int64_t stored_index(Layout layout, int64_t r, int64_t c, int64_t ld) {
   return layout == Layout::RowMajor ? r * ld + c : r + c * ld;
+}
+
+// The typed entry's arguments for a product's shape (the matrices and epilogue left to the caller).
+inline GemmArgs product_args(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, int64_t batch = 1) {
+  GemmArgs args;
+  args.layout = layout;
+  args.op_a = op_a;
+  args.op_b = op_b;
+  args.m = m;
+  args.n = n;
+  args.k = k;
+  args.batch = batch;
+  return args;
 }
 
 }  // namespace tilegemm

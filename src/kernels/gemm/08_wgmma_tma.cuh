@@ -42,6 +42,7 @@
 #pragma once
 #include "kernels/common/host_device.hpp"
 #include "kernels/common/hopper.cuh"
+#include "kernels/common/fused_epilogue.cuh"
 #include "kernels/common/out_convert.cuh"
 #include "kernels/common/types_16bit.cuh"
 #include "kernels/common/wgmma_tf32.cuh"
@@ -79,6 +80,7 @@ struct WgmmaParams {
   // C written over (beta == 0), rows16 and one k slice: the tiles leave through TMA stores of map_c
   // (store_slice_tma), overlapped with the warpgroup's next tile.
   bool tma_c;
+  FusedEpilogue epi;  // bias and activation after alpha and beta (epilogue_in_registers, store_quad_fused)
   // Split-K: each tile's k steps in `splits` slices of kt_per_split (the last may be shorter, none
   // empty); with splits > 1 a slice writes its raw FP32 sums to partial + slice * m * ld_partial
   // (ld_partial a multiple of 4: 16-byte rows, partial 16-byte aligned) and split_reduce_16bit.cuh
@@ -242,7 +244,7 @@ __device__ __forceinline__ void sum_tile_in_cluster(const WgmmaParams& p, OutT* 
 #pragma unroll
     for (int sl = 1; sl < 8; ++sl)
       if (sl < slices) sum[0] += v[sl].x, sum[1] += v[sl].y, sum[2] += v[sl].z, sum[3] += v[sl].w;
-    store_quad(c + row * p.ldc + col, sum, min(4, p.n - col), p.alpha, p.beta);
+    store_quad_fused(c + row * p.ldc + col, sum, min(4, p.n - col), p.alpha, p.beta, p.epi, row, col);
   }
   cluster_sync();  // every block has read the others' sums: they may exit
 }
@@ -349,9 +351,11 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     }
   };
   // Stores one m64 slice of accumulators (rows r0 ..) of batch bb: the raw FP32 sums of k slice `slice`
-  // with split-K, else alpha * sums + beta * C into C. The m64nBN accumulator layout: thread (warp,
-  // lane) holds rows warp * 16 + lane / 4 (+ 8) and column pairs 8 j + 2 (lane % 4).
-  auto store_tile = [&](const float(&sums)[BN / 2], int bb, int r0, int n0, int slice) {
+  // with split-K, else alpha * sums + beta * C (then the bias and activation) into C. The m64nBN
+  // accumulator layout: thread (warp, lane) holds rows warp * 16 + lane / 4 (+ 8) and column pairs
+  // 8 j + 2 (lane % 4). The sums are spent: with a fused epilogue they become its values in place.
+  ColumnBias<BN> column_bias;  // the tile's (load_column_bias, while its last wgmma group runs)
+  auto store_tile = [&](float(&sums)[BN / 2], int bb, int r0, int n0, int slice) {
     const int row0 = r0 + warp * 16 + lane / 4;
     const int rows = min(64, p.m - r0), cols = min(BN, p.n - n0);
     if (rows <= 0) return;  // a ping-pong tile's second m64 slice below C (the whole warpgroup agrees)
@@ -363,14 +367,19 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
                              1.0f, smem_rows, bar, t_in);
       return;
     }
+    OutT* c = static_cast<OutT*>(p.c) + bb * p.stride_c;
+    // A bias or activation: applied here, in registers; then every path writes C over with alpha 1.
+    const bool fused = !p.epi.plain();
+    if (fused)
+      epilogue_in_registers<BN>(sums, p.epi, p.alpha, p.beta, c, p.ldc, row0, n0, lane, p.m, p.n, column_bias);
+    const float alpha = fused ? 1.0f : p.alpha, beta = fused ? 0.0f : p.beta;
     if (p.tma_c) {  // C written over through TMA stores
-      store_slice_tma<BN, OutT>(&map_c, n0, r0, bb, cols, sums, p.alpha, smem_rows, bar, t_in);
+      store_slice_tma<BN, OutT>(&map_c, n0, r0, bb, cols, sums, alpha, smem_rows, bar, t_in);
       return;
     }
-    OutT* c = static_cast<OutT*>(p.c) + bb * p.stride_c;
     using P = OutPair<OutT>;
-    if (p.rows16 && p.beta == 0.0f) {  // C written over, its rows 16-byte aligned
-      store_slice_staged<BN>(c + static_cast<long long>(r0) * p.ldc + n0, p.ldc, rows, cols, sums, p.alpha, smem_rows,
+    if (p.rows16 && beta == 0.0f) {  // C written over, its rows 16-byte aligned
+      store_slice_staged<BN>(c + static_cast<long long>(r0) * p.ldc + n0, p.ldc, rows, cols, sums, alpha, smem_rows,
                              bar, t_in);
       return;
     }
@@ -382,22 +391,22 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
         const int row = row0 + half * 8;
         if (row >= p.m) continue;
         OutT* out = c + row * p.ldc + col;
-        float v0 = p.alpha * sums[j * 4 + half * 2], v1 = p.alpha * sums[j * 4 + half * 2 + 1];
+        float v0 = alpha * sums[j * 4 + half * 2], v1 = alpha * sums[j * 4 + half * 2 + 1];
         // One access per pair where it is aligned: every pair (p.pairs), or with an odd ldc every
         // other row's.
         const bool aligned_pair = p.pairs || reinterpret_cast<unsigned long long>(out) % (2 * sizeof(OutT)) == 0;
         if (aligned_pair && col + 1 < p.n) {
           auto* at = reinterpret_cast<typename P::type*>(out);
-          if (p.beta != 0.0f) {
+          if (beta != 0.0f) {
             const float2 old = P::get(*at);
-            v0 += p.beta * old.x;
-            v1 += p.beta * old.y;
+            v0 += beta * old.x;
+            v1 += beta * old.y;
           }
           *at = P::make(v0, v1);
           continue;
         }
-        if (col < p.n) out[0] = to_out<OutT>(p.beta != 0.0f ? v0 + p.beta * from_out(out[0]) : v0);
-        if (col + 1 < p.n) out[1] = to_out<OutT>(p.beta != 0.0f ? v1 + p.beta * from_out(out[1]) : v1);
+        if (col < p.n) out[0] = to_out<OutT>(beta != 0.0f ? v0 + beta * from_out(out[0]) : v0);
+        if (col + 1 < p.n) out[1] = to_out<OutT>(beta != 0.0f ? v1 + beta * from_out(out[1]) : v1);
       }
     }
   };
@@ -466,6 +475,8 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     if constexpr (kSplit) {
       split_main_loop(acc[0], kt0, kt1, it);
       it += kt1 - kt0;
+      if (p.epi.bias_kind == kBiasColumn && p.splits == 1)
+        load_column_bias<BN, OutT>(column_bias, p.epi, n0, lane, p.n);
     } else {
     for (int kt = kt0; kt < kt1; ++kt, ++it) {
       const int st = it % kStages;
@@ -488,6 +499,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
       // Ping-pong: the last stage is taken; the other warpgroup's next unit may start.
       if (kPingPong && kt == kt1 - 1 && u + stride < units) named_barrier_arrive(2 - cw, 256);
     }
+    if (p.epi.bias_kind == kBiasColumn && p.splits == 1) load_column_bias<BN, OutT>(column_bias, p.epi, n0, lane, p.n);
     wgmma_wait<0>();
     release((it - 1) % kStages);
     }

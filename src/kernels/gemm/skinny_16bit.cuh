@@ -21,6 +21,7 @@
 #pragma once
 #include "kernels/common/cp_async.cuh"
 #include "kernels/common/mma_16bit.cuh"
+#include "kernels/common/fused_epilogue.cuh"
 #include "kernels/common/out_convert.cuh"
 #include "kernels/common/hopper.cuh"
 #include "kernels/gemm/skinny_16bit_params.hpp"
@@ -258,23 +259,22 @@ __global__ void __launch_bounds__(Skinny16Shape::kThreads) skinny_16bit(const Sk
       const int line = l0 + warp * 16 + g + 8 * h, row = 8 * t + 2 * t4;
       if (line >= p.lines || row >= p.rows) continue;
       OutT* out = c + row * p.c_row + line * p.c_col;
+      const int valid = min(2, p.rows - row);
       float v[2] = {p.alpha * acc[t][2 * h], p.alpha * acc[t][2 * h + 1]};
-      const bool pair = row + 1 < p.rows && p.c_row == 1 &&
-                        reinterpret_cast<unsigned long long>(out) % (2 * sizeof(OutT)) == 0;
-      if (pair) {
-        if (p.beta != 0.0f) {
-          v[0] += p.beta * from_out(out[0]);
-          v[1] += p.beta * from_out(out[1]);
+#pragma unroll
+      for (int e = 0; e < 2; ++e)
+        if (e < valid) {
+          if (p.beta != 0.0f) v[e] += p.beta * from_out(out[e * p.c_row]);
+          if (!p.epi.plain()) v[e] = epilogue_apply<OutT>(p.epi, v[e], row + e, line);
         }
+      const bool pair = valid == 2 && p.c_row == 1 && reinterpret_cast<unsigned long long>(out) % (2 * sizeof(OutT)) == 0;
+      if (pair) {
         *reinterpret_cast<typename OutPair<OutT>::type*>(out) = OutPair<OutT>::make(v[0], v[1]);
         continue;
       }
 #pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        if (row + e >= p.rows) break;
-        OutT* at = out + e * p.c_row;
-        *at = to_out<OutT>(p.beta != 0.0f ? v[e] + p.beta * from_out(*at) : v[e]);
-      }
+      for (int e = 0; e < 2; ++e)
+        if (e < valid) out[e * p.c_row] = to_out<OutT>(v[e]);
     }
 }
 

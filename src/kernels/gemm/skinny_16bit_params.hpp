@@ -1,6 +1,7 @@
 // The parameters of the 16-bit skinny tensor-core kernel (skinny_16bit.cuh), shared with its host
 // launcher (ops/families/skinny16).
 #pragma once
+#include "kernels/common/fused_epilogue.hpp"
 #include "kernels/common/host_device.hpp"
 
 namespace tilegemm {
@@ -37,6 +38,8 @@ struct Skinny16Params {
   int splits, k_per_split;  // splits: the cluster size (at most 8); k_per_split: a multiple of 64
   Skinny16X x_form;
   float alpha, beta;  // beta == 0: C is not read
+  // Then the bias (kBiasRow: one per row of X, kBiasColumn: per line of W) and the activation.
+  FusedEpilogue epi;
 };
 
 }  // namespace kernels

@@ -12,6 +12,7 @@
 #include "core/config_text.hpp"
 #include "ops/families/skinny16/skinny16_launch.hpp"
 #include "ops/family.hpp"
+#include "ops/fused_epilogue.hpp"
 #include "ops/k_slices.hpp"
 #include "tilegemm/error.hpp"
 
@@ -158,6 +159,7 @@ class Skinny16Family final : public Family {
   std::vector<detail::JitRequest> run_time_kernels(const Problem&, const Config&, const DeviceFacts&) const override {
     return {};
   }
+  bool fuses_epilogue() const override { return true; }
   void run(const Problem& p, const Config& c, const Operands& o, const DeviceFacts&,
            cudaStream_t stream) const override {
     const SkinnyView v = view(p, o.lda, o.ldb, o.ldc);
@@ -175,6 +177,8 @@ class Skinny16Family final : public Family {
     k.x_form = x_form(v, k.x, p.k);
     k.alpha = o.alpha;
     k.beta = p.beta_zero ? 0.0f : o.beta;
+    // The kernel's C(row, line): rows of X, lines of W; with n short X is B and its rows are C's columns.
+    k.epi = fused_epilogue(p.bias, o.bias, p.bias_type, p.activation, !v.m_short);
     launch_skinny16(k, p.a_type, p.c_type, stream);
   }
 

@@ -102,6 +102,7 @@ class WgmmaFamily final : public Family {
   std::string_view name() const override { return name_; }
   bool serves(OpKind kind) const override { return kind == OpKind::Gemm; }
   bool runs_batches() const override { return true; }
+  bool fuses_epilogue() const override { return true; }
   bool claims(std::string_view text) const override { return text.substr(0, text.find(':')) == name_; }
   Config parse(const std::string& text, const char* what) const override {
     const char* const examples =
@@ -351,6 +352,10 @@ class WgmmaFamily final : public Family {
     l.stride_a = o.stride_a;
     l.stride_b = o.stride_b;
     l.stride_c = o.stride_c;
+    l.bias_kind = p.bias;
+    l.bias = o.bias;
+    l.bias_type = p.bias_type;
+    l.activation = p.activation;
     const StoredOperand sa = stored_a(p, in_, wgmma_operand_batches(p.batch, o.stride_a)),
                         sb = stored_b(p, in_, wgmma_operand_batches(p.batch, o.stride_b));
     // Packed operands, converted FP32 operands, then split-K's partial sums; freed in stream order

@@ -15,6 +15,7 @@
 #include "kernels/gemm/split_b_tf32.cuh"
 #include "kernels/gemm/split_reduce_16bit.cuh"
 #include "ops/families/wgmma/wgmma_launch.hpp"
+#include "ops/fused_epilogue.hpp"
 #include "tilegemm/error.hpp"
 
 namespace tilegemm {
@@ -82,7 +83,7 @@ void reduce_splits(const WgmmaLaunch& l, const kernels::WgmmaParams& p, cudaStre
       detail::grid_stride_blocks(l.batch * l.m * ((l.n + 3) / 4), 256, 8, l.sm_count);  // 4 columns a thread
   kernels::split_reduce_16bit<OutT><<<blocks, 256, 0, stream>>>(l.partial, p.splits, p.m, p.n, p.ld_partial,
                                                                 static_cast<OutT*>(l.c), l.ldc, l.alpha, l.beta,
-                                                                p.batch, p.stride_c);
+                                                                p.batch, p.stride_c, p.epi);
   TILEGEMM_CHECK_LAUNCH();
 }
 
@@ -229,6 +230,7 @@ void launch_wgmma(const WgmmaLaunch& l, cudaStream_t stream) {
   p.lda = l.lda;
   p.ldb = l.ldb;
   p.b_keys = in == WgmmaIn::TF32x3 ? b_keys(l, in) : nullptr;
+  p.epi = fused_epilogue(l.bias_kind, l.bias, l.bias_type, l.activation);
   p.batch = static_cast<int>(l.batch);
   p.a_batched = batches_a > 1;
   p.b_batched = batches_b > 1;

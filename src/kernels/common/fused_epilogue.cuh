@@ -1,0 +1,188 @@
+// The fused epilogue (tilegemm::Epilogue): D = activation(alpha * sums + beta * C + bias) in FP32,
+// rounded once to C's type. Level 8 applies it to a tile's accumulators in registers before any store
+// path (epilogue_in_registers); split-K's reduction and the sum inside a cluster per 4 outputs
+// (store_quad_fused); families that do not fuse it run epilogue_pass.cuh over C afterwards.
+//
+// Device code only; compiles with NVRTC.
+#pragma once
+#include "kernels/common/fused_epilogue.hpp"
+#include "kernels/common/out_convert.cuh"
+
+namespace tilegemm {
+namespace kernels {
+
+// 1 / d for 1 <= d < 2^127: a bit-pattern estimate (within 5 %) and three Newton steps on the FMA
+// pipe (relative error under 2^-23). The tile epilogue is bound by the MUFU pipe (16 operations a
+// clock per SM against 128 FMAs): one ex2 and FMAs per value instead of ex2 and rcp.
+__device__ __forceinline__ float rcp_newton(float d) {
+  float r = __int_as_float(0x7EF311C3 - __float_as_int(d));
+#pragma unroll
+  for (int i = 0; i < 3; ++i) r = fmaf(r, fmaf(-d, r, 1.0f), r);
+  return r;
+}
+__device__ __forceinline__ float exp2_approx(float t) {
+  float e;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(t));
+  return e;
+}
+
+// x / (1 + 2^t) (relative error about 2^-21): the sigmoid forms of GELU(tanh) and SiLU.
+// 0.5 x (1 + tanh u) cancels to few digits where tanh u is near -1 (x < -3); x / (1 + e^(-2u)) does
+// not. Beyond t = 126 the result is below |x| 2^-126: a zero of x's sign (the limit; NaN for x = -Inf).
+__device__ __forceinline__ float div_one_plus_exp2(float x, float t) {
+  const float r = rcp_newton(1.0f + exp2_approx(fminf(t, 126.0f)));
+  return x * (t > 126.0f ? 0.0f : r);
+}
+
+// erfc(z) with a relative error under 1.2e-7 in exact arithmetic (the Chebyshev fit of Numerical
+// Recipes' erfcc: t exp(-z^2 + P(t)), t = 1 / (1 + |z| / 2)), about 2^-17 in FP32 with the approximate
+// ex2 (|z| < 4: 2^-19). Ten FMAs and one MUFU operation with few live values: CUDA's erfcf, inlined
+// over a tile's 64-128 accumulators, made level 8 spill (68-88 bytes on 128-wide tiles). |z| is
+// taken at most 10 (erfc(10) is below FP32's range), which also keeps NaN and Inf out of the
+// reciprocal; a NaN z gives a finite value here, and x's NaN the result.
+__device__ __forceinline__ float erfc_fast(float z) {
+  const float a = fminf(fabsf(z), 10.0f);
+  const float t = rcp_newton(fmaf(0.5f, a, 1.0f));
+  float q = fmaf(t, 0.17087277f, -0.82215223f);
+  q = fmaf(t, q, 1.48851587f);
+  q = fmaf(t, q, -1.13520398f);
+  q = fmaf(t, q, 0.27886807f);
+  q = fmaf(t, q, -0.18628806f);
+  q = fmaf(t, q, 0.09678418f);
+  q = fmaf(t, q, 0.37409196f);
+  q = fmaf(t, q, 1.00002368f);
+  q = fmaf(t, q, -1.26551223f);
+  const float r = t * exp2_approx(fmaf(-a, a, q) * 1.44269504f);
+  return z < 0.0f ? 2.0f - r : r;
+}
+
+// ReLU keeps NaN (torch.relu's). GELU(tanh): u = sqrt(2/pi) (x + 0.044715 x^3), so -2u log2(e) =
+// x (-2.3022082 - 0.10294324 x^2). GELU(erf) = x Phi(x) = 0.5 x erfc(-x / sqrt 2): erfc keeps
+// the digits of the negative tail that 1 + erf(x / sqrt 2) cancels. SiLU = x / (1 + e^-x).
+template <int kAct>
+__device__ __forceinline__ float activate(float x) {
+  if constexpr (kAct == kActRelu) return x < 0.0f ? 0.0f : x;
+  if constexpr (kAct == kActGeluTanh) return div_one_plus_exp2(x, x * fmaf(x * x, -0.10294324f, -2.3022082f));
+  if constexpr (kAct == kActGeluErf) return 0.5f * x * erfc_fast(-0.70710678f * x);
+  if constexpr (kAct == kActSilu) return div_one_plus_exp2(x, -1.44269504f * x);
+  return x;
+}
+__device__ __forceinline__ float activate(float x, int act) {
+  switch (act) {
+    case kActRelu: return activate<kActRelu>(x);
+    case kActGeluTanh: return activate<kActGeluTanh>(x);
+    case kActGeluErf: return activate<kActGeluErf>(x);
+    case kActSilu: return activate<kActSilu>(x);
+    default: return x;
+  }
+}
+// Every value of v, one unrolled loop per activation: the switch is taken once, not per value.
+template <int kAct, int N>
+__device__ __forceinline__ void activate_each(float (&v)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) v[i] = activate<kAct>(v[i]);
+}
+template <int N>
+__device__ __forceinline__ void activate_all(float (&v)[N], int act) {
+  switch (act) {
+    case kActRelu: return activate_each<kActRelu>(v);
+    case kActGeluTanh: return activate_each<kActGeluTanh>(v);
+    case kActGeluErf: return activate_each<kActGeluErf>(v);
+    case kActSilu: return activate_each<kActSilu>(v);
+    default: return;
+  }
+}
+
+// The bias value at index i (a row or a column of C).
+template <class OutT>
+__device__ __forceinline__ float epilogue_bias_at(const FusedEpilogue& e, int i) {
+  return e.bias_f32 ? static_cast<const float*>(e.bias)[i] : from_out(static_cast<const OutT*>(e.bias)[i]);
+}
+// One value at (row, col) after alpha and beta.
+template <class OutT>
+__device__ __forceinline__ float epilogue_apply(const FusedEpilogue& e, float v, int row, int col) {
+  if (e.bias_kind != kBiasNone) v += epilogue_bias_at<OutT>(e, e.bias_kind == kBiasRow ? row : col);
+  return activate(v, e.activation);
+}
+
+// store_quad with the epilogue: `valid` outputs at (row, col ..).
+template <class OutT>
+__device__ __forceinline__ void store_quad_fused(OutT* out, const float (&sums)[4], int valid, float alpha, float beta,
+                                                 const FusedEpilogue& e, int row, int col) {
+  if (e.plain()) return store_quad(out, sums, valid, alpha, beta);
+  float v[4];
+  for (int i = 0; i < 4; ++i)
+    v[i] = i >= valid ? 0.0f
+                      : epilogue_apply<OutT>(e, alpha * sums[i] + (beta != 0.0f ? beta * from_out(out[i]) : 0.0f), row,
+                                             col + i);
+  store_quad(out, v, valid, 1.0f, 0.0f);
+}
+
+// The column bias a warp of an m64nBN slice needs (columns n0 + 8 j + 2 (lane % 4) + {0, 1}): the 8
+// lanes of a quad position need the same BN / 4 values, so lane 4 a + q loads the pairs of j = a,
+// a + 8, ... (BN / 64 pairs, every load in flight at once) and epilogue_in_registers takes j's pair
+// from lane 4 (j % 8) + q. Level 8 loads them while its last wgmma group runs. (Each lane loading its
+// own 64 columns in turn after the wait cost 16 % at 4096^3.)
+template <int BN>
+struct ColumnBias {
+  static_assert(BN % 64 == 0, "a lane loads BN / 64 column pairs");
+  float held[BN / 64][2];
+};
+template <int BN, class OutT>
+__device__ __forceinline__ void load_column_bias(ColumnBias<BN>& b, const FusedEpilogue& e, int n0, int lane, int n) {
+#pragma unroll
+  for (int p = 0; p < BN / 64; ++p)
+#pragma unroll
+    for (int x = 0; x < 2; ++x) {
+      const int col = n0 + 2 * (lane % 4) + 8 * (lane / 4 + 8 * p) + x;
+      b.held[p][x] = e.bias_kind == kBiasColumn && col < n ? epilogue_bias_at<OutT>(e, col) : 0.0f;
+    }
+}
+
+// One m64nBN slice of wgmma accumulators turned into the epilogue's values in place, before the store
+// path is chosen (the stores then write them with alpha 1 and beta 0). Thread `lane` of each warp
+// holds rows row0 and row0 + 8, columns n0 + 8 j + 2 (lane % 4) + {0, 1} (sums[4 j + 2 half + x]);
+// `cb` holds the column bias (load_column_bias). Rows and columns past C read neither C nor the bias
+// (their values are staged, never stored). One unrolled loop per term, inlined once: a call per
+// value spilled the accumulators around every call (perf note #105). Called by whole warps (the
+// column bias moves through shuffles).
+template <int BN, class OutT>
+__device__ __forceinline__ void epilogue_in_registers(float (&sums)[BN / 2], const FusedEpilogue& e, float alpha,
+                                                      float beta, const OutT* c, long long ldc, int row0, int n0,
+                                                      int lane, int m, int n, const ColumnBias<BN>& cb) {
+  const int q = lane % 4, col0 = n0 + 2 * q;
+  if (beta != 0.0f) {
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const int row = row0 + (i / 2) * 8, col = col0 + j * 8 + i % 2;
+        const float old = row < m && col < n ? from_out(c[row * ldc + col]) : 0.0f;
+        sums[j * 4 + i] = alpha * sums[j * 4 + i] + beta * old;
+      }
+  } else if (alpha != 1.0f) {
+#pragma unroll
+    for (int i = 0; i < BN / 2; ++i) sums[i] *= alpha;
+  }
+  if (e.bias_kind == kBiasRow) {
+    const float b0 = row0 < m ? epilogue_bias_at<OutT>(e, row0) : 0.0f;
+    const float b1 = row0 + 8 < m ? epilogue_bias_at<OutT>(e, row0 + 8) : 0.0f;
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+      sums[j * 4] += b0, sums[j * 4 + 1] += b0;
+      sums[j * 4 + 2] += b1, sums[j * 4 + 3] += b1;
+    }
+  } else if (e.bias_kind == kBiasColumn) {
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+      for (int x = 0; x < 2; ++x) {
+        const float b = __shfl_sync(0xffffffffu, cb.held[j / 8][x], 4 * (j % 8) + q);
+        sums[j * 4 + x] += b, sums[j * 4 + 2 + x] += b;
+      }
+  }
+  activate_all(sums, e.activation);
+}
+
+}  // namespace kernels
+}  // namespace tilegemm

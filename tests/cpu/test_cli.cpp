@@ -276,6 +276,41 @@ TEST(CliProblem, StridedBatches) {
   for (const Problem& q : plan_bench(a).problems) EXPECT_EQ(q.batch, 2);
 }
 
+// --epilogue: each listed epilogue runs every shape; the bias lies after C's batches in C's buffer,
+// and an epilogue makes the run's reference the FP64 product.
+TEST(CliProblem, Epilogues) {
+  std::vector<Problem> list = {parse_shape("3x5x7"), parse_shape("8x8x8")};
+  apply_epilogues(list, "none,bias+gelu-tanh,row-bias,SILU");
+  ASSERT_EQ(list.size(), 8u);
+  EXPECT_TRUE(list[0].plain_epilogue());
+  EXPECT_EQ(list[0].str(), "3x5x7 row NN");
+  EXPECT_EQ(list[1].bias, BiasKind::PerColumn);
+  EXPECT_EQ(list[1].activation, Activation::GeluTanh);
+  EXPECT_EQ(list[1].str(), "3x5x7 row NN epi=bias+gelu-tanh");
+  EXPECT_EQ(list[1].bias_count(), 5);  // n values
+  EXPECT_EQ(list[2].bias_count(), 3);  // row-bias: m values
+  EXPECT_EQ(list[2].epilogue_name(), "row-bias");
+  EXPECT_EQ(list[3].epilogue_name(), "silu");
+  EXPECT_EQ(list[3].bias_count(), 0);
+  EXPECT_EQ(list[4].str(), "8x8x8 row NN");
+  EXPECT_FALSE(list[0].fp64_reference());  // FP32 without an epilogue: against SGEMM
+  EXPECT_TRUE(list[1].fp64_reference());
+  Problem p = list[1];
+  p.offset = 3;
+  EXPECT_EQ(p.size_c_buffer(), p.size_c() + 5);
+  const char* c = reinterpret_cast<const char*>(0x1000) + 3 * 4;  // C's first element, 3 elements in
+  EXPECT_EQ(bias_in(p, c), reinterpret_cast<const char*>(0x1000) + p.size_c() * 4);
+  for (const char* bad : {"gelu", "bias+", "+relu", "bias+row-bias", "relu+silu", "none,", ",", "bias,,relu"}) {
+    SCOPED_TRACE(bad);
+    std::vector<Problem> one = {parse_shape("3x5x7")};
+    expect_invalid([&] { apply_epilogues(one, bad); }, std::string("--epilogue: "));
+  }
+  std::vector<Problem> kept = {parse_shape("3x5x7")};
+  apply_epilogues(kept, "");
+  EXPECT_EQ(kept.size(), 1u);
+  EXPECT_TRUE(kept[0].plain_epilogue());
+}
+
 TEST(CliProblem, PaddedAndOffsetMemory) {
   Problem p = parse_shape("3x5x7");  // row-major NN: A 3x7, B 7x5, C 3x5
   p.ld_pad = 7;
@@ -821,7 +856,7 @@ TEST_F(CliFiles, CsvWriterRoundTrip) {
   ASSERT_EQ(lines.size(), 6u);
   EXPECT_EQ(lines[0], csv_header(gemm_report()));
   const std::vector<std::string> head = split_csv_line(lines[0]);
-  ASSERT_EQ(head.size(), 23u);
+  ASSERT_EQ(head.size(), 24u);
   EXPECT_EQ(head[0], "device");
   auto col = [&](const std::vector<std::string>& cells, const std::string& name) {
     for (size_t i = 0; i < head.size(); ++i)
@@ -856,6 +891,7 @@ TEST_F(CliFiles, CsvWriterRoundTrip) {
   EXPECT_EQ(col(r0, "config"), "");
   EXPECT_EQ(col(r0, "ld"), "+0");
   EXPECT_EQ(col(r0, "offset"), "0");
+  EXPECT_EQ(col(r0, "epilogue"), "none");
   EXPECT_EQ(col(r3, "ratio_vs_cublas"), "");
   EXPECT_DOUBLE_EQ(std::stod(col(r3, "tolerance")), 0.0039);
   // How each ok row was timed; no time, no method.
@@ -1463,8 +1499,8 @@ TEST(CliSparseReport, Speedups) {
 // scripts read them), and refuses a mixture.
 TEST_F(CliFiles, CsvColumnsPerOperation) {
   EXPECT_EQ(csv_header(gemm_report()),
-            "device,m,n,k,batch,layout,trans,ld,offset,dtype,kernel,config,status,median_ms,min_ms,max_ms,reps,tflops,"
-            "ratio_vs_cublas,pct_fp32_peak,max_abs_err,tolerance,timing");
+            "device,m,n,k,batch,layout,trans,ld,offset,epilogue,dtype,kernel,config,status,median_ms,min_ms,max_ms,reps,"
+            "tflops,ratio_vs_cublas,pct_fp32_peak,max_abs_err,tolerance,timing");
   EXPECT_EQ(csv_header(bsr_report()),
             "device,op,m,n,k,block_rows,block_cols,sparsity,achieved_sparsity,nnzb,max_row_blocks,rows,dtype,kernel,"
             "status,median_ms,min_ms,max_ms,reps,useful_tflops,speedup_vs_cusparse,speedup_vs_cublas,pct_fp32_peak,"

@@ -135,6 +135,10 @@ GemmArgs gemm_args(const Problem& p, const void* a, const void* b, const void* c
   args.a = {p.dtype, a, p.lda(), p.stride_a()};
   args.b = {p.dtype, b, p.ldb(), p.stride_b()};
   args.c = {p.dtype, const_cast<void*>(c), p.ldc(), p.stride_c()};
+  args.epilogue.bias_kind = p.bias;
+  args.epilogue.bias = p.bias == BiasKind::None ? nullptr : bias_in(p, c);
+  args.epilogue.bias_type = p.dtype;
+  args.epilogue.activation = p.activation;
   return args;
 }
 
@@ -144,12 +148,16 @@ std::vector<Contender> make_contenders(const Problem& p, const std::vector<Kerne
                                        bool schedules, bool ffma_auto, Cublas& cublas, bool cublas_tf32) {
   std::vector<Contender> out;
   Contender base;
-  base.label = p.math == Math::Tf32 ? "cublas-tf32" : "cublas";  // Cublas::gemm follows p.math
+  // Cublas::gemm follows p.math, and runs an epilogue through cuBLASLt.
+  base.label = !p.plain_epilogue() ? "cublaslt" : p.math == Math::Tf32 ? "cublas-tf32" : "cublas";
   base.is_baseline = true;
   base.run = [&cublas](const Problem& pr, const void* a, const void* b, void* c) { cublas.gemm(pr, a, b, c); };
   base.config = [](const Problem&, const void*, const void*, const void*) { return std::string(); };
+  base.unsupported = [&cublas](const Problem& pr, const void* a, const void* b, const void* c) {
+    return cublas.refuses_epilogue(pr, a, b, c);
+  };
   out.push_back(base);
-  if (cublas_tf32 && p.dtype == DType::F32 && p.math != Math::Tf32) {
+  if (cublas_tf32 && p.dtype == DType::F32 && p.math != Math::Tf32 && p.plain_epilogue()) {
     Contender tf32 = base;
     tf32.label = "cublas-tf32";
     tf32.is_baseline = false;

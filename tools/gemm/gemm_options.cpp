@@ -53,6 +53,53 @@ void apply_batch(std::vector<Problem>& problems, const std::string& batch, const
   for (Problem& p : problems) p.batch = v;
 }
 
+void apply_epilogues(std::vector<Problem>& problems, const std::string& list, const char* what) {
+  if (list.empty()) return;
+  const char* expected =
+      " (expected none, or parts joined by '+': bias (per column of C), row-bias, and one of relu, gelu-tanh, "
+      "gelu-erf, silu; e.g. bias+gelu-tanh; a comma list runs each)";
+  std::vector<std::pair<BiasKind, Activation>> epilogues;
+  std::stringstream items(list);
+  std::string item;
+  while (std::getline(items, item, ',')) {
+    BiasKind bias = BiasKind::None;
+    Activation act = Activation::None;
+    if (to_lower(item) != "none") {
+      std::stringstream parts(item);
+      std::string part;
+      int parts_seen = 0;
+      while (std::getline(parts, part, '+')) {
+        ++parts_seen;
+        const std::string name = to_lower(part);
+        bool known = false;
+        for (BiasKind b : {BiasKind::PerColumn, BiasKind::PerRow})
+          if (name == (b == BiasKind::PerColumn ? "bias" : "row-bias")) {
+            if (bias != BiasKind::None) invalid(std::string(what) + ": two biases in '" + item + "'" + expected);
+            bias = b, known = true;
+          }
+        for (Activation a : {Activation::Relu, Activation::GeluTanh, Activation::GeluErf, Activation::Silu})
+          if (name == to_string(a)) {
+            if (act != Activation::None) invalid(std::string(what) + ": two activations in '" + item + "'" + expected);
+            act = a, known = true;
+          }
+        if (!known) invalid(std::string(what) + ": unknown part '" + part + "' in '" + item + "'" + expected);
+      }
+      if (parts_seen == 0 || item.back() == '+') invalid(std::string(what) + ": malformed value '" + item + "'" + expected);
+    }
+    epilogues.emplace_back(bias, act);
+  }
+  if (epilogues.empty() || list.back() == ',') invalid(std::string(what) + ": malformed value '" + list + "'" + expected);
+  std::vector<Problem> out;
+  for (const Problem& p : problems)
+    for (const auto& [bias, act] : epilogues) {
+      Problem q = p;
+      q.bias = bias;
+      q.activation = act;
+      out.push_back(q);
+    }
+  problems = out;
+}
+
 void apply_layout(std::vector<Problem>& problems, const std::string& layout, const std::string& trans,
                   const std::string& ld, const std::string& offset) {
   const Layout l = parse_layout(layout, "--layout");
@@ -178,6 +225,7 @@ BenchPlan plan_bench(const BenchArgs& args) {
   if (plan.problems.empty()) plan.problems = preset_shapes("ladder");
   apply_layout(plan.problems, args.layout, args.trans, args.ld, args.offset);
   apply_batch(plan.problems, args.batch);
+  apply_epilogues(plan.problems, args.epilogue);
   const TimingChoice timing = parse_timing(args.dtype, args.warm, args.cold, args.min_time, args.graph_batch);
   plan.dtype = timing.dtype;
   apply_dtype(plan.problems, plan.dtype);
@@ -213,6 +261,7 @@ CheckPlan plan_check(const CheckArgs& args) {
   if (plan.problems.empty()) invalid("--preset: no shapes to check (give a preset or --shape)");
   apply_layout(plan.problems, args.layout, args.trans, args.ld, args.offset);
   apply_batch(plan.problems, args.batch);
+  apply_epilogues(plan.problems, args.epilogue);
   plan.dtype = parse_dtype(args.dtype, "--dtype");
   apply_dtype(plan.problems, plan.dtype);
   plan.kernels = parse_kernel_list(kernels_for(plan.dtype, args.kernels, CheckArgs{}.kernels), "--kernels",

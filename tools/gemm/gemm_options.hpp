@@ -41,6 +41,10 @@ int64_t parse_offset(const std::string& s, const char* what = "--offset");
 // shape N strided batches.
 inline constexpr int64_t kMaxBatch = 1000000;
 void apply_batch(std::vector<Problem>& problems, const std::string& batch, const char* what = "--batch");
+// --epilogue: a comma list of epilogues, each "none" or parts joined by '+' ("bias" per column of C,
+// "row-bias", and an activation: relu, gelu-tanh, gelu-erf, silu); every problem runs once with each.
+// "" keeps the problems as they are (no epilogue).
+void apply_epilogues(std::vector<Problem>& problems, const std::string& list, const char* what = "--epilogue");
 // Applies --layout, --trans (to shapes whose ops the preset did not fix), --ld and --offset.
 void apply_layout(std::vector<Problem>& problems, const std::string& layout, const std::string& trans,
                   const std::string& ld, const std::string& offset);
@@ -53,7 +57,7 @@ struct BenchArgs {  // as typed
   std::vector<std::string> shapes;
   // kernels: Auto (the product the library runs) first, then the ladder (FP32); bf16/fp16: Auto.
   std::string sizes, preset, dtype = "fp32", kernels = "auto,all", layout = "row", trans = "NN";
-  std::string ld = "+0", offset = "0", batch;
+  std::string ld = "+0", offset = "0", batch, epilogue;
   std::vector<std::string> configs;  // --config
   std::vector<std::string> rasters;
   bool schedules = false, warm = false, cold = false;
@@ -87,7 +91,7 @@ BenchPlan plan_bench(const BenchArgs& args);
 struct CheckArgs {
   std::vector<std::string> shapes;
   std::string preset = "small", dtype = "fp32", kernels = "all", layout = "row", trans = "NN";
-  std::string ld = "+0", offset = "0", batch;
+  std::string ld = "+0", offset = "0", batch, epilogue;
   std::vector<std::string> configs;
 };
 struct CheckPlan {

@@ -56,12 +56,17 @@ void add_layout_options(CLI::App* cmd, Args& a) {
   cmd->add_option("--offset", a.offset, "start every matrix N elements into its buffer (unaligned pointers)")
       ->capture_default_str();
 }
-// --batch (bench and check): every shape as N strided batches (cuBLAS's gemmStridedBatched the baseline).
+// --batch (bench and check): every shape as N strided batches (cuBLAS's gemmStridedBatched the baseline);
+// --epilogue: fused bias and activation (cuBLASLt's matmul with the same epilogue the baseline).
 template <class Args>
 void add_batch_option(CLI::App* cmd, Args& a) {
   cmd->add_option("--batch", a.batch,
                   "run every shape as N strided batches, each matrix's batches one after the other (default: each "
                   "shape's own, 1 but in the batched preset)");
+  cmd->add_option("--epilogue", a.epilogue,
+                  "fused epilogue(s), comma separated, each run: none, or bias (per column of C) / row-bias and an "
+                  "activation (relu, gelu-tanh, gelu-erf, silu) joined by '+', e.g. none,bias+gelu-tanh; the bias "
+                  "is in C's type; cuBLASLt with the same epilogue is the baseline where it has one");
 }
 
 class GemmProfiler final : public OperationProfiler {
@@ -264,12 +269,18 @@ class GemmProfiler final : public OperationProfiler {
   }
 
  private:
-  // A problem's A, B and C (and cuBLAS's C) in p.dtype, A and B uniform in [-1, 1).
+  // A problem's A, B and C (and cuBLAS's C) in p.dtype, A and B uniform in [-1, 1), and the bias.
   struct Operands {
     Operands(const Problem& p, uint64_t seed_a, uint64_t seed_b)
-        : a(p.dtype, p.size_a()), b(p.dtype, p.size_b()), c(p.dtype, p.size_c()), c_ref(p.dtype, p.size_c()) {
+        : a(p.dtype, p.size_a()),
+          b(p.dtype, p.size_b()),
+          c(p.dtype, p.size_c_buffer()),
+          c_ref(p.dtype, p.size_c_buffer()) {
       fill_uniform(a, p.size_a(), seed_a);
       fill_uniform(b, p.size_b(), seed_b);
+      // The bias after C's batches (bias_in), the same in our C's buffer and cuBLAS's.
+      fill_uniform(c, p.bias_count(), seed_a + seed_b, p.size_c());
+      fill_uniform(c_ref, p.bias_count(), seed_a + seed_b, p.size_c());
     }
     TypedBuffer a, b, c, c_ref;
   };
@@ -277,7 +288,9 @@ class GemmProfiler final : public OperationProfiler {
   // the FP32 rounding bound of a K-term dot product for both sides. 16-bit and tf32: the FP64 product
   // of the same inputs; two roundings to the output type (2 x unit roundoff x the largest |C|:
   // cuBLAS's split products round partial sums too) plus the FP32 accumulation's bound, and for tf32
-  // both operands cut to 10-bit mantissas (2^-9 of each product, truncated or rounded).
+  // both operands cut to 10-bit mantissas (2^-9 of each product, truncated or rounded). With an
+  // epilogue the FP64 product gets the bias and activation (none of which grows |C| beyond the plain
+  // product's max + the bias's 1), and FP32 outputs 2^-15 of that for the activations' exp2/rcp/erfc.
   struct Reference {
     std::optional<DeviceBuffer<double>> f64;  // 16-bit and tf32 runs
     const TypedBuffer* c_ref = nullptr;       // fp32 runs
@@ -294,7 +307,10 @@ class GemmProfiler final : public OperationProfiler {
     Reference r;
     r.tol = 2.0 * ref::fp32_gemm_error_bound(p.k);
     fill_nan(o.c_ref, p.size_c());
-    cublas.gemm(p, o.a.at(p.offset), o.b.at(p.offset), o.c_ref.at(p.offset));
+    Problem plain = p;  // the product alone: the scale of the tolerance
+    plain.bias = BiasKind::None;
+    plain.activation = Activation::None;
+    cublas.gemm(plain, o.a.at(p.offset), o.b.at(p.offset), o.c_ref.at(p.offset));
     if (fp32_reference(p)) {
       r.c_ref = &o.c_ref;
     } else {
@@ -303,8 +319,18 @@ class GemmProfiler final : public OperationProfiler {
       widen_to_f64(o.a, p.size_a(), a64.get());
       widen_to_f64(o.b, p.size_b(), b64.get());
       cublas.dgemm(p, a64.get() + p.offset, b64.get() + p.offset, r.f64->get() + p.offset);
-      r.tol += 2.0 * ref::unit_roundoff(p.dtype) * r.compare(p, o.c_ref).max_ref;  // synchronizes before a64, b64 go
+      // synchronizes before a64, b64 go
+      const double max_c = r.compare(p, o.c_ref).max_ref + (p.bias != BiasKind::None ? 1.0 : 0.0);
+      r.tol += 2.0 * ref::unit_roundoff(p.dtype) * max_c;
       if (p.math == Math::Tf32) r.tol += std::ldexp(1.0, -9) * static_cast<double>(p.k);
+      if (!p.plain_epilogue()) {
+        const bool row = p.layout == Layout::RowMajor;
+        const bool bias_on_inner = p.bias == (row ? BiasKind::PerColumn : BiasKind::PerRow);
+        apply_epilogue_f64(r.f64->get() + p.offset, p.c_outer(), p.c_inner(), p.ldc(), row ? p.m : p.n,
+                           p.bias == BiasKind::None ? nullptr : bias_in(p, o.c.at(p.offset)), p.dtype, bias_on_inner,
+                           p.activation);
+        if (p.dtype == DType::F32) r.tol += std::ldexp(max_c, -15);
+      }
     }
     TILEGEMM_CUDA_CHECK(cudaDeviceSynchronize());
     return r;

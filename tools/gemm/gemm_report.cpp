@@ -60,6 +60,7 @@ class GemmReport final : public ReportFormat {
         {"trans", [g](const Row& r) { return trans_of(g(r)); }},
         {"ld", [g](const Row& r) { return csv_quoted(ld_of(g(r))); }},
         {"offset", [g](const Row& r) { return std::to_string(g(r).offset); }},
+        {"epilogue", [g](const Row& r) { return g(r).epilogue_name(); }},
         {"dtype", [](const Row& r) { return r.dtype; }},
         {"kernel", [](const Row& r) { return csv_quoted(r.kernel); }},
         {"config", [](const Row& r) { return csv_quoted(r.config); }},
@@ -75,7 +76,8 @@ class GemmReport final : public ReportFormat {
   json row_json(const Row& r) const override {
     const Problem& p = gemm_problem(r);
     json out = {{"m", p.m}, {"n", p.n}, {"k", p.k}, {"batch", p.batch}, {"layout", to_string(p.layout)}, {"trans", trans_of(p)},
-                {"ld", ld_of(p)}, {"offset", p.offset}, {"config", r.config}, {"baseline", r.baseline}};
+                {"ld", ld_of(p)}, {"offset", p.offset}, {"epilogue", p.epilogue_name()}, {"config", r.config},
+                {"baseline", r.baseline}};
     add_measurement_json(out, r);
     out["tflops"] = number_or_null(r.ok(), r.tflops);
     out["ratio_vs_cublas"] = number_or_null(r.ok() && r.ratio.has_value(), r.ratio.value_or(0));

@@ -39,7 +39,13 @@ std::string Problem::str() const {
   if (ld_abs > 0) s += " ld=" + std::to_string(ld_abs);
   else if (ld_pad > 0) s += " ld+" + std::to_string(ld_pad);
   if (offset > 0) s += " off=" + std::to_string(offset);
+  if (!plain_epilogue()) s += " epi=" + epilogue_name();
   return s;
+}
+std::string Problem::epilogue_name() const {
+  std::string s = bias == BiasKind::PerRow ? "row-bias" : bias == BiasKind::PerColumn ? "bias" : "";
+  if (activation != Activation::None) s += (s.empty() ? "" : "+") + std::string(to_string(activation));
+  return s.empty() ? "none" : s;
 }
 
 }  // namespace tools

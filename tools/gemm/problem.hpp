@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "tilegemm/gemm.hpp"
 #include "tilegemm/types.hpp"
 
 namespace tilegemm {
@@ -22,6 +23,14 @@ struct Problem {
   // Memory layout (--ld, --offset): every leading dimension is ld_abs when > 0, else the tight one
   // plus ld_pad; every matrix starts `offset` elements into its buffer.
   int64_t ld_pad = 0, ld_abs = 0, offset = 0;
+  // The fused epilogue (--epilogue): C = activation(A B + bias), the bias a vector in C's type of m
+  // (PerRow) or n (PerColumn) values lying right after C's batches in C's buffer (bias_in).
+  BiasKind bias = BiasKind::None;
+  Activation activation = Activation::None;
+  bool plain_epilogue() const { return bias == BiasKind::None && activation == Activation::None; }
+  int64_t bias_count() const { return bias == BiasKind::None ? 0 : bias == BiasKind::PerRow ? m : n; }
+  // "none", "bias", "row-bias", "gelu-tanh", "bias+gelu-tanh", ... (the --epilogue text).
+  std::string epilogue_name() const;
   int64_t lda() const;
   int64_t ldb() const;
   int64_t ldc() const;
@@ -31,18 +40,25 @@ struct Problem {
   int64_t size_a() const;  // elements to allocate: offset + the batches' extent
   int64_t size_b() const;
   int64_t size_c() const;
+  // The elements of C's buffer: C's batches, then the bias.
+  int64_t size_c_buffer() const { return size_c() + bias_count(); }
   // C's stored rows (row-major) or columns (col-major) over every batch, and the elements used in each.
   int64_t c_outer() const { return batch * (layout == Layout::RowMajor ? m : n); }
   int64_t c_inner() const { return layout == Layout::RowMajor ? n : m; }
   bool tight() const { return ld_pad == 0 && ld_abs == 0 && offset == 0; }
   double flops() const { return 2.0 * m * n * k * batch; }
-  // FP32 math is checked against cuBLAS's SGEMM; 16-bit and tf32 runs against the FP64 product, whose
-  // buffers count in problem_bytes.
-  bool fp64_reference() const { return dtype != DType::F32 || math == Math::Tf32; }
+  // FP32 math is checked against cuBLAS's SGEMM; 16-bit, tf32 and epilogue runs against the FP64
+  // product (with the epilogue applied), whose buffers count in problem_bytes.
+  bool fp64_reference() const { return dtype != DType::F32 || math == Math::Tf32 || !plain_epilogue(); }
   std::string dims() const;  // "MxNxK"
-  // "MxNxK row NN", then " ld+P" / " ld=L" and " off=O" when set; batched: "B x MxNxK row NN ...".
+  // "MxNxK row NN", then " ld+P" / " ld=L", " off=O" and " epi=E" when set; batched: "B x MxNxK row NN ...".
   std::string str() const;
 };
+
+// The bias of a problem whose C (its first element) is at `c`: after C's batches in the same buffer.
+inline const void* bias_in(const Problem& p, const void* c) {
+  return static_cast<const char*>(c) + (p.size_c() - p.offset) * dtype_bytes(p.dtype);
+}
 
 }  // namespace tools
 }  // namespace tilegemm

@@ -35,6 +35,25 @@ __global__ void compare_f64_kernel(const T* x, const double* ref, int64_t outer,
   if (bad) atomicOr(non_finite, 1);
 }
 
+template <class T>
+__global__ void epilogue_f64_kernel(double* ref, int64_t outer, int64_t inner, int64_t ld, int64_t lines,
+                                    const T* bias, bool bias_on_inner, int activation) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < outer * inner;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t line = i / inner, place = i % inner;
+    double v = ref[line * ld + place];
+    if (bias) v += kernels::from_out(bias[bias_on_inner ? place : line % lines]);
+    switch (static_cast<Activation>(activation)) {
+      case Activation::Relu: v = v < 0 ? 0.0 : v; break;
+      case Activation::GeluTanh: v = v / (1 + exp(-2 * 0.7978845608028654 * (v + 0.044715 * v * v * v))); break;
+      case Activation::GeluErf: v = 0.5 * v * erfc(-0.7071067811865476 * v); break;
+      case Activation::Silu: v = v / (1 + exp(-v)); break;
+      default: break;
+    }
+    ref[line * ld + place] = v;
+  }
+}
+
 template <class F>
 void with_type(DType t, F&& f) {
   if (t == DType::BF16) f(__nv_bfloat16{});
@@ -44,12 +63,12 @@ void with_type(DType t, F&& f) {
 
 }  // namespace
 
-void fill_uniform(const TypedBuffer& d, int64_t count, uint64_t seed) {
+void fill_uniform(const TypedBuffer& d, int64_t count, uint64_t seed, int64_t first) {
   if (count <= 0) return;
-  if (d.type() == DType::F32) return fill_uniform(static_cast<float*>(d.at(0)), count, seed);
+  if (d.type() == DType::F32) return fill_uniform(static_cast<float*>(d.at(first)), count, seed);
   DeviceBuffer<float> wide(static_cast<size_t>(count));
   fill_uniform(wide.get(), count, seed);
-  detail::narrow_from_f32(wide.get(), d.type(), d.at(0), count, bench_stream());
+  detail::narrow_from_f32(wide.get(), d.type(), d.at(first), count, bench_stream());
   TILEGEMM_CUDA_CHECK(cudaStreamSynchronize(bench_stream()));  // before `wide` is freed
 }
 
@@ -65,6 +84,17 @@ void widen_to_f64(const TypedBuffer& src, int64_t count, double* dst) {
   with_type(src.type(), [&](auto tag) {
     using T = decltype(tag);
     widen_kernel<T><<<1024, 256, 0, bench_stream()>>>(static_cast<const T*>(src.at(0)), dst, count);
+  });
+  TILEGEMM_CHECK_LAUNCH();
+}
+
+void apply_epilogue_f64(double* ref, int64_t outer, int64_t inner, int64_t ld, int64_t lines, const void* bias,
+                        DType bias_type, bool bias_on_inner, Activation activation) {
+  if (outer * inner <= 0) return;
+  with_type(bias_type, [&](auto tag) {
+    using T = decltype(tag);
+    epilogue_f64_kernel<T><<<1024, 256, 0, bench_stream()>>>(ref, outer, inner, ld, lines, static_cast<const T*>(bias),
+                                                             bias_on_inner, static_cast<int>(activation));
   });
   TILEGEMM_CHECK_LAUNCH();
 }

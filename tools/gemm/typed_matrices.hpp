@@ -6,6 +6,7 @@
 
 #include "core/device_buffer.hpp"
 #include "profiler/harness.hpp"
+#include "tilegemm/gemm.hpp"
 #include "tilegemm/types.hpp"
 
 namespace tilegemm {
@@ -26,10 +27,18 @@ class TypedBuffer {
 
 // Uniform [-1, 1) (fill_uniform's values, rounded to the element type) and NaN poison, on
 // bench_stream().
-void fill_uniform(const TypedBuffer& d, int64_t count, uint64_t seed);
+// `count` elements from element `first`.
+void fill_uniform(const TypedBuffer& d, int64_t count, uint64_t seed, int64_t first = 0);
 void fill_nan(const TypedBuffer& d, int64_t count);
 // dst[i] = src[i] in FP64, on bench_stream().
 void widen_to_f64(const TypedBuffer& src, int64_t count, double* dst);
+// ref = activation(ref + bias), in FP64, over a strided matrix of `outer` lines (batches of `lines`
+// lines each) of `inner` elements, ld apart, on bench_stream(). bias: none (nullptr) or a vector of
+// bias_type indexed by the element's place in its line (bias_on_inner) or by its line in the batch.
+// The activations in the forms that keep their digits in the negative tails (GELU(tanh) = x / (1 +
+// e^(-2u)), GELU(erf) = 0.5 x erfc(-x / sqrt 2)).
+void apply_epilogue_f64(double* ref, int64_t outer, int64_t inner, int64_t ld, int64_t lines, const void* bias,
+                        DType bias_type, bool bias_on_inner, Activation activation);
 // max |x - ref| over a strided matrix of x's element type against an FP64 reference, and whether any
 // x is non-finite; max_ref: max |ref| over the same elements. Waits for bench_stream().
 struct F64Diff {

@@ -132,14 +132,39 @@ tilegemm::GemmArgs typed_args(bool trans_a, bool trans_b, int64_t m, int64_t n, 
   return args;
 }
 
+// The fused epilogue's names: bias "none" | "row" | "column" (of the row-major C), activation "none" |
+// "relu" | "gelu-tanh" | "gelu-erf" | "silu" (tilegemm::to_string's).
+tilegemm::Epilogue epilogue_of(float alpha, float beta, uintptr_t bias, const std::string& bias_kind,
+                               const std::string& bias_dtype, const std::string& activation) {
+  tilegemm::Epilogue e;
+  e.alpha = alpha;
+  e.beta = beta;
+  bool known = false;
+  for (tilegemm::BiasKind kind : {tilegemm::BiasKind::None, tilegemm::BiasKind::PerRow, tilegemm::BiasKind::PerColumn})
+    if (bias_kind == tilegemm::to_string(kind)) e.bias_kind = kind, known = true;
+  if (!known) throw Error(ErrorCode::InvalidArgument, "bias_kind: '" + bias_kind + "' is not none, row or column");
+  known = false;
+  for (tilegemm::Activation act : {tilegemm::Activation::None, tilegemm::Activation::Relu,
+                                   tilegemm::Activation::GeluTanh, tilegemm::Activation::GeluErf,
+                                   tilegemm::Activation::Silu})
+    if (activation == tilegemm::to_string(act)) e.activation = act, known = true;
+  if (!known)
+    throw Error(ErrorCode::InvalidArgument,
+                "activation: '" + activation + "' is not none, relu, gelu-tanh, gelu-erf or silu");
+  e.bias = as_ptr<const void>(bias);
+  e.bias_type = dtype_of(bias_dtype);
+  return e;
+}
+
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, uintptr_t a, int64_t lda,
           uintptr_t b, int64_t ldb, float beta, uintptr_t c, int64_t ldc, uintptr_t stream, int device,
           const std::string& kernel, const std::string& config, int64_t batch, int64_t stride_a, int64_t stride_b,
-          int64_t stride_c, const std::string& math, const std::string& dtype) {
+          int64_t stride_c, const std::string& math, const std::string& dtype, uintptr_t bias,
+          const std::string& bias_kind, const std::string& bias_dtype, const std::string& activation) {
   const tilegemm::GemmOptions options = gemm_options(kernel, config, math);
-  const tilegemm::GemmArgs args =
-      typed_args(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, dtype, batch, stride_a, stride_b,
-                 stride_c);
+  tilegemm::GemmArgs args = typed_args(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, dtype, batch,
+                                       stride_a, stride_b, stride_c);
+  args.epilogue = epilogue_of(alpha, beta, bias, bias_kind, bias_dtype.empty() ? dtype : bias_dtype, activation);
   DeviceGuard guard(device);
   tilegemm::gemm(args, as_stream(stream), options);
 }
@@ -312,8 +337,8 @@ NB_MODULE(_tilegemm, m) {
         nb::call_guard<nb::gil_scoped_release>());
   m.def("gemm", &gemm, "trans_a"_a, "trans_b"_a, "m"_a, "n"_a, "k"_a, "alpha"_a, "a"_a, "lda"_a, "b"_a, "ldb"_a,
         "beta"_a, "c"_a, "ldc"_a, "stream"_a, "device"_a, "kernel"_a, "config"_a, "batch"_a = 1, "stride_a"_a = 0,
-        "stride_b"_a = 0, "stride_c"_a = 0, "math"_a = "fp32", "dtype"_a = "float32",
-        nb::call_guard<nb::gil_scoped_release>());
+        "stride_b"_a = 0, "stride_c"_a = 0, "math"_a = "fp32", "dtype"_a = "float32", "bias"_a = 0,
+        "bias_kind"_a = "none", "bias_dtype"_a = "", "activation"_a = "none", nb::call_guard<nb::gil_scoped_release>());
   m.def("explain_choice", &explain, "trans_a"_a, "trans_b"_a, "m"_a, "n"_a, "k"_a, "alpha"_a, "a"_a,
         "lda"_a, "b"_a, "ldb"_a, "beta"_a, "c"_a, "ldc"_a, "device"_a, "kernel"_a, "config"_a, "math"_a = "fp32",
         "dtype"_a = "float32");

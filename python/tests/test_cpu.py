@@ -86,6 +86,12 @@ def test_unknown_objects_are_refused():
         (dict(a=FakeCudaArray((3, 4, 4)), b=FakeCudaArray((2, 4, 4), address=0x7F2000000000)), ValueError,
          r"^b: batch 2 does not broadcast with a's batch 3"),
         (dict(stream="fast"), TypeError, r"^stream: a str is not a CUDA stream"),
+        (dict(activation="swish"), ValueError, r"^activation: 'swish' is not one of gelu, gelu-erf, gelu-tanh, "
+         r"none, relu, silu"),
+        (dict(bias=FakeCudaArray((5,), address=0x7F4000000000)), ValueError, r"^bias: shape \(5,\), expected \(4,\)"),
+        (dict(bias=FakeCudaArray((4, 1), address=0x7F4000000000)), ValueError,
+         r"^bias: shape \(4, 1\), expected \(4,\)"),
+        (dict(bias=FakeCudaArray((4,), "<f8", address=0x7F4000000000)), TypeError, r"^bias: dtype"),
     ],
 )
 def test_matmul_argument_errors(kwargs, error, pattern):
@@ -219,3 +225,12 @@ def test_result_shape_broadcasts_the_batch(a, b, shape):
     A = _arrays.describe("a", FakeCudaArray(a))
     B = _arrays.describe("b", FakeCudaArray(b, address=0x7F3000000000))
     assert _matmul.operands(A, B).shape == shape
+
+
+def test_activation_names():
+    assert _matmul.activation_name(None) == "none"
+    assert _matmul.activation_name("gelu") == "gelu-erf"  # torch's default GELU
+    assert _matmul.activation_name("gelu-tanh") == "gelu-tanh"
+    assert _matmul.activation_name("silu") == "silu"
+    with pytest.raises(ValueError, match="^activation: 'GELU' is not one of"):
+        _matmul.activation_name("GELU")

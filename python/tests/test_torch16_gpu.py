@@ -153,3 +153,64 @@ def test_explain_and_dtype_errors():
         tilegemm.matmul(a, w.half())
     with pytest.raises(TypeError, match=r"^out: dtype float32 is not supported here; this takes bfloat16"):
         tilegemm.matmul(a, w, out=torch.empty(64, 4096, device="cuda"))
+
+
+def activation_f64(x, name):
+    """The activations in float64, in the forms without cancellation in the negative tails."""
+    if name == "relu":
+        return x.clamp(min=0)
+    if name in ("gelu", "gelu-erf"):
+        return 0.5 * x * torch.special.erfc(-x / 2 ** 0.5)
+    if name == "gelu-tanh":
+        return x / (1 + torch.exp(-2 * (2 / torch.pi) ** 0.5 * (x + 0.044715 * x ** 3)))
+    if name == "silu":
+        return x / (1 + torch.exp(-x))
+    return x
+
+
+@pytest.mark.parametrize("dtype", DTYPES + [torch.float32])
+@pytest.mark.parametrize("activation", [None, "relu", "gelu", "gelu-tanh", "silu"])
+def test_fused_bias_and_activation(dtype, activation):
+    """x @ w^T + bias, then the activation, fused: 2-D, a column-major out (the bias then runs along
+    the computed C^T's rows), a batch, a float32 bias for 16-bit data; against float64."""
+    gen = torch.Generator(device="cuda").manual_seed(11)
+    x, w = operand(200, 96, "c", dtype, gen), operand(96, 136, "t", dtype, gen)
+    bias = torch.rand(136, device="cuda", generator=gen).mul(2).sub(1).to(dtype)
+    pre = x.double() @ w.double() + bias.double()
+    want = activation_f64(pre, activation)
+    got = tilegemm.matmul(x, w, bias=bias, activation=activation, math="fp32")
+    tol = (2 * UNIT_ROUNDOFF.get(dtype, 2.0 ** -15) * pre.abs().max().item() + 4 * 1.2e-7 * 98 * 2)
+    assert got.dtype == dtype and (got.double() - want).abs().max().item() <= tol
+    out = torch.empty(136, 200, device="cuda", dtype=dtype).t()  # column-major result
+    tilegemm.matmul(x, w, out=out, bias=bias.float(), activation=activation, math="fp32")
+    assert (out.double() - want).abs().max().item() <= tol
+    xb = operand(3 * 64, 96, "c", dtype, gen).view(3, 64, 96)
+    yb = tilegemm.matmul(xb, w, bias=bias, activation=activation, math="fp32")
+    want_b = activation_f64(xb.double() @ w.double() + bias.double(), activation)
+    assert yb.shape == (3, 64, 136) and (yb.double() - want_b).abs().max().item() <= tol
+
+
+def test_bias_and_activation_with_autograd_and_errors():
+    """With autograd the bias and activation run as torch ops after the product: gradients of a, w
+    and bias match torch's; bad epilogue arguments are named."""
+    gen = torch.Generator(device="cuda").manual_seed(12)
+    x = torch.rand(64, 48, device="cuda", generator=gen).requires_grad_()
+    w = torch.rand(48, 40, device="cuda", generator=gen).requires_grad_()
+    bias = torch.rand(40, device="cuda", generator=gen).requires_grad_()
+    y = tilegemm.matmul(x, w, bias=bias, activation="gelu-tanh", math="ffma")
+    y.sum().backward()
+    grads = [t.grad.clone() for t in (x, w, bias)]
+    for t in (x, w, bias):
+        t.grad = None
+    torch.nn.functional.gelu(x @ w + bias, approximate="tanh").sum().backward()
+    for got, t in zip(grads, (x, w, bias)):
+        assert torch.allclose(got, t.grad, rtol=1e-4, atol=1e-4)
+    with torch.no_grad():
+        with pytest.raises(ValueError, match="activation: 'swish' is not one of"):
+            tilegemm.matmul(x, w, activation="swish")
+        with pytest.raises(ValueError, match=r"bias: shape \(39,\), expected \(40,\)"):
+            tilegemm.matmul(x, w, bias=bias[:39])
+        with pytest.raises(ValueError, match="bias: stride 2; the bias must be contiguous"):
+            tilegemm.matmul(x, w, bias=torch.rand(80, device="cuda")[::2])
+        with pytest.raises(TypeError, match="bias: dtype float16 is not supported here"):
+            tilegemm.matmul(x, w, bias=bias.half())

@@ -154,6 +154,18 @@ def describe(name: str, x: Any, stream: int = 0, dtypes: Tuple[str, ...] = ("flo
     return Array(r.address, r.shape, r.strides, r.device, r.framework, r.source, r.dtype)
 
 
+def describe_vector(name: str, x: Any, stream: int, dtypes: Tuple[str, ...], length: int) -> Array:
+    """A contiguous 1-D array of `length` elements of one of `dtypes` (a fused epilogue's bias)."""
+    r = _raw(name, x, stream)
+    if r.dtype not in dtypes:
+        raise TypeError(f"{name}: dtype {r.dtype} is not supported here; this takes " + " or ".join(dtypes))
+    if len(r.shape) != 1 or r.shape[0] != length:
+        raise ValueError(f"{name}: shape {tuple(r.shape)}, expected ({length},)")
+    if length > 1 and r.strides[0] != 1:
+        raise ValueError(f"{name}: stride {r.strides[0]}; the bias must be contiguous")
+    return Array(r.address, r.shape, r.strides, r.device, r.framework, r.source, r.dtype)
+
+
 class IndexArray(NamedTuple):
     address: int
     length: int

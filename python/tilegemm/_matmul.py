@@ -57,6 +57,7 @@ class GemmCall(NamedTuple):
     stride_b: int
     stride_c: int
     device: int
+    transposed: bool = False  # C stored column-major: the call computes C^T = B^T A^T
 
 
 def _matrix_shape(x: Array):
@@ -119,7 +120,60 @@ def plan(a: Array, b: Array, ops: Operands, c: Array) -> GemmCall:
                         c.address, mc.ld, batch, stride_a, stride_b, stride_c, device)
     # C stored column-major: compute C^T = B^T A^T into its row-major storage.
     return GemmCall(not mb.transposed, not ma.transposed, n, m, k, b.address, mb.ld, a.address, ma.ld,
-                    c.address, mc.ld, batch, stride_b, stride_a, stride_c, device)
+                    c.address, mc.ld, batch, stride_b, stride_a, stride_c, device, True)
+
+
+# matmul's activation= names -> the library's (gelu is torch's default GELU, the erf form).
+ACTIVATIONS = {"none": "none", "relu": "relu", "gelu": "gelu-erf", "gelu-erf": "gelu-erf",
+               "gelu-tanh": "gelu-tanh", "silu": "silu"}
+
+
+def activation_name(activation: Optional[str]) -> str:
+    """The library's name of an activation= value; ValueError naming the accepted ones."""
+    if activation is None:
+        return "none"
+    name = ACTIVATIONS.get(str(activation))
+    if name is None:
+        raise ValueError(f"activation: {activation!r} is not one of " + ", ".join(sorted(ACTIVATIONS)))
+    return name
+
+
+def bias_vector(bias: Any, A: Array, ops: Operands, stream: int) -> Optional[Array]:
+    """matmul's bias=: one value per column of the result (a's dtype or float32, contiguous)."""
+    if bias is None:
+        return None
+    V = _arrays.describe_vector("bias", bias, stream, (A.dtype, "float32"), ops.shape[-1])
+    _same_device("bias", V, A)
+    return V
+
+
+def epilogue_args(V: Optional[Array], activation: str, call: GemmCall) -> dict:
+    """The fused epilogue's arguments of _tilegemm.gemm: the bias (bias_vector) runs along the
+    result's columns, which are the rows of the computed C^T when the result is stored column-major;
+    every batch adds it."""
+    if V is None:
+        return {"bias": 0, "bias_kind": "none", "bias_dtype": "", "activation": activation}
+    return {"bias": V.address, "bias_kind": "row" if call.transposed else "column", "bias_dtype": V.dtype,
+            "activation": activation}
+
+
+def _torch_epilogue(torch, y, bias, activation: str, out):
+    """The bias and activation as torch operations after the product (autograd and torch.compile
+    paths: their gradients are torch's)."""
+    F = torch.nn.functional
+    z = y if bias is None else y + bias
+    if activation == "relu":
+        z = F.relu(z)
+    elif activation == "gelu-erf":
+        z = F.gelu(z)
+    elif activation == "gelu-tanh":
+        z = F.gelu(z, approximate="tanh")
+    elif activation == "silu":
+        z = F.silu(z)
+    if out is None:
+        return z
+    out.copy_(z)
+    return out
 
 
 def batch_in_k(left_shape, left_strides, right_shape, right_strides):
@@ -204,8 +258,8 @@ def _torch_2d(torch, a, b, out, alpha, beta, kernel, config, stream, math):
 
 def matmul(a: Any, b: Any, *, out: Any = None, alpha: float = 1.0, beta: float = 0.0,
            kernel: Any = "auto", config: Optional[str] = None, stream: Any = None,
-           math: Optional[str] = None):
-    """C = alpha * a @ b + beta * out (BLAS semantics), on the GPU.
+           math: Optional[str] = None, bias: Any = None, activation: Optional[str] = None):
+    """C = activation(alpha * a @ b + beta * out + bias) (BLAS semantics), on the GPU.
 
     a, b: CUDA arrays (torch, CuPy, JAX, any DLPack array) of float32, bfloat16 or float16 (a, b
     and out of one type; 16-bit products accumulate in FP32 and return the input type), 2-D, or
@@ -232,27 +286,42 @@ def matmul(a: Any, b: Any, *, out: Any = None, alpha: float = 1.0, beta: float =
       backward chooses with "auto" unless a ladder level was named. out= does not take part in
       autograd (as torch's own out= ops): with an input or out requiring grad and grad mode on,
       it raises RuntimeError; call without out=, or under torch.no_grad().
+    bias: a 1-D array of one value per column of the result (n values; a's dtype or float32,
+      contiguous), added to every row and every batch, as torch.nn.functional.linear's bias.
+    activation: None, "relu", "gelu" (torch's default, erf form; also "gelu-erf"), "gelu-tanh"
+      (approximate="tanh") or "silu", applied last, in FP32 before the one rounding to the output.
+      Eager calls without autograd fuse bias and activation into the product (level 8 applies them
+      to the accumulators; other kernels run one elementwise pass after it); with autograd or under
+      torch.compile they run as torch operations after the product, so their gradients are torch's.
     Returns out, or the new array. Raises ValueError (invalid argument, the library's message) or
     TypeError (unsupported array), RuntimeError for CUDA failures, before anything is launched.
     """
+    act = activation_name(activation)
+    fused = bias is not None or act != "none"
     if _arrays.is_torch_tensor(a):
         _torch_ops = _torch_ops_module()
+        torch = _arrays._torch
         if _torch_ops.compiling():
             math = _torch_ops.traced_math() if math is None else math
+            if fused:
+                y = _torch_ops.matmul_traced(a, b, out=None if out is None else out, alpha=alpha, beta=beta,
+                                             kernel=kernel, config=config, math=math)
+                return _torch_epilogue(torch, y, bias, act, out)
             return _torch_ops.matmul_traced(a, b, out=out, alpha=alpha, beta=beta, kernel=kernel,
                                             config=config, math=math)
-        torch = _arrays._torch
         if math is None:
             math = torch_math(torch)
         # The direct call has no autograd: products that need a graph go through the custom op.
-        if ((a.requires_grad or getattr(b, "requires_grad", False)
+        if ((a.requires_grad or getattr(b, "requires_grad", False) or getattr(bias, "requires_grad", False)
              or (out is not None and getattr(out, "requires_grad", False))) and torch.is_grad_enabled()):
-            return _torch_ops.matmul_autograd(a, b, out=out, alpha=alpha, beta=beta, kernel=kernel,
-                                              config=config, stream=stream, math=math)
-        c = _torch_2d(torch, a, b, out, alpha, beta, kernel, config, stream, math)
-        if c is not None:
-            return c
-    return _general(a, b, out, alpha, beta, kernel, config, stream, resolve_math(math))
+            y = _torch_ops.matmul_autograd(a, b, out=out, alpha=alpha, beta=beta, kernel=kernel,
+                                           config=config, stream=stream, math=math)
+            return _torch_epilogue(torch, y, bias, act, None) if fused else y
+        if not fused:
+            c = _torch_2d(torch, a, b, out, alpha, beta, kernel, config, stream, math)
+            if c is not None:
+                return c
+    return _general(a, b, out, alpha, beta, kernel, config, stream, resolve_math(math), bias, act)
 
 
 def run(a: Any, b: Any, out: Any, alpha: float, beta: float, kernel: Any, config: Optional[str], math: str):
@@ -265,13 +334,14 @@ def run(a: Any, b: Any, out: Any, alpha: float, beta: float, kernel: Any, config
     return _general(a, b, out, alpha, beta, kernel, config, None, math)
 
 
-def _general(a, b, out, alpha, beta, kernel, config, stream, math: str):
+def _general(a, b, out, alpha, beta, kernel, config, stream, math: str, bias: Any = None, activation: str = "none"):
     """Any arrays, 2-D or batched: described, checked and planned in full."""
     user_stream = _arrays.stream_handle(stream) if stream is not None else None
     A = describe("a", a, user_stream or 0, _arrays.MATMUL_DTYPES)
     B = describe("b", b, user_stream or 0, (A.dtype,))
     s = user_stream if user_stream is not None else _arrays.current_stream(A, None)
     ops = operands(A, B)
+    V = bias_vector(bias, A, ops, s)
     if out is None:
         if beta != 0:
             raise ValueError(f"beta: {beta} scales out's contents; pass out= (or beta=0)")
@@ -283,7 +353,9 @@ def _general(a, b, out, alpha, beta, kernel, config, stream, math: str):
     args = (call.trans_a, call.trans_b, call.m, call.n, call.k, float(alpha), call.a, call.lda, call.b, call.ldb,
             float(beta), call.c, call.ldc, s, call.device, str(kernel), config or "", call.batch, call.stride_a,
             call.stride_b, call.stride_c)
-    if A.dtype == "float32":  # sgemm's argument names in errors
+    if bias is not None or activation != "none":
+        _tilegemm.gemm(*args, math=str(math), dtype=A.dtype, **epilogue_args(V, activation, call))
+    elif A.dtype == "float32":  # sgemm's argument names in errors
         _tilegemm.sgemm(*args, math=str(math))
     else:
         _tilegemm.gemm(*args, math=str(math), dtype=A.dtype)

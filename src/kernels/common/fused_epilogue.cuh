@@ -11,38 +11,33 @@
 namespace tilegemm {
 namespace kernels {
 
-// 1 / d for 1 <= d < 2^127: a bit-pattern estimate (within 5 %) and three Newton steps on the FMA
-// pipe (relative error under 2^-23). The tile epilogue is bound by the MUFU pipe (16 operations a
-// clock per SM against 128 FMAs): one ex2 and FMAs per value instead of ex2 and rcp.
-__device__ __forceinline__ float rcp_newton(float d) {
-  float r = __int_as_float(0x7EF311C3 - __float_as_int(d));
-#pragma unroll
-  for (int i = 0; i < 3; ++i) r = fmaf(r, fmaf(-d, r, 1.0f), r);
-  return r;
-}
 __device__ __forceinline__ float exp2_approx(float t) {
   float e;
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(t));
   return e;
 }
-
-// x / (1 + 2^t) (relative error about 2^-21): the sigmoid forms of GELU(tanh) and SiLU.
-// 0.5 x (1 + tanh u) cancels to few digits where tanh u is near -1 (x < -3); x / (1 + e^(-2u)) does
-// not. Beyond t = 126 the result is below |x| 2^-126: a zero of x's sign (the limit; NaN for x = -Inf).
-__device__ __forceinline__ float div_one_plus_exp2(float x, float t) {
-  const float r = rcp_newton(1.0f + exp2_approx(fminf(t, 126.0f)));
-  return x * (t > 126.0f ? 0.0f : r);
+__device__ __forceinline__ float rcp_approx(float d) {
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(d));
+  return r;
 }
+
+// x / (1 + 2^t) through the approximate ex2 and rcp (relative error about 2^-21): the sigmoid forms
+// of GELU(tanh) and SiLU. 0.5 x (1 + tanh u) cancels to few digits where tanh u is near -1 (x < -3);
+// x / (1 + e^(-2u)) does not. 2^t = Inf gives rcp 0: a zero of x's sign (the limit; NaN for x = -Inf).
+// Seven instructions a value, two on the MUFU pipe: the reciprocal by Newton steps on the FMA pipe
+// (16 instructions) doubled the activation's cost (perf note #107).
+__device__ __forceinline__ float div_one_plus_exp2(float x, float t) { return x * rcp_approx(1.0f + exp2_approx(t)); }
 
 // erfc(z) with a relative error under 1.2e-7 in exact arithmetic (the Chebyshev fit of Numerical
 // Recipes' erfcc: t exp(-z^2 + P(t)), t = 1 / (1 + |z| / 2)), about 2^-17 in FP32 with the approximate
-// ex2 (|z| < 4: 2^-19). Ten FMAs and one MUFU operation with few live values: CUDA's erfcf, inlined
-// over a tile's 64-128 accumulators, made level 8 spill (68-88 bytes on 128-wide tiles). |z| is
-// taken at most 10 (erfc(10) is below FP32's range), which also keeps NaN and Inf out of the
-// reciprocal; a NaN z gives a finite value here, and x's NaN the result.
+// ex2 and rcp (|z| < 4: 2^-19). Ten FMAs and two MUFU operations with few live values: CUDA's erfcf,
+// inlined over a tile's 64-128 accumulators, made level 8 spill (68-88 bytes on 128-wide tiles). |z|
+// is taken at most 10 (erfc(10) is below FP32's range); a NaN z gives a finite value here, and x's
+// NaN the result.
 __device__ __forceinline__ float erfc_fast(float z) {
   const float a = fminf(fabsf(z), 10.0f);
-  const float t = rcp_newton(fmaf(0.5f, a, 1.0f));
+  const float t = rcp_approx(fmaf(0.5f, a, 1.0f));
   float q = fmaf(t, 0.17087277f, -0.82215223f);
   q = fmaf(t, q, 1.48851587f);
   q = fmaf(t, q, -1.13520398f);

@@ -205,6 +205,15 @@ def test_bias_and_activation_with_autograd_and_errors():
     torch.nn.functional.gelu(x @ w + bias, approximate="tanh").sum().backward()
     for got, t in zip(grads, (x, w, bias)):
         assert torch.allclose(got, t.grad, rtol=1e-4, atol=1e-4)
+    # 16-bit data, a float32 bias: the result keeps the data's dtype on the autograd path too.
+    xb = x.detach().bfloat16().requires_grad_()
+    yb = tilegemm.matmul(xb, w.detach().bfloat16(), bias=bias, activation="relu")
+    assert yb.dtype == torch.bfloat16 and yb.grad_fn is not None
+    with pytest.raises(RuntimeError, match="out: products with out= don't support automatic differentiation, "
+                                           "but bias requires grad"):
+        tilegemm.matmul(x.detach(), w.detach(), out=torch.empty(64, 40, device="cuda"), bias=bias)
+    with pytest.raises(ValueError, match=r"bias: shape \(40, 1\), expected \(40,\)"):
+        tilegemm.matmul(x, w, bias=bias.detach().view(40, 1))
     with torch.no_grad():
         with pytest.raises(ValueError, match="activation: 'swish' is not one of"):
             tilegemm.matmul(x, w, activation="swish")

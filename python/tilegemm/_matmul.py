@@ -159,9 +159,25 @@ def epilogue_args(V: Optional[Array], activation: str, call: GemmCall) -> dict:
 
 def _torch_epilogue(torch, y, bias, activation: str, out):
     """The bias and activation as torch operations after the product (autograd and torch.compile
-    paths: their gradients are torch's)."""
+    paths: their gradients are torch's), in FP32 for 16-bit data and rounded once to y's dtype, as
+    the fused epilogue. The bias is checked as the eager path checks it."""
     F = torch.nn.functional
-    z = y if bias is None else y + bias
+    n = y.shape[-1]
+    if bias is not None:
+        if not isinstance(bias, torch.Tensor):
+            raise TypeError(f"bias: a {type(bias).__name__}; with torch tensors the bias is a torch tensor")
+        if bias.dim() != 1 or bias.shape[0] != n:
+            raise ValueError(f"bias: shape {tuple(bias.shape)}, expected ({n},)")
+        if bias.dtype not in (y.dtype, torch.float32):
+            raise TypeError(f"bias: dtype {str(bias.dtype)[6:]} is not supported here; this takes "
+                            f"{str(y.dtype)[6:]} or float32")
+        if n > 1 and bias.stride(0) != 1:
+            raise ValueError(f"bias: stride {bias.stride(0)}; the bias must be contiguous")
+        if bias.device != y.device:
+            raise ValueError(f"bias: on {bias.device}, but a is on {y.device}")
+    z = y.float()
+    if bias is not None:
+        z = z + bias.float()
     if activation == "relu":
         z = F.relu(z)
     elif activation == "gelu-erf":
@@ -170,6 +186,7 @@ def _torch_epilogue(torch, y, bias, activation: str, out):
         z = F.gelu(z, approximate="tanh")
     elif activation == "silu":
         z = F.silu(z)
+    z = z.to(y.dtype)
     if out is None:
         return z
     out.copy_(z)
@@ -301,11 +318,13 @@ def matmul(a: Any, b: Any, *, out: Any = None, alpha: float = 1.0, beta: float =
     if _arrays.is_torch_tensor(a):
         _torch_ops = _torch_ops_module()
         torch = _arrays._torch
+        if fused and out is not None:
+            _torch_ops._refuse_grad_through_out(a, b, out, bias)
         if _torch_ops.compiling():
             math = _torch_ops.traced_math() if math is None else math
             if fused:
-                y = _torch_ops.matmul_traced(a, b, out=None if out is None else out, alpha=alpha, beta=beta,
-                                             kernel=kernel, config=config, math=math)
+                y = _torch_ops.matmul_traced(a, b, out=out, alpha=alpha, beta=beta, kernel=kernel, config=config,
+                                             math=math)
                 return _torch_epilogue(torch, y, bias, act, out)
             return _torch_ops.matmul_traced(a, b, out=out, alpha=alpha, beta=beta, kernel=kernel,
                                             config=config, math=math)
@@ -316,7 +335,7 @@ def matmul(a: Any, b: Any, *, out: Any = None, alpha: float = 1.0, beta: float =
              or (out is not None and getattr(out, "requires_grad", False))) and torch.is_grad_enabled()):
             y = _torch_ops.matmul_autograd(a, b, out=out, alpha=alpha, beta=beta, kernel=kernel,
                                            config=config, stream=stream, math=math)
-            return _torch_epilogue(torch, y, bias, act, None) if fused else y
+            return _torch_epilogue(torch, y, bias, act, out) if fused else y
         if not fused:
             c = _torch_2d(torch, a, b, out, alpha, beta, kernel, config, stream, math)
             if c is not None:

@@ -117,9 +117,10 @@ def _(a, b, out, alpha=1.0, beta=0.0, kernel_name="auto", config="", math="fp32"
     return None
 
 
-def _refuse_grad_through_out(a, b, out) -> None:
+def _refuse_grad_through_out(a, b, out, bias=None) -> None:
     # As torch's own out= ops: autograd cannot record a write into a caller's tensor.
-    names = [name for name, t in (("a", a), ("b", b), ("out", out)) if getattr(t, "requires_grad", False)]
+    names = [name for name, t in (("a", a), ("b", b), ("out", out), ("bias", bias))
+             if getattr(t, "requires_grad", False)]
     if names and torch.is_grad_enabled():
         raise RuntimeError(f"out: products with out= don't support automatic differentiation, but "
                            f"{' and '.join(names)} require{'s' if len(names) == 1 else ''} grad; call "

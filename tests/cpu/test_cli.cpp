@@ -297,9 +297,14 @@ TEST(CliProblem, Epilogues) {
   EXPECT_TRUE(list[1].fp64_reference());
   Problem p = list[1];
   p.offset = 3;
-  EXPECT_EQ(p.size_c_buffer(), p.size_c() + 5);
+  ASSERT_EQ(p.size_c(), 3 + 15);  // offset + 3 x 5
+  EXPECT_EQ(p.bias_first(), 64);  // the next 256-byte boundary of f32 elements
+  EXPECT_EQ(p.size_c_buffer(), 64 + 5);
   const char* c = reinterpret_cast<const char*>(0x1000) + 3 * 4;  // C's first element, 3 elements in
-  EXPECT_EQ(bias_in(p, c), reinterpret_cast<const char*>(0x1000) + p.size_c() * 4);
+  EXPECT_EQ(bias_in(p, c), reinterpret_cast<const char*>(0x1000) + 256);
+  p.dtype = DType::BF16;
+  EXPECT_EQ(p.bias_first(), 128);
+  EXPECT_EQ(list[0].size_c_buffer(), list[0].size_c());  // no bias, no room for one
   for (const char* bad : {"gelu", "bias+", "+relu", "bias+row-bias", "relu+silu", "none,", ",", "bias,,relu"}) {
     SCOPED_TRACE(bad);
     std::vector<Problem> one = {parse_shape("3x5x7")};

@@ -279,8 +279,8 @@ class GemmProfiler final : public OperationProfiler {
       fill_uniform(a, p.size_a(), seed_a);
       fill_uniform(b, p.size_b(), seed_b);
       // The bias after C's batches (bias_in), the same in our C's buffer and cuBLAS's.
-      fill_uniform(c, p.bias_count(), seed_a + seed_b, p.size_c());
-      fill_uniform(c_ref, p.bias_count(), seed_a + seed_b, p.size_c());
+      fill_uniform(c, p.bias_count(), seed_a + seed_b, p.bias_first());
+      fill_uniform(c_ref, p.bias_count(), seed_a + seed_b, p.bias_first());
     }
     TypedBuffer a, b, c, c_ref;
   };

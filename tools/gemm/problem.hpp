@@ -24,7 +24,7 @@ struct Problem {
   // plus ld_pad; every matrix starts `offset` elements into its buffer.
   int64_t ld_pad = 0, ld_abs = 0, offset = 0;
   // The fused epilogue (--epilogue): C = activation(A B + bias), the bias a vector in C's type of m
-  // (PerRow) or n (PerColumn) values lying right after C's batches in C's buffer (bias_in).
+  // (PerRow) or n (PerColumn) values after C's batches in C's buffer, at a 256-byte boundary (bias_in).
   BiasKind bias = BiasKind::None;
   Activation activation = Activation::None;
   bool plain_epilogue() const { return bias == BiasKind::None && activation == Activation::None; }
@@ -40,8 +40,9 @@ struct Problem {
   int64_t size_a() const;  // elements to allocate: offset + the batches' extent
   int64_t size_b() const;
   int64_t size_c() const;
-  // The elements of C's buffer: C's batches, then the bias.
-  int64_t size_c_buffer() const { return size_c() + bias_count(); }
+  // C's buffer: C's batches, then the bias from bias_first() (elements).
+  int64_t bias_first() const { return (size_c() * dtype_bytes(dtype) + 255) / 256 * 256 / dtype_bytes(dtype); }
+  int64_t size_c_buffer() const { return bias_count() > 0 ? bias_first() + bias_count() : size_c(); }
   // C's stored rows (row-major) or columns (col-major) over every batch, and the elements used in each.
   int64_t c_outer() const { return batch * (layout == Layout::RowMajor ? m : n); }
   int64_t c_inner() const { return layout == Layout::RowMajor ? n : m; }
@@ -55,9 +56,10 @@ struct Problem {
   std::string str() const;
 };
 
-// The bias of a problem whose C (its first element) is at `c`: after C's batches in the same buffer.
+// The bias of a problem whose C (its first element) is at `c`: after C's batches in the same buffer,
+// 256-byte aligned as a cudaMalloc'd vector is (cuBLASLt's epilogues may refuse a less aligned one).
 inline const void* bias_in(const Problem& p, const void* c) {
-  return static_cast<const char*>(c) + (p.size_c() - p.offset) * dtype_bytes(p.dtype);
+  return static_cast<const char*>(c) + (p.bias_first() - p.offset) * dtype_bytes(p.dtype);
 }
 
 }  // namespace tools

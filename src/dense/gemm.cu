@@ -130,7 +130,8 @@ void run_gemm(const GemmArgs& args, Stream stream, const GemmOptions& options, c
     detail::require_device_pointer(names.b, args.b.data, ctx->ordinal);
   }
   detail::require_device_pointer(names.c, args.c.data, ctx->ordinal);
-  if (args.epilogue.bias_kind != BiasKind::None) detail::require_device_pointer(names.bias, args.epilogue.bias, ctx->ordinal);
+  if (args.epilogue.bias_kind != BiasKind::None)
+    detail::require_device_pointer(names.bias, args.epilogue.bias, ctx->ordinal);
 
   cudaStream_t s = reinterpret_cast<cudaStream_t>(stream);
   const detail::DeviceFacts facts = detail::device_facts(*ctx);

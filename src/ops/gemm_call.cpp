@@ -1,6 +1,7 @@
 #include "ops/gemm_call.hpp"
 
 #include "dense/matrix_extent.hpp"
+#include "ops/fused_epilogue.hpp"
 
 namespace tilegemm {
 namespace ops {
@@ -47,7 +48,7 @@ GemmCall gemm_call(const GemmArgs& args, const GemmOptions& options) {
   p.beta_zero = args.epilogue.beta == 0.0f;
   // Column-major C is the canonical C transposed: its rows are canonical columns.
   const BiasKind kind = args.epilogue.bias_kind;
-  p.bias = row || kind == BiasKind::None ? kind : kind == BiasKind::PerRow ? BiasKind::PerColumn : BiasKind::PerRow;
+  p.bias = row ? kind : transposed(kind);
   p.bias_type = kind == BiasKind::None ? DType::F32 : args.epilogue.bias_type;
   p.activation = args.epilogue.activation;
   // Stored rows x row length of A and B in canonical form: extent = (rows - 1) * ld + row length.

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/cuda_check.hpp"
+#include "ops/fused_epilogue.hpp"
 #include "tilegemm/error.hpp"
 
 namespace tilegemm {
@@ -70,8 +71,9 @@ std::string Cublas::lacks_epilogue(const Problem& p) {
   if (p.plain_epilogue()) return "";
   if (p.activation == Activation::GeluErf || p.activation == Activation::Silu)
     return std::string("cuBLASLt has no ") + to_string(p.activation) + " epilogue";
-  const BiasKind lt_bias = p.layout == Layout::RowMajor ? BiasKind::PerColumn : BiasKind::PerRow;
-  if (p.bias != BiasKind::None && p.bias != lt_bias)
+  // cuBLASLt's bias runs along the rows of its column-major D: the canonical (row-major) C's columns.
+  const BiasKind canonical = p.layout == Layout::RowMajor ? p.bias : ops::transposed(p.bias);
+  if (canonical == BiasKind::PerRow)
     return "cuBLASLt's bias is per column of a row-major C, per row of a column-major one";
   return "";
 }
@@ -103,7 +105,8 @@ void Cublas::lt_matmul(const Problem& p, const void* a, const void* b, void* c) 
         p.activation == Activation::Relu       ? (bias ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_RELU)
         : p.activation == Activation::GeluTanh ? (bias ? CUBLASLT_EPILOGUE_GELU_BIAS : CUBLASLT_EPILOGUE_GELU)
                                                : CUBLASLT_EPILOGUE_BIAS;
-    TILEGEMM_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(fresh->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof(epi)));
+    TILEGEMM_CUBLAS_CHECK(
+        cublasLtMatmulDescSetAttribute(fresh->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof(epi)));
     if (bias)
       TILEGEMM_CUBLAS_CHECK(
           cublasLtMatmulDescSetAttribute(fresh->desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &t, sizeof(t)));

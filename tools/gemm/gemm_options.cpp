@@ -71,24 +71,26 @@ void apply_epilogues(std::vector<Problem>& problems, const std::string& list, co
       while (std::getline(parts, part, '+')) {
         ++parts_seen;
         const std::string name = to_lower(part);
-        bool known = false;
-        for (BiasKind b : {BiasKind::PerColumn, BiasKind::PerRow})
-          if (name == (b == BiasKind::PerColumn ? "bias" : "row-bias")) {
-            if (bias != BiasKind::None) invalid(std::string(what) + ": two biases in '" + item + "'" + expected);
-            bias = b, known = true;
-          }
+        if (name == "bias" || name == "row-bias") {
+          if (bias != BiasKind::None) invalid(std::string(what) + ": two biases in '" + item + "'" + expected);
+          bias = name == "bias" ? BiasKind::PerColumn : BiasKind::PerRow;
+          continue;
+        }
+        Activation named = Activation::None;
         for (Activation a : {Activation::Relu, Activation::GeluTanh, Activation::GeluErf, Activation::Silu})
-          if (name == to_string(a)) {
-            if (act != Activation::None) invalid(std::string(what) + ": two activations in '" + item + "'" + expected);
-            act = a, known = true;
-          }
-        if (!known) invalid(std::string(what) + ": unknown part '" + part + "' in '" + item + "'" + expected);
+          if (name == to_string(a)) named = a;
+        if (named == Activation::None)
+          invalid(std::string(what) + ": unknown part '" + part + "' in '" + item + "'" + expected);
+        if (act != Activation::None) invalid(std::string(what) + ": two activations in '" + item + "'" + expected);
+        act = named;
       }
-      if (parts_seen == 0 || item.back() == '+') invalid(std::string(what) + ": malformed value '" + item + "'" + expected);
+      if (parts_seen == 0 || item.back() == '+')
+        invalid(std::string(what) + ": malformed value '" + item + "'" + expected);
     }
     epilogues.emplace_back(bias, act);
   }
-  if (epilogues.empty() || list.back() == ',') invalid(std::string(what) + ": malformed value '" + list + "'" + expected);
+  if (epilogues.empty() || list.back() == ',')
+    invalid(std::string(what) + ": malformed value '" + list + "'" + expected);
   std::vector<Problem> out;
   for (const Problem& p : problems)
     for (const auto& [bias, act] : epilogues) {

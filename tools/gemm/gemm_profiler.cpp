@@ -17,6 +17,7 @@
 #include "cublas.hpp"
 #include "gemm_options.hpp"
 #include "gemm_report.hpp"
+#include "ops/fused_epilogue.hpp"
 #include "plot.hpp"
 #include "profiler/peaks.hpp"
 #include "ref/reference.hpp"
@@ -325,7 +326,8 @@ class GemmProfiler final : public OperationProfiler {
       if (p.math == Math::Tf32) r.tol += std::ldexp(1.0, -9) * static_cast<double>(p.k);
       if (!p.plain_epilogue()) {
         const bool row = p.layout == Layout::RowMajor;
-        const bool bias_on_inner = p.bias == (row ? BiasKind::PerColumn : BiasKind::PerRow);
+        // A stored line is a row of the canonical C: its elements take a canonical column's bias.
+        const bool bias_on_inner = (row ? p.bias : ops::transposed(p.bias)) == BiasKind::PerColumn;
         apply_epilogue_f64(r.f64->get() + p.offset, p.c_outer(), p.c_inner(), p.ldc(), row ? p.m : p.n,
                            p.bias == BiasKind::None ? nullptr : bias_in(p, o.c.at(p.offset)), p.dtype, bias_on_inner,
                            p.activation);

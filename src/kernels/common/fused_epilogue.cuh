@@ -27,7 +27,9 @@ __device__ __forceinline__ float rcp_approx(float d) {
 // x / (1 + e^(-2u)) does not. 2^t = Inf gives rcp 0: a zero of x's sign (the limit; NaN for x = -Inf).
 // Seven instructions a value, two on the MUFU pipe: the reciprocal by Newton steps on the FMA pipe
 // (16 instructions) doubled the activation's cost (perf note #107).
-__device__ __forceinline__ float div_one_plus_exp2(float x, float t) { return x * rcp_approx(1.0f + exp2_approx(t)); }
+__device__ __forceinline__ float div_one_plus_exp2(float x, float t) {
+  return x * rcp_approx(1.0f + exp2_approx(t));
+}
 
 // erfc(z) with a relative error under 1.2e-7 in exact arithmetic (the Chebyshev fit of Numerical
 // Recipes' erfcc: t exp(-z^2 + P(t)), t = 1 / (1 + |z| / 2)), about 2^-17 in FP32 with the approximate
@@ -62,15 +64,6 @@ __device__ __forceinline__ float activate(float x) {
   if constexpr (kAct == kActSilu) return div_one_plus_exp2(x, -1.44269504f * x);
   return x;
 }
-__device__ __forceinline__ float activate(float x, int act) {
-  switch (act) {
-    case kActRelu: return activate<kActRelu>(x);
-    case kActGeluTanh: return activate<kActGeluTanh>(x);
-    case kActGeluErf: return activate<kActGeluErf>(x);
-    case kActSilu: return activate<kActSilu>(x);
-    default: return x;
-  }
-}
 // Every value of v, one unrolled loop per activation: the switch is taken once, not per value.
 template <int kAct, int N>
 __device__ __forceinline__ void activate_each(float (&v)[N]) {
@@ -86,6 +79,11 @@ __device__ __forceinline__ void activate_all(float (&v)[N], int act) {
     case kActSilu: return activate_each<kActSilu>(v);
     default: return;
   }
+}
+__device__ __forceinline__ float activate(float x, int act) {
+  float v[1] = {x};
+  activate_all(v, act);
+  return v[0];
 }
 
 // The bias value at index i (a row or a column of C).
@@ -117,7 +115,7 @@ __device__ __forceinline__ void store_quad_fused(OutT* out, const float (&sums)[
 // lanes of a quad position need the same BN / 4 values, so lane 4 a + q loads the pairs of j = a,
 // a + 8, ... (BN / 64 pairs, every load in flight at once) and epilogue_in_registers takes j's pair
 // from lane 4 (j % 8) + q. Level 8 loads them while its last wgmma group runs. (Each lane loading its
-// own 64 columns in turn after the wait cost 16 % at 4096^3.)
+// own 64 columns in turn after the wait cost 16 % at 4096^3.) The caller checks e.bias_kind.
 template <int BN>
 struct ColumnBias {
   static_assert(BN % 64 == 0, "a lane loads BN / 64 column pairs");
@@ -130,7 +128,7 @@ __device__ __forceinline__ void load_column_bias(ColumnBias<BN>& b, const FusedE
 #pragma unroll
     for (int x = 0; x < 2; ++x) {
       const int col = n0 + 2 * (lane % 4) + 8 * (lane / 4 + 8 * p) + x;
-      b.held[p][x] = e.bias_kind == kBiasColumn && col < n ? epilogue_bias_at<OutT>(e, col) : 0.0f;
+      b.held[p][x] = col < n ? epilogue_bias_at<OutT>(e, col) : 0.0f;
     }
 }
 

@@ -354,7 +354,10 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   // with split-K, else alpha * sums + beta * C (then the bias and activation) into C. The m64nBN
   // accumulator layout: thread (warp, lane) holds rows warp * 16 + lane / 4 (+ 8) and column pairs
   // 8 j + 2 (lane % 4). The sums are spent: with a fused epilogue they become its values in place.
-  ColumnBias<BN> column_bias;  // the tile's (load_column_bias, while its last wgmma group runs)
+  ColumnBias<BN> column_bias;  // the tile's, loaded while its last wgmma group runs (split-K stores raw sums)
+  auto load_bias = [&](int n0) {
+    if (p.epi.bias_kind == kBiasColumn && p.splits == 1) load_column_bias<BN, OutT>(column_bias, p.epi, n0, lane, p.n);
+  };
   auto store_tile = [&](float(&sums)[BN / 2], int bb, int r0, int n0, int slice) {
     const int row0 = r0 + warp * 16 + lane / 4;
     const int rows = min(64, p.m - r0), cols = min(BN, p.n - n0);
@@ -475,8 +478,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     if constexpr (kSplit) {
       split_main_loop(acc[0], kt0, kt1, it);
       it += kt1 - kt0;
-      if (p.epi.bias_kind == kBiasColumn && p.splits == 1)
-        load_column_bias<BN, OutT>(column_bias, p.epi, n0, lane, p.n);
+      load_bias(n0);
     } else {
     for (int kt = kt0; kt < kt1; ++kt, ++it) {
       const int st = it % kStages;
@@ -499,7 +501,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
       // Ping-pong: the last stage is taken; the other warpgroup's next unit may start.
       if (kPingPong && kt == kt1 - 1 && u + stride < units) named_barrier_arrive(2 - cw, 256);
     }
-    if (p.epi.bias_kind == kBiasColumn && p.splits == 1) load_column_bias<BN, OutT>(column_bias, p.epi, n0, lane, p.n);
+    load_bias(n0);
     wgmma_wait<0>();
     release((it - 1) % kStages);
     }

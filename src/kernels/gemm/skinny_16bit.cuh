@@ -267,7 +267,8 @@ __global__ void __launch_bounds__(Skinny16Shape::kThreads) skinny_16bit(const Sk
           if (p.beta != 0.0f) v[e] += p.beta * from_out(out[e * p.c_row]);
           if (!p.epi.plain()) v[e] = epilogue_apply<OutT>(p.epi, v[e], row + e, line);
         }
-      const bool pair = valid == 2 && p.c_row == 1 && reinterpret_cast<unsigned long long>(out) % (2 * sizeof(OutT)) == 0;
+      const bool pair =
+          valid == 2 && p.c_row == 1 && reinterpret_cast<unsigned long long>(out) % (2 * sizeof(OutT)) == 0;
       if (pair) {
         *reinterpret_cast<typename OutPair<OutT>::type*>(out) = OutPair<OutT>::make(v[0], v[1]);
         continue;

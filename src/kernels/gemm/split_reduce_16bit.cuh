@@ -11,10 +11,10 @@ namespace kernels {
 
 // partial: per batch `splits` slices of m x n FP32 sums, ld_partial apart in a slice (a multiple of 4;
 // 16-byte aligned rows), m * ld_partial apart between slices (and the batches one after the other);
-// batch b's C at c + b * stride_c; then the bias and activation (epi). A thread sums 4 columns of a row at a time,
-// grid-stride: 16-byte loads, the loads of up to 4 slices in flight before their adds (one element a
-// thread with a load per slice in turn took 9.4 us on 1024 x 768 in 2 slices, ncu on an H200), one
-// 64-bit division per 4 elements, and C's 4 elements as one store where aligned.
+// batch b's C at c + b * stride_c; then the bias and activation (epi). A thread sums 4 columns of a
+// row at a time, grid-stride: 16-byte loads, the loads of up to 4 slices in flight before their adds
+// (one element a thread with a load per slice in turn took 9.4 us on 1024 x 768 in 2 slices, ncu on
+// an H200), one 64-bit division per 4 elements, and C's 4 elements as one store where aligned.
 template <class OutT>
 __global__ void __launch_bounds__(256) split_reduce_16bit(const float* partial, int splits, int m, int n,
                                                           long long ld_partial, OutT* c, long long ldc, float alpha,
@@ -41,7 +41,8 @@ __global__ void __launch_bounds__(256) split_reduce_16bit(const float* partial, 
     }
     const float sums[4] = {sum.x, sum.y, sum.z, sum.w};
     const int valid = n - col < 4 ? n - col : 4;
-    store_quad_fused(c + batch * stride_c + row * ldc + col, sums, valid, alpha, beta, epi, static_cast<int>(row), col);
+    store_quad_fused(c + batch * stride_c + row * ldc + col, sums, valid, alpha, beta, epi, static_cast<int>(row),
+                     col);
   }
 }
 

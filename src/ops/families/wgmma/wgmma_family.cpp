@@ -34,6 +34,7 @@
 #include "ops/families/wgmma/wgmma_family.hpp"
 #include "ops/families/wgmma/wgmma_launch.hpp"
 #include "ops/family.hpp"
+#include "ops/fused_epilogue.hpp"
 #include "tilegemm/error.hpp"
 
 namespace tilegemm {
@@ -352,10 +353,7 @@ class WgmmaFamily final : public Family {
     l.stride_a = o.stride_a;
     l.stride_b = o.stride_b;
     l.stride_c = o.stride_c;
-    l.bias_kind = p.bias;
-    l.bias = o.bias;
-    l.bias_type = p.bias_type;
-    l.activation = p.activation;
+    l.epi = fused_epilogue(p.bias, o.bias, p.bias_type, p.activation);
     const StoredOperand sa = stored_a(p, in_, wgmma_operand_batches(p.batch, o.stride_a)),
                         sb = stored_b(p, in_, wgmma_operand_batches(p.batch, o.stride_b));
     // Packed operands, converted FP32 operands, then split-K's partial sums; freed in stream order

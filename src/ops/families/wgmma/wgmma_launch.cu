@@ -15,7 +15,6 @@
 #include "kernels/gemm/split_b_tf32.cuh"
 #include "kernels/gemm/split_reduce_16bit.cuh"
 #include "ops/families/wgmma/wgmma_launch.hpp"
-#include "ops/fused_epilogue.hpp"
 #include "tilegemm/error.hpp"
 
 namespace tilegemm {
@@ -230,7 +229,7 @@ void launch_wgmma(const WgmmaLaunch& l, cudaStream_t stream) {
   p.lda = l.lda;
   p.ldb = l.ldb;
   p.b_keys = in == WgmmaIn::TF32x3 ? b_keys(l, in) : nullptr;
-  p.epi = fused_epilogue(l.bias_kind, l.bias, l.bias_type, l.activation);
+  p.epi = l.epi;
   p.batch = static_cast<int>(l.batch);
   p.a_batched = batches_a > 1;
   p.b_batched = batches_b > 1;

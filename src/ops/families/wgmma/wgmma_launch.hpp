@@ -9,9 +9,9 @@
 #include <string>
 
 #include "jit/jit.hpp"
+#include "kernels/common/fused_epilogue.hpp"
 #include "kernels/gemm/wgmma_in.hpp"
 #include "ops/k_slices.hpp"
-#include "tilegemm/gemm.hpp"
 #include "tilegemm/types.hpp"
 
 namespace tilegemm {
@@ -81,12 +81,9 @@ struct WgmmaLaunch {
   // stride of 0 for A or B: every batch reads the same matrix. batch x the tiles < 2^31.
   int64_t batch = 1;
   int64_t stride_a = 0, stride_b = 0, stride_c = 0;
-  // The fused epilogue after alpha and beta, on this (canonical) C: bias per row or column (F32 or C's
-  // type, every batch the same vector), then the activation.
-  BiasKind bias_kind = BiasKind::None;
-  const void* bias = nullptr;
-  DType bias_type = DType::F32;
-  Activation activation = Activation::None;
+  // The fused epilogue after alpha and beta, on this (canonical) C (ops::fused_epilogue): bias per row
+  // or column (F32 or C's type, every batch the same vector), then the activation.
+  kernels::FusedEpilogue epi{};
   float alpha = 1.0f, beta = 0.0f;  // beta == 0: C is not read
   DType in = DType::BF16;           // A and B: BF16, F16 or F32
   bool tf32_split = true;           // F32 operands: 3xTF32 (FP32 accuracy), else one TF32 product

@@ -111,38 +111,44 @@ __device__ __forceinline__ void store_quad_fused(OutT* out, const float (&sums)[
   store_quad(out, v, valid, 1.0f, 0.0f);
 }
 
-// The column bias a warp of an m64nBN slice needs (columns n0 + 8 j + 2 (lane % 4) + {0, 1}): the 8
-// lanes of a quad position need the same BN / 4 values, so lane 4 a + q loads the pairs of j = a,
-// a + 8, ... (BN / 64 pairs, every load in flight at once) and epilogue_in_registers takes j's pair
-// from lane 4 (j % 8) + q. Level 8 loads them while its last wgmma group runs. (Each lane loading its
-// own 64 columns in turn after the wait cost 16 % at 4096^3.) The caller checks e.bias_kind.
+// The tile's column bias in shared memory, laid out for the accumulators: row q holds the pairs of
+// quad position q (columns n0 + 8 j + 2 q + {0, 1}, j = 0 .. BN / 8 - 1) one after the other, so a
+// thread takes two j's pairs with one 16-byte load (BN / 16 loads a slice; spreading the bias through
+// shuffles cost 64 MIO instructions a thread beside GELU's MUFU operations, perf note #114). Rows
+// kPitch floats apart: the four rows a warp's loads touch lie on distinct banks. Each thread t < BN / 2
+// of a warpgroup loads columns n0 + 2 t, + 1 when its tile starts (load_column_bias_pair) and puts
+// them in place after the main loop (put_column_bias). The caller checks e.bias_kind.
 template <int BN>
-struct ColumnBias {
-  static_assert(BN % 64 == 0, "a lane loads BN / 64 column pairs");
-  float held[BN / 64][2];
+struct ColumnBiasRows {
+  static constexpr int kPitch = BN / 4 + 4;
+  static constexpr int kBytes = 4 * kPitch * int(sizeof(float));
 };
 template <int BN, class OutT>
-__device__ __forceinline__ void load_column_bias(ColumnBias<BN>& b, const FusedEpilogue& e, int n0, int lane, int n) {
+__device__ __forceinline__ void load_column_bias_pair(float (&pair)[2], const FusedEpilogue& e, int n0, int t, int n) {
 #pragma unroll
-  for (int p = 0; p < BN / 64; ++p)
-#pragma unroll
-    for (int x = 0; x < 2; ++x) {
-      const int col = n0 + 2 * (lane % 4) + 8 * (lane / 4 + 8 * p) + x;
-      b.held[p][x] = col < n ? epilogue_bias_at<OutT>(e, col) : 0.0f;
-    }
+  for (int x = 0; x < 2; ++x) {
+    const int col = n0 + 2 * t + x;
+    pair[x] = 2 * t < BN && col < n ? epilogue_bias_at<OutT>(e, col) : 0.0f;
+  }
+}
+template <int BN>
+__device__ __forceinline__ void put_column_bias(float* rows, const float (&pair)[2], int t) {
+  if (2 * t >= BN) return;
+  const int col = 2 * t, j = col / 8, q = (col % 8) / 2;
+  *reinterpret_cast<float2*>(rows + q * ColumnBiasRows<BN>::kPitch + 2 * j) = make_float2(pair[0], pair[1]);
 }
 
 // One m64nBN slice of wgmma accumulators turned into the epilogue's values in place, before the store
 // path is chosen (the stores then write them with alpha 1 and beta 0). Thread `lane` of each warp
 // holds rows row0 and row0 + 8, columns n0 + 8 j + 2 (lane % 4) + {0, 1} (sums[4 j + 2 half + x]);
-// `cb` holds the column bias (load_column_bias). Rows and columns past C read neither C nor the bias
-// (their values are staged, never stored). One unrolled loop per term, inlined once: a call per
-// value spilled the accumulators around every call (perf note #105). Called by whole warps (the
-// column bias moves through shuffles).
+// `bias_rows` holds the tile's column bias (ColumnBiasRows; past C's columns zeros). Rows and
+// columns past C read neither C nor the bias (their values are staged, never stored). One unrolled
+// loop per term, inlined once: a call per value spilled the accumulators around every call (perf
+// note #105).
 template <int BN, class OutT>
 __device__ __forceinline__ void epilogue_in_registers(float (&sums)[BN / 2], const FusedEpilogue& e, float alpha,
                                                       float beta, const OutT* c, long long ldc, int row0, int n0,
-                                                      int lane, int m, int n, const ColumnBias<BN>& cb) {
+                                                      int lane, int m, int n, const float* bias_rows) {
   const int q = lane % 4, col0 = n0 + 2 * q;
   if (beta != 0.0f) {
 #pragma unroll
@@ -166,13 +172,13 @@ __device__ __forceinline__ void epilogue_in_registers(float (&sums)[BN / 2], con
       sums[j * 4 + 2] += b1, sums[j * 4 + 3] += b1;
     }
   } else if (e.bias_kind == kBiasColumn) {
+    const float* row = bias_rows + q * ColumnBiasRows<BN>::kPitch;
 #pragma unroll
-    for (int j = 0; j < BN / 8; ++j)
-#pragma unroll
-      for (int x = 0; x < 2; ++x) {
-        const float b = __shfl_sync(0xffffffffu, cb.held[j / 8][x], 4 * (j % 8) + q);
-        sums[j * 4 + x] += b, sums[j * 4 + 2 + x] += b;
-      }
+    for (int j = 0; j < BN / 8; j += 2) {
+      const float4 b = *reinterpret_cast<const float4*>(row + 2 * j);
+      sums[j * 4] += b.x, sums[j * 4 + 1] += b.y, sums[j * 4 + 2] += b.x, sums[j * 4 + 3] += b.y;
+      sums[j * 4 + 4] += b.z, sums[j * 4 + 5] += b.w, sums[j * 4 + 6] += b.z, sums[j * 4 + 7] += b.w;
+    }
   }
   activate_all(sums, e.activation);
 }

@@ -351,12 +351,34 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     }
   };
   // Stores one m64 slice of accumulators (rows r0 ..) of batch bb: the raw FP32 sums of k slice `slice`
-  // with split-K, else alpha * sums + beta * C (then the bias and activation) into C. The m64nBN
-  // accumulator layout: thread (warp, lane) holds rows warp * 16 + lane / 4 (+ 8) and column pairs
-  // 8 j + 2 (lane % 4). The sums are spent: with a fused epilogue they become its values in place.
-  ColumnBias<BN> column_bias;  // the tile's, loaded while its last wgmma group runs (split-K stores raw sums)
+  // with split-K, else alpha * sums + beta * C into C, or with a fused epilogue its values (made in
+  // place by apply_epilogue first, alpha and beta included). The m64nBN accumulator layout: thread
+  // (warp, lane) holds rows warp * 16 + lane / 4 (+ 8) and column pairs 8 j + 2 (lane % 4).
+  // A column bias (split-K stores raw sums: its reduction adds it): this thread's two columns loaded
+  // when the unit starts, put in the warpgroup's ColumnBiasRows after the main loop. They take the
+  // start of the staged rows: after the previous tile's stores have read them, before this tile's
+  // stores stage (every store path starts with a barrier; ping-pong applies both slices' epilogues
+  // before storing either).
+  const bool column_bias = p.epi.bias_kind == kBiasColumn && p.splits == 1;
+  float bias_pair[2];
+  float* const bias_rows = reinterpret_cast<float*>(s.c_rows[cw]);
+  static_assert(ColumnBiasRows<BN>::kBytes <= int(sizeof(s.c_rows[0])), "the bias fits the staged rows");
   auto load_bias = [&](int n0) {
-    if (p.epi.bias_kind == kBiasColumn && p.splits == 1) load_column_bias<BN, OutT>(column_bias, p.epi, n0, lane, p.n);
+    if (column_bias) load_column_bias_pair<BN, OutT>(bias_pair, p.epi, n0, t_in, p.n);
+  };
+  auto put_bias = [&] {
+    if (!column_bias) return;
+    if (p.tma_c && t_in == 0) hopper::bulk_wait_group_read0();  // the previous TMA stores have read the rows
+    named_barrier_sync(3 + cw, 128);
+    put_column_bias<BN>(bias_rows, bias_pair, t_in);
+    named_barrier_sync(3 + cw, 128);
+  };
+  // The fused epilogue on one m64 slice's sums in place (not with split-K: its reduction applies it).
+  auto apply_epilogue = [&](float(&sums)[BN / 2], int bb, int r0, int n0) {
+    if (p.epi.plain() || p.splits > 1 || r0 >= p.m) return;
+    const OutT* c = static_cast<const OutT*>(p.c) + bb * p.stride_c;
+    epilogue_in_registers<BN>(sums, p.epi, p.alpha, p.beta, c, p.ldc, r0 + warp * 16 + lane / 4, n0, lane, p.m, p.n,
+                              bias_rows);
   };
   auto store_tile = [&](float(&sums)[BN / 2], int bb, int r0, int n0, int slice) {
     const int row0 = r0 + warp * 16 + lane / 4;
@@ -371,10 +393,8 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
       return;
     }
     OutT* c = static_cast<OutT*>(p.c) + bb * p.stride_c;
-    // A bias or activation: applied here, in registers; then every path writes C over with alpha 1.
+    // A bias or activation was applied in registers: every path writes C over with alpha 1.
     const bool fused = !p.epi.plain();
-    if (fused)
-      epilogue_in_registers<BN>(sums, p.epi, p.alpha, p.beta, c, p.ldc, row0, n0, lane, p.m, p.n, column_bias);
     const float alpha = fused ? 1.0f : p.alpha, beta = fused ? 0.0f : p.beta;
     if (p.tma_c) {  // C written over through TMA stores
       store_slice_tma<BN, OutT>(&map_c, n0, r0, bb, cols, sums, alpha, smem_rows, bar, t_in);
@@ -475,10 +495,11 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
       continue;
     }
     if (kPingPong && nth > 0) named_barrier_sync(1 + cw, 256);  // the other has taken its last stage
+    load_bias(n0);
     if constexpr (kSplit) {
       split_main_loop(acc[0], kt0, kt1, it);
       it += kt1 - kt0;
-      load_bias(n0);
+      put_bias();
     } else {
     for (int kt = kt0; kt < kt1; ++kt, ++it) {
       const int st = it % kStages;
@@ -501,7 +522,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
       // Ping-pong: the last stage is taken; the other warpgroup's next unit may start.
       if (kPingPong && kt == kt1 - 1 && u + stride < units) named_barrier_arrive(2 - cw, 256);
     }
-    load_bias(n0);
+    put_bias();  // while the last wgmma group runs
     wgmma_wait<0>();
     release((it - 1) % kStages);
     }
@@ -528,6 +549,8 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
         return;
       }
     }
+#pragma unroll
+    for (int h = 0; h < kSlices; ++h) apply_epilogue(acc[h], bb, m0 + (kPingPong ? h : cw) * 64, n0);
 #pragma unroll
     for (int h = 0; h < kSlices; ++h)
       store_tile(acc[h], bb, m0 + (kPingPong ? h : cw) * 64, n0, u % p.splits);

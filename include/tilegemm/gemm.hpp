@@ -57,6 +57,9 @@ enum class Activation : int {
 };
 const char* to_string(BiasKind b);    // "none", "row", "column"
 const char* to_string(Activation a);  // "none", "relu", "gelu-tanh", "gelu-erf", "silu"
+// The names to_string prints (case-insensitive); tilegemm::Error(InvalidArgument) naming `what` else.
+BiasKind parse_bias_kind(const std::string& s, const char* what = "bias_kind");
+Activation parse_activation(const std::string& s, const char* what = "activation");
 
 // What is done with the product before it is stored, in this order, in FP32:
 //   D = activation(alpha * op(A) op(B) + beta * C + bias), written over C (C's type is D's: the input

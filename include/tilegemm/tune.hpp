@@ -7,13 +7,16 @@
 #include <vector>
 
 #include "tilegemm/bsr_gpu.hpp"
+#include "tilegemm/gemm.hpp"
 #include "tilegemm/types.hpp"
 
 namespace tilegemm {
 
 // A dense product to tune: what a config's legality and speed depend on. The tuner allocates and
 // fills its own operands (uniform in [-1, 1], rounded to `dtype`) with these leading dimensions and
-// offsets.
+// offsets; batches lie one whole stored matrix (rows or columns x ld) apart, and a bias is a vector in
+// C's type. A batch or an epilogue is part of the stored key (ops/keys.hpp): the winner serves calls
+// with the same ones, and a call without a tuned entry of its own falls back to the plain product's.
 struct GemmShape {
   DType dtype = DType::F32;  // A, B and C: F32, BF16 or F16 (FP32 accumulation)
   Math math = Math::Fp32;    // F32 products: the math the configs may use (Math::Tf32 adds TF32 tensor cores)
@@ -23,6 +26,9 @@ struct GemmShape {
   int64_t lda = 0, ldb = 0, ldc = 0;  // 0: the tight leading dimension
   int64_t offset = 0;           // elements every matrix starts into its buffer (1 breaks 16-byte alignment)
   bool beta_zero = true;        // C not read (beta == 0), or read
+  int64_t batch = 1;            // strided batches, 1 to 2^20
+  BiasKind bias = BiasKind::None;            // the fused epilogue (Epilogue): a bias per row or column of C
+  Activation activation = Activation::None;  // and an activation
 };
 
 // A block-sparse product to tune with a given W (tilegemm/bsr_gpu.hpp), sizes of the public product:

@@ -139,18 +139,8 @@ tilegemm::Epilogue epilogue_of(float alpha, float beta, uintptr_t bias, const st
   tilegemm::Epilogue e;
   e.alpha = alpha;
   e.beta = beta;
-  bool known = false;
-  for (tilegemm::BiasKind kind : {tilegemm::BiasKind::None, tilegemm::BiasKind::PerRow, tilegemm::BiasKind::PerColumn})
-    if (bias_kind == tilegemm::to_string(kind)) e.bias_kind = kind, known = true;
-  if (!known) throw Error(ErrorCode::InvalidArgument, "bias_kind: '" + bias_kind + "' is not none, row or column");
-  known = false;
-  for (tilegemm::Activation act : {tilegemm::Activation::None, tilegemm::Activation::Relu,
-                                   tilegemm::Activation::GeluTanh, tilegemm::Activation::GeluErf,
-                                   tilegemm::Activation::Silu})
-    if (activation == tilegemm::to_string(act)) e.activation = act, known = true;
-  if (!known)
-    throw Error(ErrorCode::InvalidArgument,
-                "activation: '" + activation + "' is not none, relu, gelu-tanh, gelu-erf or silu");
+  e.bias_kind = tilegemm::parse_bias_kind(bias_kind);
+  e.activation = tilegemm::parse_activation(activation);
   e.bias = as_ptr<const void>(bias);
   e.bias_type = dtype_of(bias_dtype);
   return e;

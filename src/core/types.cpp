@@ -130,6 +130,19 @@ std::string to_string(Math v) {
   return "?";
 }
 
+BiasKind parse_bias_kind(const std::string& s, const char* what) {
+  const std::string v = lower(s);
+  for (BiasKind b : {BiasKind::None, BiasKind::PerRow, BiasKind::PerColumn})
+    if (v == to_string(b)) return b;
+  bad_value(what, s, "none, row or column");
+}
+Activation parse_activation(const std::string& s, const char* what) {
+  const std::string v = lower(s);
+  for (Activation a : {Activation::None, Activation::Relu, Activation::GeluTanh, Activation::GeluErf, Activation::Silu})
+    if (v == to_string(a)) return a;
+  bad_value(what, s, "none, relu, gelu-tanh, gelu-erf or silu");
+}
+
 Math parse_math(const std::string& s, const char* what) {
   const std::string v = lower(s);
   if (v == "fp32") return Math::Fp32;

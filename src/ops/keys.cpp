@@ -36,7 +36,23 @@ std::string problem_key(const Problem& p) {
                 p.trans_a ? 'T' : 'N', p.trans_b ? 'T' : 'N', copies(p.a_type, p.align_a, p.pitch_align_a).c_str(),
                 copies(p.b_type, p.align_b, p.pitch_align_b).c_str(), same_shift ? " same-shift" : "",
                 p.beta_zero ? 0 : 1);
-  return buf;
+  std::string key = buf;
+  if (p.batch > 1) key += " batch" + std::to_string(p.batch);
+  if (!p.plain_epilogue()) {
+    key += " epi=";
+    if (p.bias != BiasKind::None) key += std::string(to_string(p.bias)) + (p.activation != Activation::None ? "+" : "");
+    if (p.activation != Activation::None) key += to_string(p.activation);
+  }
+  return key;
+}
+
+Problem plain_single(const Problem& p) {
+  Problem q = p;
+  q.batch = 1;
+  q.bias = BiasKind::None;
+  q.bias_type = DType::F32;
+  q.activation = Activation::None;
+  return q;
 }
 
 OpKind key_kind(const std::string& key) {

@@ -40,7 +40,9 @@ namespace {
 struct Operands {
   int64_t lda = 0, ldb = 0, ldc = 0;
   StoredOperands stored;
-  int64_t size_a = 0, size_b = 0, size_c = 0;  // elements to allocate, offset included
+  int64_t stride_a = 0, stride_b = 0, stride_c = 0;  // elements between batches (0 with one batch)
+  int64_t size_a = 0, size_b = 0, size_c = 0;        // elements to allocate, offset and batches included
+  int64_t bias_count = 0;                            // the bias vector's values
 };
 
 int64_t tight_or(int64_t ld, const StoredMatrix& s, Layout layout) { return ld > 0 ? ld : s.min_ld(layout); }
@@ -63,6 +65,11 @@ Operands check_shape(const GemmShape& s, const TuneOptions& o) {
   for (const auto& [name, v] : dims)
     if (v < 1 || v > INT_MAX) invalid(std::string(name) + " = " + std::to_string(v) + " is not in [1, 2^31-1]");
   if (s.offset < 0 || s.offset > (1 << 20)) invalid("shape.offset = " + std::to_string(s.offset) + " is not in [0, 2^20]");
+  if (s.batch < 1 || s.batch > (1 << 20)) invalid("shape.batch = " + std::to_string(s.batch) + " is not in [1, 2^20]");
+  if (s.bias != BiasKind::None && s.bias != BiasKind::PerRow && s.bias != BiasKind::PerColumn)
+    invalid("shape.bias = " + std::to_string(static_cast<int>(s.bias)) + " is not a BiasKind value");
+  if (static_cast<int>(s.activation) < 0 || static_cast<int>(s.activation) > static_cast<int>(Activation::Silu))
+    invalid("shape.activation = " + std::to_string(static_cast<int>(s.activation)) + " is not an Activation value");
   detail::check_tune_options(o);
   Operands ops;
   ops.stored = stored_shapes(s.op_a, s.op_b, s.m, s.n, s.k);
@@ -75,9 +82,17 @@ Operands check_shape(const GemmShape& s, const TuneOptions& o) {
     if (v.first < v.second->min_ld(s.layout) || v.first > INT_MAX)
       invalid(std::string(name) + " = " + std::to_string(v.first) + " is not in [" +
               std::to_string(v.second->min_ld(s.layout)) + ", 2^31-1]");
-  ops.size_a = s.offset + ops.stored.a.extent(s.layout, ops.lda);
-  ops.size_b = s.offset + ops.stored.b.extent(s.layout, ops.ldb);
-  ops.size_c = s.offset + ops.stored.c.extent(s.layout, ops.ldc);
+  // Batches one whole stored matrix apart (its rows, or columns, x ld), as the bench lays them out.
+  auto stride = [&](const StoredMatrix& m, int64_t ld) {
+    return s.batch > 1 ? (s.layout == Layout::RowMajor ? m.rows : m.cols) * ld : 0;
+  };
+  ops.stride_a = stride(ops.stored.a, ops.lda);
+  ops.stride_b = stride(ops.stored.b, ops.ldb);
+  ops.stride_c = stride(ops.stored.c, ops.ldc);
+  ops.size_a = s.offset + (s.batch - 1) * ops.stride_a + ops.stored.a.extent(s.layout, ops.lda);
+  ops.size_b = s.offset + (s.batch - 1) * ops.stride_b + ops.stored.b.extent(s.layout, ops.ldb);
+  ops.size_c = s.offset + (s.batch - 1) * ops.stride_c + ops.stored.c.extent(s.layout, ops.ldc);
+  ops.bias_count = s.bias == BiasKind::PerRow ? s.m : s.bias == BiasKind::PerColumn ? s.n : 0;
   return ops;
 }
 
@@ -115,10 +130,13 @@ TuneResult tune(const GemmShape& shape, const TuneOptions& options) {
   DeviceBuffer<unsigned char> a16(f32 ? 0 : ops.size_a * bytes), b16(f32 ? 0 : ops.size_b * bytes),
       c0_16(f32 || shape.beta_zero ? 0 : ops.size_c * bytes), c(ops.size_c * bytes);
   DeviceBuffer<float> c_wide(f32 ? 0 : ops.size_c);  // a 16-bit C widened for the comparison
+  // The bias in C's type (the candidates') and its exact FP32 copy (the reference's).
+  DeviceBuffer<float> bias32(ops.bias_count);
+  DeviceBuffer<unsigned char> bias16(f32 ? 0 : ops.bias_count * bytes);
   const std::pair<DeviceBuffer<float>*, DeviceBuffer<unsigned char>*> fills[] = {
-      {&a32, &a16}, {&b32, &b16}, {&c0_32, &c0_16}};
-  const uint64_t seeds[] = {0x7A11, 0x7A12, 0x7A13};
-  for (int i = 0; i < 3; ++i) {
+      {&a32, &a16}, {&b32, &b16}, {&c0_32, &c0_16}, {&bias32, &bias16}};
+  const uint64_t seeds[] = {0x7A11, 0x7A12, 0x7A13, 0x7A14};
+  for (int i = 0; i < 4; ++i) {
     const int64_t count = static_cast<int64_t>(fills[i].first->size());
     detail::fill_uniform(fills[i].first->get(), count, seeds[i], s);
     if (f32 || count == 0) continue;
@@ -130,40 +148,50 @@ TuneResult tune(const GemmShape& shape, const TuneOptions& options) {
   const void* c0 = shape.beta_zero ? nullptr : f32 ? static_cast<void*>(c0_32.get()) : c0_16.get();
   auto at = [&](const void* base) { return static_cast<const unsigned char*>(base) + off * bytes; };
 
+  // The call in type `type` on these buffers (each batch, the epilogue).
+  const float alpha = 1.0f, beta = shape.beta_zero ? 0.0f : 1.0f;
+  auto call = [&](DType type, const void* pa, const void* pb, void* pc, const void* bias) {
+    GemmArgs g;
+    g.layout = shape.layout;
+    g.op_a = shape.op_a;
+    g.op_b = shape.op_b;
+    g.m = shape.m;
+    g.n = shape.n;
+    g.k = shape.k;
+    g.batch = shape.batch;
+    g.a = MatrixArg{type, pa, ops.lda, ops.stride_a};
+    g.b = MatrixArg{type, pb, ops.ldb, ops.stride_b};
+    g.c = OutputArg{type, pc, ops.ldc, ops.stride_c};
+    g.epilogue = Epilogue{alpha, beta, shape.bias, ops.bias_count > 0 ? bias : nullptr, type, shape.activation};
+    return g;
+  };
   // The reference: level 5 on the FP32 copies, a kernel family none of the candidates shares, with
-  // 64-bit offsets.
+  // 64-bit offsets (an epilogue in its elementwise pass, epilogue_pass.cuh).
   run.reset_output(ref.get(), shape.beta_zero ? nullptr : c0_32.get(), ops.size_c);
   GemmOptions level5;
   level5.kernel = Kernel::Vectorized;
-  const float alpha = 1.0f, beta = shape.beta_zero ? 0.0f : 1.0f;
-  sgemm(shape.layout, shape.op_a, shape.op_b, shape.m, shape.n, shape.k, alpha, a32.get() + off, ops.lda,
-        b32.get() + off, ops.ldb, beta, ref.get() + off, ops.ldc, run.user_stream(), level5);
+  gemm(call(DType::F32, a32.get() + off, b32.get() + off, ref.get() + off, bias32.get()), run.user_stream(), level5);
 
-  GemmArgs args;
-  args.layout = shape.layout;
-  args.op_a = shape.op_a;
-  args.op_b = shape.op_b;
-  args.m = shape.m;
-  args.n = shape.n;
-  args.k = shape.k;
-  args.a = MatrixArg{t, at(a), ops.lda, 0};
-  args.b = MatrixArg{t, at(b), ops.ldb, 0};
-  args.c = OutputArg{t, c.get() + off * bytes, ops.ldc, 0};
-  args.epilogue = Epilogue{alpha, beta};
+  const GemmArgs args = call(t, at(a), at(b), c.get() + off * bytes, f32 ? static_cast<void*>(bias32.get()) : bias16.get());
   GemmOptions math;
   math.math = shape.math;
   const ops::Problem problem = ops::gemm_call(args, math).problem;
   const int64_t outer = ops.stored.c.rows, inner = ops.stored.c.cols;
-  const int64_t c_outer = shape.layout == Layout::RowMajor ? outer : inner;
+  // Every batch's C: batches are whole stored matrices one after the other.
+  const int64_t c_outer = (shape.layout == Layout::RowMajor ? outer : inner) * shape.batch;
   const int64_t c_inner = shape.layout == Layout::RowMajor ? inner : outer;
   // Ours and level 5's FP32 rounding (|A|, |B| <= 1); a 16-bit C is also rounded once to its type,
   // up to a unit roundoff of the largest |C| (2^-8 bf16, 2^-11 f16).
   double tolerance = 2.0 * ref::fp32_gemm_error_bound(shape.k);
   // TF32 math cuts both operands to 10-bit mantissas: up to 2^-9 of each product.
   if (f32 && shape.math == Math::Tf32) tolerance += std::ldexp(1.0, -9) * static_cast<double>(shape.k);
-  if (!f32) {
+  const bool plain = shape.bias == BiasKind::None && shape.activation == Activation::None;
+  if (!f32 || !plain) {
     const double max_c = detail::compare_matrix(ref.get() + off, ref.get() + off, c_outer, c_inner, ops.ldc, s).max_y;
-    tolerance += 2.0 * ref::unit_roundoff(t) * max_c;
+    // The activations change an error by at most 1.13 times (GELU's largest slope) and add their
+    // own, under 2^-15 of the value (fused_epilogue.cuh).
+    if (!plain) tolerance = 1.13 * tolerance + std::ldexp(max_c, -15);
+    if (!f32) tolerance += 2.0 * ref::unit_roundoff(t) * max_c;
   }
   return run.measure(
       problem, [&] { run.reset_output(c.get(), t, c0, ops.size_c); },

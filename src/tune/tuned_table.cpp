@@ -68,7 +68,10 @@ std::string tuned_text(const DeviceContext& ctx, const KeyOf& problem) {
 }  // namespace
 
 ops::Config tuned_config(const DeviceContext& ctx, const ops::Problem& p) {
-  const std::string text = tuned_text(ctx, [&] { return ops::problem_key(p); });
+  std::string text = tuned_text(ctx, [&] { return ops::problem_key(p); });
+  // A batched or epilogue call without an entry of its own takes the single plain product's.
+  if (text.empty() && p.kind == ops::OpKind::Gemm && (p.batch > 1 || !p.plain_epilogue()))
+    text = tuned_text(ctx, [&] { return ops::problem_key(ops::plain_single(p)); });
   if (text.empty()) return ops::Config();
   return ops::registry().parse(text, "config", p.kind);  // parsed once at load: cannot throw here
 }

@@ -389,6 +389,22 @@ TEST(CliTune, OptionsBecomeTheLibrarysTuneOptions) {
   EXPECT_EQ(plan_tune(list, "/d.sqlite3").db, "/d.sqlite3");
   a.min_time = 61;
   expect_invalid([&] { plan_tune(a, "/d"); }, "--min-time: must be in [0, 60] seconds");
+  // --batch and --epilogue as in bench: each listed epilogue tunes every shape.
+  GemmTuneArgs batched;
+  batched.dtype = "bf16";
+  batched.batch = "4";
+  batched.epilogue = "none,bias+gelu-tanh";
+  const std::vector<Problem> with = plan_gemm_tune({"64x96x128"}, "", batched);
+  ASSERT_EQ(with.size(), 2u);
+  EXPECT_EQ(with[0].batch, 4);
+  EXPECT_TRUE(with[0].plain_epilogue());
+  EXPECT_EQ(with[1].str(), "4 x 64x96x128 row NN epi=bias+gelu-tanh");
+  EXPECT_EQ(with[1].dtype, DType::BF16);
+  batched.batch = "0";
+  expect_invalid([&] { plan_gemm_tune({"64x96x128"}, "", batched); }, "--batch: ");
+  batched.batch = "";
+  batched.epilogue = "gelu";
+  expect_invalid([&] { plan_gemm_tune({"64x96x128"}, "", batched); }, "--epilogue: unknown part 'gelu'");
 }
 
 TEST(CliCheckBsr, ProblemsKernelsAndConfigs) {

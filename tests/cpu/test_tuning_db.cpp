@@ -192,6 +192,35 @@ TEST(TuningDbKeys, ProblemKeyText) {
   EXPECT_EQ(ops::problem_key(h), "gemm bf16.bf16.f32 4096x4096x4096 NN a16 b2 beta0");
 }
 
+// A batch above 1 and a fused epilogue end the key; plain_single drops them (the fallback's key).
+TEST(TuningDbKeys, BatchAndEpilogueEndTheKey) {
+  ops::Problem p = square_problem();
+  p.a_type = p.b_type = p.c_type = DType::BF16;
+  const std::string plain = ops::problem_key(p);
+  EXPECT_EQ(plain, "gemm bf16.bf16.bf16 4096x4096x4096 NN a16 b16 beta0");
+  p.batch = 1;
+  EXPECT_EQ(ops::problem_key(p), plain);
+  p.batch = 8;
+  EXPECT_EQ(ops::problem_key(p), plain + " batch8");
+  p.bias = BiasKind::PerColumn;
+  p.bias_type = DType::BF16;
+  EXPECT_EQ(ops::problem_key(p), plain + " batch8 epi=column");
+  p.activation = Activation::GeluTanh;
+  EXPECT_EQ(ops::problem_key(p), plain + " batch8 epi=column+gelu-tanh");
+  p.batch = 1;
+  p.bias = BiasKind::PerRow;
+  EXPECT_EQ(ops::problem_key(p), plain + " epi=row+gelu-tanh");
+  p.bias = BiasKind::None;
+  p.activation = Activation::Silu;
+  EXPECT_EQ(ops::problem_key(p), plain + " epi=silu");
+  p.batch = 5;
+  const ops::Problem single = ops::plain_single(p);
+  EXPECT_EQ(ops::problem_key(single), plain);
+  EXPECT_EQ(single.batch, 1);
+  EXPECT_TRUE(single.plain_epilogue());
+  EXPECT_EQ(single.m, p.m);
+}
+
 TEST(TuningDbKeys, ProblemKeyDistinguishesEachField) {
   const ops::Problem base = square_problem();
   std::vector<std::pair<const char*, ops::Problem>> variants;
@@ -222,6 +251,11 @@ TEST(TuningDbKeys, ProblemKeyDistinguishesEachField) {
   });
   vary("a_type", [](ops::Problem& p) { p.a_type = DType::F16; });
   vary("c_type", [](ops::Problem& p) { p.c_type = DType::BF16; });
+  vary("batch", [](ops::Problem& p) { p.batch = 2; });
+  vary("bias per row", [](ops::Problem& p) { p.bias = BiasKind::PerRow; });
+  vary("bias per column", [](ops::Problem& p) { p.bias = BiasKind::PerColumn; });
+  vary("relu", [](ops::Problem& p) { p.activation = Activation::Relu; });
+  vary("gelu-erf", [](ops::Problem& p) { p.activation = Activation::GeluErf; });
 
   const std::string base_key = ops::problem_key(base);
   std::map<std::string, std::string> seen{{base_key, "base"}};
@@ -662,6 +696,16 @@ TEST(TuneArguments, BadShapeAndOptionsAreNamed) {
   s = ok;
   s.offset = -1;
   EXPECT_NE(message(s, {}).find("shape.offset = -1"), std::string::npos);
+  s = ok;
+  s.batch = 0;
+  EXPECT_NE(message(s, {}).find("shape.batch = 0 is not in [1, 2^20]"), std::string::npos) << message(s, {});
+  s = ok;
+  s.bias = static_cast<BiasKind>(7);
+  EXPECT_NE(message(s, {}).find("shape.bias = 7 is not a BiasKind value"), std::string::npos) << message(s, {});
+  s = ok;
+  s.activation = static_cast<Activation>(-1);
+  EXPECT_NE(message(s, {}).find("shape.activation = -1 is not an Activation value"), std::string::npos)
+      << message(s, {});
   TuneOptions o;
   o.budget_s = 0;
   EXPECT_NE(message(ok, o).find("options.budget_s"), std::string::npos);

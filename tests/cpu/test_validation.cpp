@@ -221,6 +221,14 @@ TEST(Parsing, NamesRoundTripAndUnknownValuesNameTheArgument) {
   EXPECT_EQ(parse_raster("Hilbert"), Raster::Hilbert);
   expect_error([] { parse_kernel("8", "--kernels"); }, "--kernels: unknown value '8'");
   expect_error([] { parse_layout("diag", "--layout"); }, "--layout: unknown value 'diag'");
+  for (BiasKind b : {BiasKind::None, BiasKind::PerRow, BiasKind::PerColumn}) EXPECT_EQ(parse_bias_kind(to_string(b)), b);
+  for (Activation a : {Activation::None, Activation::Relu, Activation::GeluTanh, Activation::GeluErf, Activation::Silu})
+    EXPECT_EQ(parse_activation(to_string(a)), a);
+  EXPECT_EQ(parse_activation("GELU-Tanh"), Activation::GeluTanh);
+  EXPECT_EQ(parse_bias_kind("Column"), BiasKind::PerColumn);
+  expect_error([] { parse_activation("gelu"); },
+               "activation: unknown value 'gelu' (expected none, relu, gelu-tanh, gelu-erf or silu)");
+  expect_error([] { parse_bias_kind("col", "bias"); }, "bias: unknown value 'col' (expected none, row or column)");
 }
 
 }  // namespace

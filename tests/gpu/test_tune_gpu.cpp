@@ -265,6 +265,60 @@ TEST_F(TuneTest, SixteenBitProductsTuneStoreAndRunAtRunTime) {
   EXPECT_GT(rt.compile_seconds, 0.0);
 }
 
+// A batched product with a fused epilogue: every candidate verified against level 5 with the bias and
+// GELU applied by its elementwise pass, the winner stored under a key that ends with the batch and
+// the epilogue; Auto runs it for that call only. A call with another epilogue has no entry of its
+// own and takes the single plain product's once one is stored.
+TEST_F(TuneTest, Small_BatchedEpilogueTunesUnderItsOwnKeyAndFallsBackToThePlainOne) {
+  GemmShape s = shape_of(192, 256, 136);
+  s.dtype = DType::BF16;
+  s.op_b = Op::T;
+  s.batch = 3;
+  s.bias = BiasKind::PerColumn;
+  s.activation = Activation::GeluTanh;
+  const TuneResult r = tune(s, quick(true));
+  const std::string suffix = " beta0 batch3 epi=column+gelu-tanh";
+  ASSERT_GT(r.problem.size(), suffix.size());
+  EXPECT_EQ(r.problem.substr(r.problem.size() - suffix.size()), suffix) << r.problem;
+  EXPECT_EQ(r.problem.rfind("gemm bf16", 0), 0u) << r.problem;
+  EXPECT_GE(r.measured, 2);
+  for (const TuneCandidate& c : r.candidates)
+    EXPECT_TRUE(c.status == "measured" || c.status == "not measured") << c.config << ": " << c.status;
+  ASSERT_TRUE(r.stored);
+
+  // The same call as the tuner's (batches one matrix apart, a bf16 bias per column).
+  DeviceBuffer<uint16_t> a(3 * 192 * 136), b(3 * 256 * 136), c(3 * 192 * 256), bias(256);
+  GemmArgs args;
+  args.op_b = Op::T;
+  args.m = 192;
+  args.n = 256;
+  args.k = 136;
+  args.batch = 3;
+  args.a = MatrixArg{DType::BF16, a.get(), 136, 192 * 136};
+  args.b = MatrixArg{DType::BF16, b.get(), 136, 256 * 136};
+  args.c = OutputArg{DType::BF16, c.get(), 256, 192 * 256};
+  args.epilogue.bias_kind = BiasKind::PerColumn;
+  args.epilogue.bias = bias.get();
+  args.epilogue.bias_type = DType::BF16;
+  args.epilogue.activation = Activation::GeluTanh;
+  GemmChoice choice = explain_choice(args);
+  EXPECT_TRUE(choice.tuned) << choice.reason;
+  EXPECT_EQ(choice.config, r.best_config);
+
+  // ReLU instead: no entry of its own, and no plain one yet.
+  args.epilogue.activation = Activation::Relu;
+  EXPECT_FALSE(explain_choice(args).tuned);
+  const std::string plain_key = r.problem.substr(0, r.problem.size() - suffix.size()) + " beta0";
+  store_entry(db_, plain_key, r.candidates.back().config);
+  reload_tuning_database();
+  choice = explain_choice(args);
+  EXPECT_TRUE(choice.tuned) << choice.reason;
+  EXPECT_EQ(choice.config, r.candidates.back().config);
+  // The GELU call keeps its own entry.
+  args.epilogue.activation = Activation::GeluTanh;
+  EXPECT_EQ(explain_choice(args).config, r.best_config);
+}
+
 TEST_F(TuneTest, Small_TransposedColumnMajorOffsetShape) {
   // A col-major TN product with ld + 3 and an offset of 1: the tuner verifies every candidate on it.
   GemmShape s;

@@ -77,8 +77,10 @@ void apply_epilogues(std::vector<Problem>& problems, const std::string& list, co
           continue;
         }
         Activation named = Activation::None;
-        for (Activation a : {Activation::Relu, Activation::GeluTanh, Activation::GeluErf, Activation::Silu})
-          if (name == to_string(a)) named = a;
+        try {
+          named = parse_activation(name);
+        } catch (const Error&) {
+        }
         if (named == Activation::None)
           invalid(std::string(what) + ": unknown part '" + part + "' in '" + item + "'" + expected);
         if (act != Activation::None) invalid(std::string(what) + ": two activations in '" + item + "'" + expected);
@@ -281,6 +283,8 @@ std::vector<Problem> plan_gemm_tune(const std::vector<std::string>& shapes, cons
   for (const Problem& p : problems)
     if (p.m < 1 || p.n < 1 || p.k < 1) invalid("--shape: " + p.dims() + " has an empty dimension: nothing to tune");
   apply_layout(problems, args.layout, args.trans, args.ld, args.offset);
+  apply_batch(problems, args.batch);
+  apply_epilogues(problems, args.epilogue);
   apply_dtype(problems, parse_dtype(args.dtype, "--dtype"));
   return problems;
 }

@@ -105,7 +105,7 @@ CheckPlan plan_check(const CheckArgs& args);
 
 // tune gemm's own options: the layout the tuned shapes are stored with (tuning keys include it).
 struct GemmTuneArgs {
-  std::string dtype = "fp32", layout = "row", trans = "NN", ld = "+0", offset = "0";
+  std::string dtype = "fp32", layout = "row", trans = "NN", ld = "+0", offset = "0", batch, epilogue;
 };
 // The shapes of --preset, then each --shape, in the layout of `args`; throws naming the option (a shape
 // with an empty dimension has nothing to tune).

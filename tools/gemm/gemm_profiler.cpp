@@ -5,6 +5,7 @@
 // measured against (the error column).
 #include "gemm_profiler.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -44,6 +45,10 @@ GemmShape gemm_shape(const Problem& p) {
   s.ldb = p.ldb();
   s.ldc = p.ldc();
   s.offset = p.offset;
+  s.beta_zero = true;
+  s.batch = p.batch;
+  s.bias = p.bias;
+  s.activation = p.activation;
   return s;
 }
 
@@ -57,8 +62,8 @@ void add_layout_options(CLI::App* cmd, Args& a) {
   cmd->add_option("--offset", a.offset, "start every matrix N elements into its buffer (unaligned pointers)")
       ->capture_default_str();
 }
-// --batch (bench and check): every shape as N strided batches (cuBLAS's gemmStridedBatched the baseline);
-// --epilogue: fused bias and activation (cuBLASLt's matmul with the same epilogue the baseline).
+// --batch (bench, check, tune): every shape as N strided batches (cuBLAS's gemmStridedBatched the
+// baseline); --epilogue: fused bias and activation (cuBLASLt's matmul with the same epilogue the baseline).
 template <class Args>
 void add_batch_option(CLI::App* cmd, Args& a) {
   cmd->add_option("--batch", a.batch,
@@ -244,13 +249,19 @@ class GemmProfiler final : public OperationProfiler {
     cmd->add_option("--trans", a.trans, "NN, NT, TN or TT");
     cmd->add_option("--ld", a.ld, "+N pads every leading dimension; N sets it");
     cmd->add_option("--offset", a.offset, "elements every matrix starts into its buffer");
+    add_batch_option(cmd, a);
   }
   size_t plan_tune(const TuneArgs& shared) override {
     tune_problems_ = plan_gemm_tune(shared.shapes, shared.preset, tune_args_);
     return tune_problems_.size();
   }
   std::string tune_problem_name(size_t i) const override { return tune_problems_[i].str(); }
-  std::string tune_baseline() const override { return "cuBLAS"; }
+  // cuBLAS for plain products, cuBLASLt's matmul for those with an epilogue (--epilogue).
+  std::string tune_baseline() const override {
+    const auto plain = [](const Problem& p) { return p.plain_epilogue(); };
+    if (std::all_of(tune_problems_.begin(), tune_problems_.end(), plain)) return "cuBLAS";
+    return std::none_of(tune_problems_.begin(), tune_problems_.end(), plain) ? "cuBLASLt" : "cuBLAS/Lt";
+  }
   int tune_name_width() const override { return 34; }
 
   TuneRow tune_problem(size_t i, const TuneOptions& o, size_t flush_bytes) override {
@@ -258,11 +269,21 @@ class GemmProfiler final : public OperationProfiler {
     TuneRow row;
     row.shape = p.str();
     row.result = tune(gemm_shape(p), o);
-    row.baseline = tune_baseline();
-    // cuBLAS on the shape, timed like the tuner times a config (cold L2, the same minimum time).
+    row.baseline = "cuBLAS";
+    // cuBLAS on the shape, timed like the tuner times a config (cold L2, the same minimum time): in
+    // p.dtype SGEMM or cublasGemmEx with the same types and FP32 compute (strided batched for
+    // batches); with an epilogue cuBLASLt's matmul with the same one, where it has it.
     if (!cublas_) cublas_.emplace();
-    // In p.dtype: SGEMM, or cublasGemmEx with the same types and FP32 compute.
     Operands ops(p, 1, 2);
+    if (!p.plain_epilogue()) {
+      row.baseline = "cuBLASLt";
+      const std::string lacks =
+          cublas_->refuses_epilogue(p, ops.a.at(p.offset), ops.b.at(p.offset), ops.c.at(p.offset));
+      if (!lacks.empty()) {
+        row.baseline = "cuBLASLt (skipped: " + lacks + ")";
+        return row;
+      }
+    }
     const Timing t = time_runs([&] { cublas_->gemm(p, ops.a.at(p.offset), ops.b.at(p.offset), ops.c.at(p.offset)); },
                                o.min_time_s, flush_bytes);
     row.baseline_us = t.median_ms * 1e3;

@@ -262,7 +262,12 @@ class GemmProfiler final : public OperationProfiler {
     if (std::all_of(tune_problems_.begin(), tune_problems_.end(), plain)) return "cuBLAS";
     return std::none_of(tune_problems_.begin(), tune_problems_.end(), plain) ? "cuBLASLt" : "cuBLAS/Lt";
   }
-  int tune_name_width() const override { return 34; }
+  // 34, or the longest name (batches and epilogues lengthen it).
+  int tune_name_width() const override {
+    size_t width = 34;
+    for (const Problem& p : tune_problems_) width = std::max(width, p.str().size() + 1);
+    return static_cast<int>(width);
+  }
 
   TuneRow tune_problem(size_t i, const TuneOptions& o, size_t flush_bytes) override {
     const Problem& p = tune_problems_[i];

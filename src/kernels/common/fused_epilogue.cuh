@@ -111,16 +111,13 @@ __device__ __forceinline__ void load_quad_bias(const FusedEpilogue& e, int row, 
   const int bytes = e.bias_f32 ? 4 : int(sizeof(OutT));
   const char* at = static_cast<const char*>(e.bias) + static_cast<long long>(col) * bytes;
   if (valid == 4 && reinterpret_cast<unsigned long long>(at) % (4 * bytes) == 0) {
-    if (e.bias_f32) {
+    if (bytes == 4) {  // an F32 bias, or C's type is float
       const float4 v = *reinterpret_cast<const float4*>(at);
       b[0] = v.x, b[1] = v.y, b[2] = v.z, b[3] = v.w;
     } else if constexpr (sizeof(OutT) == 2) {
       const uint2 v = *reinterpret_cast<const uint2*>(at);
       const float2 lo = OutPair<OutT>::get(v.x), hi = OutPair<OutT>::get(v.y);
       b[0] = lo.x, b[1] = lo.y, b[2] = hi.x, b[3] = hi.y;
-    } else {
-      const float4 v = *reinterpret_cast<const float4*>(at);
-      b[0] = v.x, b[1] = v.y, b[2] = v.z, b[3] = v.w;
     }
     return;
   }

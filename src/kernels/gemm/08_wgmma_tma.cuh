@@ -352,10 +352,6 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
       mbar_arrive(&s.empty[st]);
     }
   };
-  // Stores one m64 slice of accumulators (rows r0 ..) of batch bb: the raw FP32 sums of k slice `slice`
-  // with split-K, else alpha * sums + beta * C into C, or with a fused epilogue its values (made in
-  // place by apply_epilogue first, alpha and beta included). The m64nBN accumulator layout: thread
-  // (warp, lane) holds rows warp * 16 + lane / 4 (+ 8) and column pairs 8 j + 2 (lane % 4).
   // A column bias (split-K stores raw sums: its reduction adds it): this thread's two columns loaded
   // when the unit starts, put in the warpgroup's ColumnBiasRows after the main loop. They take the
   // start of the staged rows: after the previous tile's stores have read them, before this tile's
@@ -382,6 +378,10 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     epilogue_in_registers<BN>(sums, p.epi, p.alpha, p.beta, c, p.ldc, r0 + warp * 16 + lane / 4, n0, lane, p.m, p.n,
                               bias_rows);
   };
+  // Stores one m64 slice of accumulators (rows r0 ..) of batch bb: the raw FP32 sums of k slice `slice`
+  // with split-K, else alpha * sums + beta * C into C, or with a fused epilogue its values (made in
+  // place by apply_epilogue first, alpha and beta included). The m64nBN accumulator layout: thread
+  // (warp, lane) holds rows warp * 16 + lane / 4 (+ 8) and column pairs 8 j + 2 (lane % 4).
   auto store_tile = [&](float(&sums)[BN / 2], int bb, int r0, int n0, int slice) {
     const int row0 = r0 + warp * 16 + lane / 4;
     const int rows = min(64, p.m - r0), cols = min(BN, p.n - n0);

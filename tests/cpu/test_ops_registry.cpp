@@ -351,7 +351,9 @@ TEST(WgmmaFamily, SchedulesByShape) {
            {"wgmma:128x256x64:s4:c2:jit", "wgmma:128x256x64:s4:c2:jit"},  // a compiled one's twin
            {"WGMMA:128x256x64:s4:KC4", "wgmma:128x256x64:s4:kc4"},
            {"wgmma:128x256x64:s3:kc2", "wgmma:128x256x64:s3:kc2:jit"},
-           {"wgmma:128x256x64:s4:c2", "wgmma:128x256x64:s4:c2"}}) {
+           {"wgmma:128x256x64:s4:c2", "wgmma:128x256x64:s4:c2"},
+           {"wgmma:128x192x64:s4", "wgmma:128x192x64:s4"},
+           {"wgmma:128x192x64:s4:c2", "wgmma:128x192x64:s4:c2:jit"}}) {
     const ops::Config c = ops::registry().parse(text, "--config", ops::OpKind::Gemm);
     EXPECT_EQ(c.text(), printed);
     EXPECT_EQ(ops::registry().parse(c.text(), "--config", ops::OpKind::Gemm), c);
@@ -361,7 +363,8 @@ TEST(WgmmaFamily, SchedulesByShape) {
   for (const auto& [text, why] : std::vector<std::pair<std::string, std::string>>{
            {"wgmma:128x256x64:s6:pp", "ping-pong (pp) takes 128 columns"},
            {"wgmma:128x256x64:s5", "bytes of shared memory"},
-           {"wgmma:128x192x64:s4", "must be 128 or 256"},
+           {"wgmma:128x160x64:s4", "must be 128, 192 or 256"},
+           {"wgmma:128x192x64:s5", "bytes of shared memory"},
            {"wgmma:128x128x64:s1", "must be 2 or more"},
            {"wgmma:128x128x64:s4:c4", "1 or 2 blocks"},
            {"wgmma:128x128x64:s4:k3", "split-K takes"},
@@ -385,7 +388,7 @@ TEST(WgmmaFamily, SchedulesByShape) {
   for (const ops::Config& c :
        f->neighbours(problem(4096, 4096, 4096), ops::registry().parse("wgmma:128x256x64:s4", "t", ops::OpKind::Gemm)))
     moves.push_back(c.text());
-  EXPECT_EQ(moves, (std::vector<std::string>{"wgmma:128x256x64:s3:jit", "wgmma:128x128x64:s4",
+  EXPECT_EQ(moves, (std::vector<std::string>{"wgmma:128x256x64:s3:jit", "wgmma:128x128x64:s4", "wgmma:128x192x64:s4",
                                              "wgmma:128x256x64:s4:c2", "wgmma:128x128x64:s4:pp:jit"}));
   // A split's neighbours keep its slices and include the other way of summing them; a cluster's sum
   // never meets a schedule that cannot hold it (clusters of two, ping-pong).
@@ -394,7 +397,8 @@ TEST(WgmmaFamily, SchedulesByShape) {
        f->neighbours(problem(1024, 768, 3072), ops::registry().parse("wgmma:128x128x64:s4:kc2", "t", ops::OpKind::Gemm)))
     moves.push_back(c.text());
   EXPECT_EQ(moves, (std::vector<std::string>{"wgmma:128x128x64:s3:kc2:jit", "wgmma:128x128x64:s5:kc2:jit",
-                                             "wgmma:128x256x64:s4:kc2", "wgmma:128x128x64:s4:k2"}));
+                                             "wgmma:128x192x64:s4:kc2", "wgmma:128x256x64:s4:kc2",
+                                             "wgmma:128x128x64:s4:k2"}));
   // Few tiles and long k: split, summed in a cluster (one launch, no workspace).
   int in_cluster = 0;
   for (const ops::Config& c : f->candidates(problem(1024, 768, 3072), h100()))
@@ -483,6 +487,17 @@ TEST(WgmmaFamily, ServesSixteenBitProductsInEveryLayoutAndAlignment) {
       any.layout = op_a == Op::T ? Layout::ColMajor : Layout::RowMajor;
       EXPECT_EQ(f->can_implement(problem_of(any), c), "");
     }
+  // 128 x 192 in clusters of two: each block would load 96 of B's columns, which an MN-major B (not
+  // transposed) holds in boxes of 64; a transposed B (K-major lines) splits anywhere.
+  const ops::Config c192 = ops::registry().parse("wgmma:128x192x64:s4:c2", "config", ops::OpKind::Gemm);
+  EXPECT_EQ(f->can_implement(problem_of(args), c192), "");
+  GemmArgs nn = args;
+  nn.op_b = Op::N;
+  EXPECT_NE(f->can_implement(problem_of(nn), c192).find("B is not transposed (stored k x n, MN-major)"),
+            std::string::npos)
+      << f->can_implement(problem_of(nn), c192);
+  EXPECT_EQ(f->can_implement(problem_of(nn), ops::registry().parse("wgmma:128x192x64:s4", "config", ops::OpKind::Gemm)),
+            "");
   GemmArgs unaligned = args;  // rows off 16 bytes: the copy producer
   unaligned.a.ld = 4101;
   unaligned.b.data = base + (uint64_t(1) << 28) + 3;

@@ -138,6 +138,8 @@ TEST(FusedEpilogue, Level8EveryStorePathAndActivation) {
               BiasKind::PerColumn, DType::BF16, act, 0.0f, "wgmma:128x128x64:s4:k4"});
     run_case({DType::BF16, DType::BF16, Math::Fp32, Layout::RowMajor, Op::T, Op::T, 100, 72, 700, 2, BiasKind::PerRow,
               DType::F32, act, -1.0f, "wgmma:128x128x64:s4:kc2"});
+    run_case({DType::BF16, DType::BF16, Math::Fp32, Layout::RowMajor, Op::N, Op::N, 200, 400, 136, 1,
+              BiasKind::PerColumn, DType::BF16, act, 0.0f, "wgmma:128x192x64:s4"});
   }
 }
 

@@ -162,8 +162,8 @@ TEST(Wgmma, EveryLayoutOpAndAlignmentAgainstTheFp64Reference) {
 }
 
 TEST(Wgmma, BothTilesOnSeveralTilesPerBlock) {
-  for (const char* config : {"wgmma:128x128x64:s4", "wgmma:128x256x64:s4", "wgmma:128x256x64:s4:c2",
-                             "wgmma:128x128x64:s6:pp", "wgmma:128x128x64:s6:pp:c2"})
+  for (const char* config : {"wgmma:128x128x64:s4", "wgmma:128x192x64:s4", "wgmma:128x256x64:s4",
+                             "wgmma:128x256x64:s4:c2", "wgmma:128x128x64:s6:pp", "wgmma:128x128x64:s6:pp:c2"})
     for (Op op_a : kOps)
       for (Op op_b : kOps) {
         run_case({DType::BF16, DType::BF16, Layout::RowMajor, op_a, op_b, 2048, 1280, 384, 0, 0, 1.0f, 0.0f, config});
@@ -214,6 +214,10 @@ TEST(Wgmma, SmallOddShapes) {
         run_case({DType::BF16, DType::BF16, layout, op_a, op_b, 130, 9, 70, 1, 0, 1.0f, 1.0f, c2});
         run_case({DType::F16, DType::F16, layout, op_a, op_b, 260, 140, 70, 0, 1, 1.0f, 1.0f, pp_c2});
         run_case({DType::BF16, DType::BF16, layout, op_a, op_b, 256, 128, 64, 0, 0, 1.0f, 0.0f, pp});  // staged stores
+        // 128 x 192: the last store pass covers half its 256 bytes (16-bit C), TMA and staged stores.
+        const char* w192 = "wgmma:128x192x64:s4";
+        run_case({DType::BF16, DType::BF16, layout, op_a, op_b, 136, 392, 72, 0, 0, 1.0f, 0.0f, w192});
+        run_case({DType::F16, DType::F32, layout, op_a, op_b, 70, 197, 40, 1, 1, 1.0f, 1.0f, w192});
       }
 }
 
@@ -231,6 +235,7 @@ TEST(Wgmma, SplitKAgainstTheFp64Reference) {
       {bf, bf, row, Op::N, Op::T, 520, 300, 3000, 0, 0, 1.0f, 0.0f, "wgmma:128x256x64:s4:c2:k4"},  // clusters
       {h, f, col, Op::T, Op::N, 300, 200, 5000, 1, 0, 1.0f, 1.0f, "wgmma:128x128x64:s6:pp:k8"},     // ping-pong
       {bf, bf, row, Op::N, Op::N, 700, 260, 2500, 0, 0, 1.0f, 0.0f, "wgmma:128x128x64:s6:pp:c2:k4"},
+      {h, h, row, Op::N, Op::N, 300, 400, 3000, 0, 0, 1.0f, 0.0f, "wgmma:128x192x64:s4:k4"},
   };
   for (const WgmmaCase& t : cases) run_case(t);
 }
@@ -256,6 +261,7 @@ TEST(Wgmma, SplitKSummedInAClusterAgainstTheFp64Reference) {
            {h, h, col, Op::T, Op::T, 100, 77, 4093, 1, 0, 1.0f, 0.0f, "wgmma:128x128x64:s4:kc8"},  // odd ldc
            {bf, bf, row, Op::N, Op::T, 64, 64, 300, 0, 0, 1.0f, 2.0f, "wgmma:128x128x64:s4:kc8"},  // 5 k steps: 2 slices
            {bf, bf, row, Op::N, Op::T, 200, 300, 1000, 0, 0, 1.0f, 0.0f, "wgmma:128x256x64:s3:kc4"},  // run time
+           {bf, bf, row, Op::N, Op::N, 1024, 768, 3072, 0, 0, 1.0f, 0.0f, "wgmma:128x192x64:s4:kc2"},
        })
     run_case(t);
 
@@ -334,8 +340,9 @@ TEST(Wgmma, StagedStoresOnRaggedTiles) {
 }
 
 // Schedules compiled at run time (NVRTC, the template of the compiled ones): five stages of 128 x 128
-// in every op combination, 128 x 256 in clusters with three stages, ping-pong with three, and a
-// compiled schedule's run-time twin; ragged edges, offsets and padded rows, beta reading C.
+// in every op combination, 128 x 256 in clusters with three stages, ping-pong with three, 128 x 192 in
+// clusters (B transposed: each block loads 96 of its K-major lines), and a compiled schedule's run-time
+// twin; ragged edges, offsets and padded rows, beta reading C.
 TEST(Wgmma, RunTimeSchedulesAgainstTheFp64Reference) {
   const DType bf = DType::BF16, h = DType::F16, f = DType::F32;
   const Layout row = Layout::RowMajor;
@@ -345,6 +352,8 @@ TEST(Wgmma, RunTimeSchedulesAgainstTheFp64Reference) {
            {bf, f, row, Op::N, Op::T, 1000, 600, 520, 0, 0, 1.0f, 1.0f, "wgmma:128x256x64:s3:c2"},
            {h, h, Layout::ColMajor, Op::T, Op::N, 129, 257, 131, 3, 1, 1.5f, -0.5f, "wgmma:128x128x64:s3:pp"},
            {bf, bf, row, Op::N, Op::N, 2048, 2048, 192, 0, 0, 1.0f, 0.0f, "wgmma:128x256x64:s4:jit"},
+           {bf, bf, row, Op::N, Op::T, 1000, 900, 520, 0, 0, 1.0f, 0.0f, "wgmma:128x192x64:s4:c2"},
+           {h, f, row, Op::T, Op::T, 385, 500, 131, 3, 1, 1.0f, 1.0f, "wgmma:128x192x64:s4:c2"},
        })
     run_case(t);
 }

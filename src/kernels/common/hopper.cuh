@@ -195,11 +195,13 @@ struct Wgmma;
   "%22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, "   \
   "%42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, "   \
   "%62, %63"
-#define TILEGEMM_WGMMA_REGS_128_TAIL                                                                       \
-  ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, "  \
-  "%84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, "     \
-  "%103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, " \
-  "%120, %121, %122, %123, %124, %125, %126, %127"
+#define TILEGEMM_WGMMA_REGS_64_TO_95                                                                     \
+  ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, " \
+  "%84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"
+#define TILEGEMM_WGMMA_REGS_96_TO_127                                                                    \
+  ", %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, " \
+  "%113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+#define TILEGEMM_WGMMA_REGS_128_TAIL TILEGEMM_WGMMA_REGS_64_TO_95 TILEGEMM_WGMMA_REGS_96_TO_127
 #define TILEGEMM_D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
                        "+f"(d[i + 6]), "+f"(d[i + 7])
 #define TILEGEMM_D64(i) TILEGEMM_D8(i), TILEGEMM_D8(i + 8), TILEGEMM_D8(i + 16), TILEGEMM_D8(i + 24), \
@@ -209,6 +211,7 @@ struct Wgmma;
 // numbers of the descriptors and scale_d; 16-bit instructions take the operands' transpose bits
 // (TRANS), TF32's none.
 #define TILEGEMM_D128 TILEGEMM_D64(0), TILEGEMM_D64(64)
+#define TILEGEMM_D96 TILEGEMM_D64(0), TILEGEMM_D8(64), TILEGEMM_D8(72), TILEGEMM_D8(80), TILEGEMM_D8(88)
 #define TILEGEMM_WGMMA_SS(REGS, D, DA, DB, SCALE, SHAPE_TYPES, TRANS)                                \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " SCALE ", 0;\n"                                    \
                "wgmma.mma_async.sync.aligned." SHAPE_TYPES " {" REGS "}, " DA ", " DB ", p, 1, 1" TRANS ";\n}\n" \
@@ -229,6 +232,22 @@ struct Wgmma<256, kIn, kTransA, kTransB> {
     else
       TILEGEMM_WGMMA_SS(TILEGEMM_WGMMA_REGS_64 TILEGEMM_WGMMA_REGS_128_TAIL, TILEGEMM_D128, "%128", "%129", "%130",
                         "m64n256k16.f32.bf16.bf16", ", %131, %132");
+  }
+};
+template <WgmmaIn kIn, bool kTransA, bool kTransB>
+struct Wgmma<192, kIn, kTransA, kTransB> {
+  static_assert(kIn != WgmmaIn::TF32 || (!kTransA && !kTransB), "TF32 operands are K-major");
+  __device__ __forceinline__ static void mma(float (&d)[96], unsigned long long da, unsigned long long db,
+                                             int scale_d) {
+    if constexpr (kIn == WgmmaIn::TF32)
+      TILEGEMM_WGMMA_SS(TILEGEMM_WGMMA_REGS_64 TILEGEMM_WGMMA_REGS_64_TO_95, TILEGEMM_D96, "%96", "%97", "%98",
+                        "m64n192k8.f32.tf32.tf32", "");
+    else if constexpr (kIn == WgmmaIn::F16)
+      TILEGEMM_WGMMA_SS(TILEGEMM_WGMMA_REGS_64 TILEGEMM_WGMMA_REGS_64_TO_95, TILEGEMM_D96, "%96", "%97", "%98",
+                        "m64n192k16.f32.f16.f16", ", %99, %100");
+    else
+      TILEGEMM_WGMMA_SS(TILEGEMM_WGMMA_REGS_64 TILEGEMM_WGMMA_REGS_64_TO_95, TILEGEMM_D96, "%96", "%97", "%98",
+                        "m64n192k16.f32.bf16.bf16", ", %99, %100");
   }
 };
 template <WgmmaIn kIn, bool kTransA, bool kTransB>
@@ -277,9 +296,12 @@ struct WgmmaTf32<256> {
 };
 #undef TILEGEMM_WGMMA_REGS_64
 #undef TILEGEMM_WGMMA_REGS_128_TAIL
+#undef TILEGEMM_WGMMA_REGS_64_TO_95
+#undef TILEGEMM_WGMMA_REGS_96_TO_127
 #undef TILEGEMM_D8
 #undef TILEGEMM_D64
 #undef TILEGEMM_D128
+#undef TILEGEMM_D96
 
 // Named barrier `id` over `threads` threads that also ANDs `pred` over them (bar.red.and).
 __device__ __forceinline__ bool named_barrier_and(int id, int threads, bool pred) {

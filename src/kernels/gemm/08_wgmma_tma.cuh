@@ -13,7 +13,7 @@
 // (kAMn: A as k rows of m; kBMn: B as k rows of n); shared memory keeps the stored orientation and
 // wgmma reads MN-major tiles through its transpose bits (hopper.cuh has the layouts).
 //
-// Block tile 128 x BN x 64: per k step the producer's one thread loads A's 128 x 64 and B's BN x 64
+// Block tile 128 x BN x 64 (BN 128, 192 or 256): per k step the producer's one thread loads A's 128 x 64 and B's BN x 64
 // tiles into stage st with TMA and arms full[st] with their bytes; each consumer warpgroup takes 64
 // rows of the tile and issues four m64nBNk16 wgmmas per stage, keeps one group in flight, and frees
 // the stage before it (empty[]: both consumers arrive). The producer runs ahead into the block's next
@@ -106,6 +106,10 @@ struct WgmmaParams {
   long long stride_c, stride_a, stride_b, key_stride;
 };
 
+// The passes of 256 bytes a row that store a slice of BN columns of T (the last may be partial).
+template <int BN, class T>
+inline constexpr int kStorePasses = (BN * int(sizeof(T)) + 255) / 256;
+
 // Writes pass `pass` of one m64 accumulator slice (its 256 bytes of each of the 64 rows, kCols
 // columns of T) as scale * sums into shared memory at smem_rows + at(r, byte): r the row, byte the
 // pair's offset in the pass's 256 bytes. The m64nBN layout: thread (warp, lane) holds rows warp * 16 +
@@ -117,14 +121,16 @@ __device__ __forceinline__ void stage_pass(int pass, const float (&sums)[BN / 2]
   constexpr int kCols = 256 / int(sizeof(T));
   const int warp = t_in / 32, lane = t_in % 32;
 #pragma unroll
-  for (int jj = 0; jj < kCols / 8; ++jj)
+  for (int jj = 0; jj < kCols / 8; ++jj) {
+    const int j = pass * (kCols / 8) + jj;
+    if (j >= BN / 8) break;  // a last pass over part of its 256 bytes (128 x 192 tiles of 16-bit C)
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
-      const int j = pass * (kCols / 8) + jj;
       const int r = warp * 16 + lane / 4 + half * 8, byte = (jj * 8 + (lane % 4) * 2) * int(sizeof(T));
       *reinterpret_cast<typename P::type*>(smem_rows + at(r, byte)) =
           P::make(scale * sums[j * 4 + half * 2], scale * sums[j * 4 + half * 2 + 1]);
     }
+  }
 }
 
 // Stores scale * sums of one m64 accumulator slice (m64nBN layout: thread (warp, lane) holds rows
@@ -143,7 +149,7 @@ __device__ __forceinline__ void store_slice_staged(T* out, long long ld, int row
   using namespace hopper;
   constexpr int kCols = 256 / int(sizeof(T)), kPerChunk = 16 / int(sizeof(T));
 #pragma unroll
-  for (int pass = 0; pass < BN / kCols; ++pass) {
+  for (int pass = 0; pass < kStorePasses<BN, T>; ++pass) {
     if (pass * kCols >= cols) break;
     named_barrier_sync(bar, 128);  // the previous pass's reads are done
     stage_pass<BN, T>(pass, sums, scale, smem_rows, t_in,
@@ -179,7 +185,7 @@ __device__ __forceinline__ void store_slice_tma(const void* map_c, int col0, int
   using namespace hopper;
   constexpr int kCols = 256 / int(sizeof(T)), kBoxCols = 128 / int(sizeof(T));
 #pragma unroll
-  for (int pass = 0; pass < BN / kCols; ++pass) {
+  for (int pass = 0; pass < kStorePasses<BN, T>; ++pass) {
     if (pass * kCols >= cols) break;
     if (t_in == 0) bulk_wait_group_read0();  // the previous stores have read the shared rows
     named_barrier_sync(bar, 128);
@@ -262,7 +268,10 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   // names that of the FFMA guard's reads).
   constexpr bool kBTileMn = kBMn && !kFp32;
   static_assert(!kFp32 || !kPingPong, "FP32 operands run cooperative tiles");
+  static_assert(BN == 128 || BN == 192 || BN == 256, "the wgmma widths hopper.cuh issues");
   static_assert(!kSplit || BN == 128, "3xTF32 keeps a second accumulator set: 128 columns");
+  // An MN-major B tile arrives in boxes of 64 columns, each block of a cluster loading whole boxes.
+  static_assert(!kBTileMn || (BN / kCluster) % 64 == 0, "MN-major B: BN / kCluster a multiple of 64");
   static_assert(kIn != WgmmaIn::TF32 || (!kAMn && !kBMn), "TF32 reads K-major tiles only");
   extern __shared__ __align__(1024) unsigned char raw[];
   auto& s = *reinterpret_cast<WgmmaSmem<BN, kStages, kBPlanes>*>((reinterpret_cast<unsigned long long>(raw) + 1023) &

@@ -203,7 +203,7 @@ class WgmmaFamily final : public Family {
     }
     return out;
   }
-  // One move: a stage more or fewer, the other tile width, clusters on or off, ping-pong on or off
+  // One move: a stage more or fewer, another tile width, clusters on or off, ping-pong on or off
   // (its 128 columns), with the same split; those not compiled ahead run at run time. And the same
   // config with its slices summed the other way (workspace or cluster).
   std::vector<Config> neighbours(const Problem&, const Config& c) const override {
@@ -211,7 +211,8 @@ class WgmmaFamily final : public Family {
     const WgmmaSchedule s = f.schedule;
     const WgmmaSchedule moves[] = {{s.bn, s.cluster, s.pingpong, s.stages - 1},
                                    {s.bn, s.cluster, s.pingpong, s.stages + 1},
-                                   {s.bn == 128 ? 256 : 128, s.cluster, false, s.stages},
+                                   {s.bn == 128 ? 192 : 128, s.cluster, false, s.stages},
+                                   {s.bn == 256 ? 192 : 256, s.cluster, false, s.stages},
                                    {s.bn, 3 - s.cluster, s.pingpong, s.stages},
                                    {128, s.cluster, !s.pingpong, s.stages}};
     std::vector<Config> out;
@@ -235,6 +236,11 @@ class WgmmaFamily final : public Family {
     const std::string elements = std::to_string(bytes) + "-byte elements";
     if (p.align_a < bytes) return "A's address is not aligned to its " + elements;
     if (p.align_b < bytes) return "B's address is not aligned to its " + elements;
+    // A 16-bit B stored k x n arrives in boxes of 64 columns; each block of a cluster loads whole boxes.
+    if (!fp32() && !p.trans_b && (f.schedule.bn / f.schedule.cluster) % 64 != 0)
+      return "B is not transposed (stored k x n, MN-major): a 128 x " + std::to_string(f.schedule.bn) +
+             " tile in clusters of " + std::to_string(f.schedule.cluster) +
+             " would split its 64-column boxes between the blocks (run it alone, c1)";
     const int64_t limit = 2147483647;
     if (p.m > limit || p.n > limit || p.k > limit) return "m, n and k must each be below 2^31";
     // The kernel numbers its work units (batches x tiles x k slices) in 32 bits.
@@ -408,12 +414,16 @@ class WgmmaFamily final : public Family {
   // 8192^3): 128 x 256 ~700 alone and in clusters of 2, ping-pong 128 x 128 ~650-690, 128 x 128 ~620.
   // Clusters halve B's traffic from L2, which the ragged and packed shapes need: 4095 x 4097 x 4093
   // NN 340 -> 429, 2501 x 3499 x 1777 NT 223 -> 257 (ping-pong 326 and 204; in clusters 433, 247).
-  // Clusters are rated above the rest so that they win wherever the tiles fit alike.
+  // Clusters are rated above the rest so that they win wherever the tiles fit alike. 128 x 192 runs
+  // big squares at 604-649 (against 128 x 256's 677-720 in the same runs; TF32 299 against 325, H200,
+  // 2026-11-29): it wins where its tile count fills the SMs and the others' do not.
   double rate(const WgmmaConfig& f) const {
     if (in_ == WgmmaIn::TF32x3) return f.schedule.cluster > 1 ? kTf32x3Rate * 1.02 : kTf32x3Rate;
-    if (in_ == WgmmaIn::TF32) return (f.schedule.bn == 128 ? 0.9 : 1.0) * (f.schedule.cluster > 1 ? 1.02 : 1.0) * kTf32Rate;
+    const double cluster = f.schedule.cluster > 1 ? 1.02 : 1.0;
+    if (in_ == WgmmaIn::TF32) return (f.schedule.bn == 128 ? 0.9 : f.schedule.bn == 192 ? 0.92 : 1.0) * cluster * kTf32Rate;
     if (f.schedule.pingpong) return f.schedule.cluster > 1 ? 700e12 : 680e12;
     if (f.schedule.bn == 128) return 620e12;
+    if (f.schedule.bn == 192) return 640e12 * cluster;
     return f.schedule.cluster > 1 ? 740e12 : 700e12;
   }
   Config of(const WgmmaSchedule& sc, int splits) const {
@@ -437,9 +447,10 @@ class WgmmaFamily final : public Family {
   }
   static constexpr size_t kMaxPartsBytes = size_t(4) << 30;
   // 3xTF32's rate (TFLOP/s of the FP32 product on 132 SMs), a third of the dense TF32 rate at most
-  // (H200: 535 / 3 = 178): 98-109 on 2048^3 to 8192^3 and 4096 x 11008 x 4096 (H200, 2026-11-28).
-  // Clusters of two (B multicast) ran 0-5 % faster on the same squares (their rate 2 % above).
-  static constexpr double kTf32x3Rate = 106e12;
+  // (H200: 535 / 3 = 178): 112-121 at 4096^3 and 8192^3 since the main loop's uniform descriptors
+  // (446e3c5; 98-109 before), H200, 2026-11-29. Clusters of two (B multicast) ran 0-5 % faster on the
+  // same squares (their rate 2 % above).
+  static constexpr double kTf32x3Rate = 115e12;
   // TF32's rate on 128 x 256 tiles (128 x 128: 10 % less), cuBLAS's TF32 on the big squares (H200,
   // 2026-11-28: 356-404 TFLOP/s at 4096^3 and 8192^3).
   static constexpr double kTf32Rate = 370e12;

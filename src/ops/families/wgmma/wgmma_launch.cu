@@ -118,7 +118,8 @@ void convert_operand(const void* src, int64_t ld, bool mn_major, int64_t lines, 
 }  // namespace
 
 std::string wgmma_schedule_problem(const WgmmaSchedule& s, WgmmaIn in) {
-  if (s.bn != 128 && s.bn != 256) return "the tile's columns (" + std::to_string(s.bn) + ") must be 128 or 256";
+  if (s.bn != 128 && s.bn != 192 && s.bn != 256)
+    return "the tile's columns (" + std::to_string(s.bn) + ") must be 128, 192 or 256";
   if (in == WgmmaIn::TF32x3 && s.bn != 128)
     return "3xTF32 keeps a second set of accumulators: the tile has 128 columns";
   if (kernels::wgmma_fp32_in(in) && s.pingpong)

@@ -171,7 +171,8 @@ TEST(JitCompile, AWgmmaScheduleCompilesWithoutTheToolkitHeaders) {
   ASSERT_FALSE(ops::wgmma_compiled(l.schedule));
   const JitRequest r = ops::wgmma_jit_request(l);
   EXPECT_EQ(r.name_expression,
-            "&tilegemm::kernels::gemm_wgmma_tma<tilegemm::kernels::WgmmaIn::F16, float, 128, 5, true, true, 1, false>");
+            "&tilegemm::kernels::gemm_wgmma_tma<tilegemm::kernels::WgmmaIn::F16, float, 128, 5, true, true, 1, false, "
+            "128>");
   const JitBinary b = jit_compile("sm_90a", r);
   ASSERT_GT(b.cubin.size(), 1000u);
   EXPECT_NE(b.lowered_name.find("gemm_wgmma_tma"), std::string::npos) << b.lowered_name;
@@ -180,14 +181,20 @@ TEST(JitCompile, AWgmmaScheduleCompilesWithoutTheToolkitHeaders) {
   l.schedule = {256, 2, false, 3};
   EXPECT_EQ(ops::wgmma_jit_request(l).name_expression,
             "&tilegemm::kernels::gemm_wgmma_tma<tilegemm::kernels::WgmmaIn::BF16, tilegemm::kernels::bf16_t, 256, 3, "
-            "true, true, 2, false>");
+            "true, true, 2, false, 128>");
+  // 192-row tiles (three consumer warpgroups) name their rows last.
+  l.schedule = {128, 1, false, 4, 192};
+  EXPECT_EQ(ops::wgmma_jit_request(l).name_expression,
+            "&tilegemm::kernels::gemm_wgmma_tma<tilegemm::kernels::WgmmaIn::BF16, tilegemm::kernels::bf16_t, 128, 4, "
+            "true, true, 1, false, 192>");
+  l.schedule = {256, 2, false, 3};
   // FP32 data as TF32: the kernel reads K-major tiles whatever the operands' orientation (the launch
   // converts MN-major ones first).
   l.in = l.out = DType::F32;
   l.tf32_split = false;
   EXPECT_EQ(ops::wgmma_jit_request(l).name_expression,
             "&tilegemm::kernels::gemm_wgmma_tma<tilegemm::kernels::WgmmaIn::TF32, float, 256, 3, false, false, 2, "
-            "false>");
+            "false, 128>");
 }
 
 TEST(JitCompile, ABrokenScheduleFailsWithTheCompilersMessage) {

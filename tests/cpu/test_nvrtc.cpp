@@ -118,9 +118,10 @@ std::vector<KernelCase> all_cases() {
   };
   {
     KernelCase c{"L08_gemm_wgmma_tma_schedules", "kernels/gemm/08_wgmma_tma.cuh", {}};
-    // <BN, stages, A MN-major, B MN-major, cluster, ping-pong>
+    // <BN, stages, A MN-major, B MN-major, cluster, ping-pong[, BM]>
     for (const char* tile : {"256, 4, false, true, 1, false", "256, 4, false, true, 2, false",
-                             "128, 4, true, false, 1, false", "128, 6, false, false, 1, true",
+                             "192, 4, true, true, 1, false", "128, 4, true, false, 1, false",
+                             "128, 4, true, true, 1, false, 192", "128, 6, false, false, 1, true",
                              "128, 6, true, true, 2, true"})
       c.names.push_back(wgmma(false, bf16, tile));
     cases.push_back(c);

@@ -353,7 +353,9 @@ TEST(WgmmaFamily, SchedulesByShape) {
            {"wgmma:128x256x64:s3:kc2", "wgmma:128x256x64:s3:kc2:jit"},
            {"wgmma:128x256x64:s4:c2", "wgmma:128x256x64:s4:c2"},
            {"wgmma:128x192x64:s4", "wgmma:128x192x64:s4"},
-           {"wgmma:128x192x64:s4:c2", "wgmma:128x192x64:s4:c2:jit"}}) {
+           {"wgmma:128x192x64:s4:c2", "wgmma:128x192x64:s4:c2:jit"},
+           {"wgmma:192x128x64:s4", "wgmma:192x128x64:s4"},
+           {"WGMMA:192x128x64:S3:C2:K4", "wgmma:192x128x64:s3:c2:k4:jit"}}) {
     const ops::Config c = ops::registry().parse(text, "--config", ops::OpKind::Gemm);
     EXPECT_EQ(c.text(), printed);
     EXPECT_EQ(ops::registry().parse(c.text(), "--config", ops::OpKind::Gemm), c);
@@ -374,7 +376,10 @@ TEST(WgmmaFamily, SchedulesByShape) {
            {"wgmma:128x256x64:s2:kc2", "in the stages: s3 or more"},
            {"wgmma:128x128x64:s2:kc2", "in the stages: s3 or more"},
            {"wgmma:128x128x64:s4:jit:pp", "'pp' is not a field here"},
-           {"wgmma:64x128x64:s4", "the tile is 128x<columns>x64"}}) {
+           {"wgmma:64x128x64:s4", "the tile is <128|192>x<columns>x64"},
+           {"wgmma:192x256x64:s4", "192-row tiles (three consumer warpgroups"},
+           {"wgmma:192x128x64:s6:pp", "192-row tiles"},
+           {"wgmma:192x128x64:s5", "bytes of shared memory"}}) {
     try {
       ops::registry().parse(text, "--config", ops::OpKind::Gemm);
       ADD_FAILURE() << text << " parsed";
@@ -389,7 +394,8 @@ TEST(WgmmaFamily, SchedulesByShape) {
        f->neighbours(problem(4096, 4096, 4096), ops::registry().parse("wgmma:128x256x64:s4", "t", ops::OpKind::Gemm)))
     moves.push_back(c.text());
   EXPECT_EQ(moves, (std::vector<std::string>{"wgmma:128x256x64:s3:jit", "wgmma:128x128x64:s4", "wgmma:128x192x64:s4",
-                                             "wgmma:128x256x64:s4:c2", "wgmma:128x128x64:s4:pp:jit"}));
+                                             "wgmma:192x128x64:s4", "wgmma:128x256x64:s4:c2",
+                                             "wgmma:128x128x64:s4:pp:jit"}));
   // A split's neighbours keep its slices and include the other way of summing them; a cluster's sum
   // never meets a schedule that cannot hold it (clusters of two, ping-pong).
   moves.clear();
@@ -398,7 +404,7 @@ TEST(WgmmaFamily, SchedulesByShape) {
     moves.push_back(c.text());
   EXPECT_EQ(moves, (std::vector<std::string>{"wgmma:128x128x64:s3:kc2:jit", "wgmma:128x128x64:s5:kc2:jit",
                                              "wgmma:128x192x64:s4:kc2", "wgmma:128x256x64:s4:kc2",
-                                             "wgmma:128x128x64:s4:k2"}));
+                                             "wgmma:192x128x64:s4:kc2", "wgmma:128x128x64:s4:k2"}));
   // Few tiles and long k: split, summed in a cluster (one launch, no workspace).
   int in_cluster = 0;
   for (const ops::Config& c : f->candidates(problem(1024, 768, 3072), h100()))
@@ -561,7 +567,8 @@ TEST(WgmmaTf32x3Family, ConfigsProblemsAndDevices) {
                      {"wgmma-3xtf32:128x128x32:s3", "wgmma-3xtf32:128x128x32:s3:jit"}});
   expect_refused_configs("wgmma-3xtf32", {{"wgmma-3xtf32:128x256x32:s4", "the tile has 128 columns"},
                                           {"wgmma-3xtf32:128x128x32:s6:pp", "cooperative tiles (no pp)"},
-                                          {"wgmma-3xtf32:128x128x64:s4", "the tile is 128x<columns>x32"},
+                                          {"wgmma-3xtf32:128x128x64:s4", "the tile is <128|192>x<columns>x32"},
+                                          {"wgmma-3xtf32:192x128x32:s4", "not 3xTF32"},
                                           {"wgmma-3xtf32:128x128x32:s5", "bytes of shared memory"}});
   const auto* base = reinterpret_cast<const float*>(uintptr_t(1) << 40);
   GemmArgs args = fp32_square(base);
@@ -619,9 +626,11 @@ TEST(WgmmaTf32Family, ConfigsProblemsAndDevices) {
                      {"wgmma-tf32:128x256x32:s4:c2", "wgmma-tf32:128x256x32:s4:c2"},
                      {"wgmma-tf32:128x128x32:s4:k8", "wgmma-tf32:128x128x32:s4:k8"},
                      {"wgmma-tf32:128x256x32:s4:kc4", "wgmma-tf32:128x256x32:s4:kc4"},
-                     {"wgmma-tf32:128x256x32:s3", "wgmma-tf32:128x256x32:s3:jit"}});
+                     {"wgmma-tf32:128x256x32:s3", "wgmma-tf32:128x256x32:s3:jit"},
+                     {"wgmma-tf32:192x128x32:s4", "wgmma-tf32:192x128x32:s4"},
+                     {"wgmma-tf32:128x192x32:s4:c2", "wgmma-tf32:128x192x32:s4:c2"}});
   expect_refused_configs("wgmma-tf32", {{"wgmma-tf32:128x128x32:s6:pp", "cooperative tiles (no pp)"},
-                                        {"wgmma-tf32:128x256x64:s4", "the tile is 128x<columns>x32"},
+                                        {"wgmma-tf32:128x256x64:s4", "the tile is <128|192>x<columns>x32"},
                                         {"wgmma-tf32:128x256x32:s5", "bytes of shared memory"}});
   const auto* base = reinterpret_cast<const float*>(uintptr_t(1) << 40);
   GemmArgs args = fp32_square(base);
@@ -673,7 +682,8 @@ TEST(WgmmaTf32Family, ConfigsProblemsAndDevices) {
   EXPECT_NE(ops::rank(problem_of(args, tf32), a100).best().family()->name(), "wgmma-tf32");
   EXPECT_FALSE(ops::rank(problem_of(args, tf32), a100).best().empty());
   for (const ops::Config& cand : f->candidates(problem_of(args, tf32), h100()))
-    EXPECT_EQ(cand.text().rfind("wgmma-tf32:128x", 0), 0u) << cand.text();
+    EXPECT_TRUE(cand.text().rfind("wgmma-tf32:128x", 0) == 0 || cand.text().rfind("wgmma-tf32:192x128x32", 0) == 0)
+        << cand.text();
 }
 
 // Strided batches: level 8 runs them in one launch (its estimate counts every batch's tiles); a family

@@ -140,6 +140,8 @@ TEST(FusedEpilogue, Level8EveryStorePathAndActivation) {
               DType::F32, act, -1.0f, "wgmma:128x128x64:s4:kc2"});
     run_case({DType::BF16, DType::BF16, Math::Fp32, Layout::RowMajor, Op::N, Op::N, 200, 400, 136, 1,
               BiasKind::PerColumn, DType::BF16, act, 0.0f, "wgmma:128x192x64:s4"});
+    run_case({DType::F16, DType::F16, Math::Fp32, Layout::RowMajor, Op::N, Op::T, 400, 136, 136, 2, BiasKind::PerRow,
+              DType::F32, act, 0.0f, "wgmma:192x128x64:s4"});
   }
 }
 

@@ -451,6 +451,7 @@ const std::vector<std::string> kWgmmaTf32x3Runs = {"wgmma-3xtf32:128x128x32:s4",
 // split-K both ways.
 const std::vector<std::string> kWgmmaTf32Runs = {"wgmma-tf32:128x256x32:s4", "wgmma-tf32:128x256x32:s4:c2",
                                                  "wgmma-tf32:128x192x32:s4", "wgmma-tf32:128x192x32:s4:c2",
+                                                 "wgmma-tf32:192x128x32:s4",
                                                  "wgmma-tf32:128x128x32:s4", "wgmma-tf32:128x128x32:s4:k2",
                                                  "wgmma-tf32:128x256x32:s4:kc2"};
 // TF32 cuts both operands to 10-bit mantissas (truncated: up to 2^-10 each), 2^-9 of each product

@@ -162,7 +162,7 @@ TEST(Wgmma, EveryLayoutOpAndAlignmentAgainstTheFp64Reference) {
 }
 
 TEST(Wgmma, BothTilesOnSeveralTilesPerBlock) {
-  for (const char* config : {"wgmma:128x128x64:s4", "wgmma:128x192x64:s4", "wgmma:128x256x64:s4",
+  for (const char* config : {"wgmma:128x128x64:s4", "wgmma:128x192x64:s4", "wgmma:192x128x64:s4", "wgmma:128x256x64:s4",
                              "wgmma:128x256x64:s4:c2", "wgmma:128x128x64:s6:pp", "wgmma:128x128x64:s6:pp:c2"})
     for (Op op_a : kOps)
       for (Op op_b : kOps) {
@@ -218,6 +218,10 @@ TEST(Wgmma, SmallOddShapes) {
         const char* w192 = "wgmma:128x192x64:s4";
         run_case({DType::BF16, DType::BF16, layout, op_a, op_b, 136, 392, 72, 0, 0, 1.0f, 0.0f, w192});
         run_case({DType::F16, DType::F32, layout, op_a, op_b, 70, 197, 40, 1, 1, 1.0f, 1.0f, w192});
+        // 192 x 128: three consumer warpgroups, the third's rows past m on a ragged tile.
+        const char* r192 = "wgmma:192x128x64:s4";
+        run_case({DType::BF16, DType::BF16, layout, op_a, op_b, 200, 136, 72, 0, 0, 1.0f, 0.0f, r192});
+        run_case({DType::F16, DType::F32, layout, op_a, op_b, 150, 70, 40, 1, 1, 1.0f, 1.0f, r192});
       }
 }
 
@@ -236,6 +240,7 @@ TEST(Wgmma, SplitKAgainstTheFp64Reference) {
       {h, f, col, Op::T, Op::N, 300, 200, 5000, 1, 0, 1.0f, 1.0f, "wgmma:128x128x64:s6:pp:k8"},     // ping-pong
       {bf, bf, row, Op::N, Op::N, 700, 260, 2500, 0, 0, 1.0f, 0.0f, "wgmma:128x128x64:s6:pp:c2:k4"},
       {h, h, row, Op::N, Op::N, 300, 400, 3000, 0, 0, 1.0f, 0.0f, "wgmma:128x192x64:s4:k4"},
+      {bf, f, row, Op::T, Op::N, 500, 300, 3000, 0, 0, 1.0f, 0.5f, "wgmma:192x128x64:s4:k4"},
   };
   for (const WgmmaCase& t : cases) run_case(t);
 }
@@ -262,6 +267,8 @@ TEST(Wgmma, SplitKSummedInAClusterAgainstTheFp64Reference) {
            {bf, bf, row, Op::N, Op::T, 64, 64, 300, 0, 0, 1.0f, 2.0f, "wgmma:128x128x64:s4:kc8"},  // 5 k steps: 2 slices
            {bf, bf, row, Op::N, Op::T, 200, 300, 1000, 0, 0, 1.0f, 0.0f, "wgmma:128x256x64:s3:kc4"},  // run time
            {bf, bf, row, Op::N, Op::N, 1024, 768, 3072, 0, 0, 1.0f, 0.0f, "wgmma:128x192x64:s4:kc2"},
+           {h, f, row, Op::N, Op::T, 400, 300, 2000, 0, 0, 1.0f, 1.0f, "wgmma:192x128x64:s4:kc4"},  // 48 rows a block
+           {bf, bf, row, Op::T, Op::N, 200, 260, 3000, 0, 0, 1.0f, 0.0f, "wgmma:192x128x64:s4:kc8"},  // 24 rows
        })
     run_case(t);
 
@@ -354,6 +361,7 @@ TEST(Wgmma, RunTimeSchedulesAgainstTheFp64Reference) {
            {bf, bf, row, Op::N, Op::N, 2048, 2048, 192, 0, 0, 1.0f, 0.0f, "wgmma:128x256x64:s4:jit"},
            {bf, bf, row, Op::N, Op::T, 1000, 900, 520, 0, 0, 1.0f, 0.0f, "wgmma:128x192x64:s4:c2"},
            {h, f, row, Op::T, Op::T, 385, 500, 131, 3, 1, 1.0f, 1.0f, "wgmma:128x192x64:s4:c2"},
+           {bf, bf, row, Op::N, Op::N, 1000, 700, 520, 0, 0, 1.0f, 0.0f, "wgmma:192x128x64:s4:c2"},
        })
     run_case(t);
 }

@@ -1,6 +1,6 @@
 // Ladder level 8: GEMM on Hopper tensor cores (sm_90a): tiles loaded into 128-byte swizzled shared
-// memory completing on mbarriers, one producer warpgroup and two consumer warpgroups issuing wgmma, a
-// persistent grid over the output tiles in grouped order (docs/ladder.md, level 8).
+// memory completing on mbarriers, one producer warpgroup and two (or three) consumer warpgroups
+// issuing wgmma, a persistent grid over the output tiles in grouped order (docs/ladder.md, level 8).
 //
 //   C (m x n, row-major, OutT) = alpha * A (m x k) * B (k x n) + beta * C,
 //   A and B in bf16 or f16 (kIn BF16, F16), FP32 accumulation, OutT the input type or float; or FP32
@@ -13,10 +13,12 @@
 // (kAMn: A as k rows of m; kBMn: B as k rows of n); shared memory keeps the stored orientation and
 // wgmma reads MN-major tiles through its transpose bits (hopper.cuh has the layouts).
 //
-// Block tile 128 x BN x 64 (BN 128, 192 or 256): per k step the producer's one thread loads A's 128 x 64 and B's BN x 64
-// tiles into stage st with TMA and arms full[st] with their bytes; each consumer warpgroup takes 64
-// rows of the tile and issues four m64nBNk16 wgmmas per stage, keeps one group in flight, and frees
-// the stage before it (empty[]: both consumers arrive). The producer runs ahead into the block's next
+// Block tile BM x BN x 64 (BM 128 or 192, BN 128, 192 or 256): per k step the producer's one thread
+// loads A's BM x 64 and B's BN x 64 tiles into stage st with TMA and arms full[st] with their bytes;
+// each of the BM / 64 consumer warpgroups takes 64 rows of the tile and issues four m64nBNk16 wgmmas
+// per stage, keeps one group in flight, and frees the stage before it (empty[]: every consumer
+// arrives). 192 rows (128 columns) fill the SMs where 128-row tiles leave a partial wave (6272 x 512:
+// 132 tiles of 192 x 128 against 98 of 128 x 256). The producer runs ahead into the block's next
 // tile while the consumers store this one. Rows, columns and k past the matrix are zeros from TMA's
 // out-of-bounds fill; the stores are bounds-checked. C written over (beta == 0) with 16-byte aligned
 // rows leaves through TMA stores from shared memory (store_slice_tma), which run on while the
@@ -52,23 +54,27 @@ namespace tilegemm {
 namespace kernels {
 
 // kWgmmaBK: the 16-bit elements of a 128-byte line, a stage's k step for 16-bit operands (FP32: 32,
-// wgmma_bk).
-inline constexpr int kWgmmaBM = 128, kWgmmaBK = 64, kWgmmaThreads = 384;
+// wgmma_bk). A block tile has BM = 128 or 192 rows (wgmma_consumers, wgmma_in.hpp).
+inline constexpr int kWgmmaBK = 64;
 
 // kBPlanes: B's tile per stage is 1 or, for 3xTF32 (B's TF32 big and small parts), 2 planes of BN lines.
-template <int BN, int kStages, int kBPlanes = 1>
+template <int BN, int kStages, int kBPlanes = 1, int BM = 128>
 struct WgmmaSmem {
-  unsigned short a[kStages][kWgmmaBM * kWgmmaBK];  // 128-byte lines, 1024-byte aligned stages
+  unsigned short a[kStages][BM * kWgmmaBK];  // 128-byte lines, 1024-byte aligned stages
   unsigned short b[kStages][kBPlanes * BN * kWgmmaBK];
   // Per consumer warpgroup: 64 rows of 256 bytes of C on their way to global memory (store_tile).
-  uint4 c_rows[2][64 * 16];
+  uint4 c_rows[wgmma_consumers(BM)][64 * 16];
   unsigned long long full[kStages], empty[kStages];
 };
 // Dynamic shared memory a launch takes: the stages, the barriers, and room to align to 1024 bytes.
-template <int BN, int kStages, int kBPlanes = 1>
+template <int BN, int kStages, int kBPlanes = 1, int BM = 128>
 TILEGEMM_HOST_DEVICE constexpr int wgmma_smem_bytes() {
-  return static_cast<int>(sizeof(WgmmaSmem<BN, kStages, kBPlanes>)) + 1024;
+  return static_cast<int>(sizeof(WgmmaSmem<BN, kStages, kBPlanes, BM>)) + 1024;
 }
+
+// Named barriers (0 is __syncthreads): ping-pong's handover 1 + w, each consumer warpgroup's store
+// path 3 + w, all consumers together, and 3xTF32's guard per warpgroup.
+inline constexpr int kBarHandover = 1, kBarStore = 3, kBarConsumers = 6, kBarGuard = 7;
 
 struct WgmmaParams {
   void* c;
@@ -210,7 +216,7 @@ __device__ __forceinline__ void store_slice_tma(const void* map_c, int col0, int
 // once the main loop is done: one unit per block), and after a cluster barrier each block sums a
 // share of the tile's rows over every block's shared memory, in slice order (the same bits whichever
 // block finished first), and stores them as alpha * sum + beta * C. The sums overlay the stages, which
-// the other consumer warpgroup's wgmmas may still read: both warpgroups meet first (named barrier 5;
+// the other consumer warpgroups' wgmmas may still read: the consumers meet first (kBarConsumers;
 // without it racecheck's serialized run read torn sums). The second cluster barrier keeps
 // every block's shared memory until all have read it; the producer warpgroup takes both barriers too.
 // The sums sit as rows of BN + 4 floats (kSumsPitch): the accumulator pairs of a warp's 8 rows fall
@@ -218,12 +224,13 @@ __device__ __forceinline__ void store_slice_tma(const void* map_c, int col0, int
 // offsets from one address (an XOR swizzle took registers: 128 bytes of spills on 128 x 256).
 template <int BN>
 inline constexpr int kSumsPitch = BN + 4;
-template <int BN, class OutT>
+template <int BM, int BN, class OutT>
 __device__ __forceinline__ void sum_tile_in_cluster(const WgmmaParams& p, OutT* c, const float (&sums)[BN / 2],
                                                     float* tile, int cw, int m0, int n0) {
   using namespace hopper;
+  constexpr int kConsumerThreads = 128 * wgmma_consumers(BM);
   const int t_in = threadIdx.x % 128, warp = t_in / 32, lane = t_in % 32;
-  named_barrier_sync(5, 256);  // both consumer warpgroups' wgmmas are done with the stages
+  named_barrier_sync(kBarConsumers, kConsumerThreads);  // every consumer's wgmmas are done with the stages
 #pragma unroll
   for (int j = 0; j < BN / 8; ++j)
 #pragma unroll
@@ -234,10 +241,10 @@ __device__ __forceinline__ void sum_tile_in_cluster(const WgmmaParams& p, OutT* 
     }
   cluster_sync();  // every slice's sums are in its block
   const int slices = p.splits, rank = static_cast<int>(cluster_rank());
-  const int row_lo = rank * kWgmmaBM / slices, row_hi = (rank + 1) * kWgmmaBM / slices;
+  const int row_lo = rank * BM / slices, row_hi = (rank + 1) * BM / slices;
   constexpr int kQuads = BN / 4;
   const unsigned base = smem_u32(tile);
-  for (int i = cw * 128 + t_in; i < (row_hi - row_lo) * kQuads; i += 256) {
+  for (int i = cw * 128 + t_in; i < (row_hi - row_lo) * kQuads; i += kConsumerThreads) {
     const int r = row_lo + i / kQuads, q = i % kQuads;
     const int row = m0 + r, col = n0 + q * 4;
     if (row >= p.m || col >= p.n) continue;
@@ -255,26 +262,30 @@ __device__ __forceinline__ void sum_tile_in_cluster(const WgmmaParams& p, OutT* 
   cluster_sync();  // every block has read the others' sums: they may exit
 }
 
-template <WgmmaIn kIn, class OutT, int BN, int kStages, bool kAMn, bool kBMn, int kCluster, bool kPingPong>
-__global__ void __launch_bounds__(kWgmmaThreads, 1)
+template <WgmmaIn kIn, class OutT, int BN, int kStages, bool kAMn, bool kBMn, int kCluster, bool kPingPong,
+          int BM = 128>
+__global__ void __launch_bounds__(wgmma_threads(BM), 1)
     gemm_wgmma_tma(const __grid_constant__ TensorMap map_a, const __grid_constant__ TensorMap map_b,
                    const __grid_constant__ TensorMap map_c, const WgmmaParams p) {
   using namespace hopper;
   // kSplit: 3xTF32's own main loop (split_main_loop); every other kind runs wgmma on both operands'
   // shared-memory tiles.
   constexpr bool kFp32 = wgmma_fp32_in(kIn), kSplit = kIn == WgmmaIn::TF32x3;
-  constexpr int BM = kWgmmaBM, BK = wgmma_bk(kIn), kBPlanes = wgmma_b_planes(kIn);
+  constexpr int BK = wgmma_bk(kIn), kBPlanes = wgmma_b_planes(kIn), kConsumers = wgmma_consumers(BM);
   // 3xTF32: B's TF32 parts come K-major from split_b_tf32 whatever B's own orientation (kBMn then
   // names that of the FFMA guard's reads).
   constexpr bool kBTileMn = kBMn && !kFp32;
   static_assert(!kFp32 || !kPingPong, "FP32 operands run cooperative tiles");
   static_assert(BN == 128 || BN == 192 || BN == 256, "the wgmma widths hopper.cuh issues");
+  // 192 rows: three consumer warpgroups of 152 registers (the register file's share), 128 columns.
+  static_assert(BM == 128 || (BM == 192 && BN == 128 && !kPingPong && kIn != WgmmaIn::TF32x3),
+                "192-row tiles: 128 columns, cooperative, one product");
   static_assert(!kSplit || BN == 128, "3xTF32 keeps a second accumulator set: 128 columns");
   // An MN-major B tile arrives in boxes of 64 columns, each block of a cluster loading whole boxes.
   static_assert(!kBTileMn || (BN / kCluster) % 64 == 0, "MN-major B: BN / kCluster a multiple of 64");
   static_assert(kIn != WgmmaIn::TF32 || (!kAMn && !kBMn), "TF32 reads K-major tiles only");
   extern __shared__ __align__(1024) unsigned char raw[];
-  auto& s = *reinterpret_cast<WgmmaSmem<BN, kStages, kBPlanes>*>((reinterpret_cast<unsigned long long>(raw) + 1023) &
+  auto& s = *reinterpret_cast<WgmmaSmem<BN, kStages, kBPlanes, BM>*>((reinterpret_cast<unsigned long long>(raw) + 1023) &
                                                                  ~1023ull);
   // Broadcast from lane 0 so the compiler knows it is warp-uniform: the wgmma descriptors then stay on
   // the uniform datapath (without it, 4 R2UR + 4 IADD3 + 3 MOV per wgmma; perf note #117).
@@ -302,7 +313,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   if (threadIdx.x == 0) {
     for (int i = 0; i < kStages; ++i) {
       mbar_init(&s.full[i], 1);
-      mbar_init(&s.empty[i], (kPingPong ? 1 : 2) * kCluster);  // the warpgroups that read a stage
+      mbar_init(&s.empty[i], (kPingPong ? 1 : kConsumers) * kCluster);  // the warpgroups that read a stage
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
@@ -347,7 +358,9 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   // The consumers: warpgroup cw = wg - 1 takes rows cw * 64 .. + 63 of the tile, or with kPingPong
   // all of them as two halves (m64 slice h: K-major A lines 64 h ..; MN-major A box h; both start
   // 4096 elements into the stage).
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+  // The producer's registers go to the consumers: 232 each for two, 152 for three (of 65536).
+  if constexpr (kConsumers == 2) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+  else asm volatile("setmaxnreg.inc.sync.aligned.u32 152;");
   const int cw = wg - 1;
   const int t_in = threadIdx.x % 128, warp = t_in / 32, lane = t_in % 32;
   constexpr int kSlices = kPingPong ? 2 : 1;  // m64 slices of a warpgroup
@@ -376,9 +389,9 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   auto put_bias = [&] {
     if (!column_bias) return;
     if (p.tma_c && t_in == 0) hopper::bulk_wait_group_read0();  // the previous TMA stores have read the rows
-    named_barrier_sync(3 + cw, 128);
+    named_barrier_sync(kBarStore + cw, 128);
     put_column_bias<BN>(bias_rows, bias_pair, t_in);
-    named_barrier_sync(3 + cw, 128);
+    named_barrier_sync(kBarStore + cw, 128);
   };
   // The fused epilogue on one m64 slice's sums in place (not with split-K: its reduction applies it).
   auto apply_epilogue = [&](float(&sums)[BN / 2], int bb, int r0, int n0) {
@@ -396,7 +409,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     const int rows = min(64, p.m - r0), cols = min(BN, p.n - n0);
     if (rows <= 0) return;  // a ping-pong tile's second m64 slice below C (the whole warpgroup agrees)
     unsigned char* smem_rows = reinterpret_cast<unsigned char*>(s.c_rows[cw]);
-    const int bar = 3 + cw;  // this warpgroup's named barrier
+    const int bar = kBarStore + cw;  // this warpgroup's named barrier
     if (p.splits > 1) {  // the slice's raw sums (rows 16-byte aligned); the reduction applies alpha and beta
       float* part = p.partial + (static_cast<long long>(bb) * p.splits + slice) * p.m * p.ld_partial;
       store_slice_staged<BN>(part + static_cast<long long>(r0) * p.ld_partial + n0, p.ld_partial, rows, cols, sums,
@@ -505,7 +518,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
       it += kt1 - kt0;
       continue;
     }
-    if (kPingPong && nth > 0) named_barrier_sync(1 + cw, 256);  // the other has taken its last stage
+    if (kPingPong && nth > 0) named_barrier_sync(kBarHandover + cw, 256);  // the other has taken its last stage
     load_bias(n0);
     if constexpr (kSplit) {
       split_main_loop(acc[0], kt0, kt1, it);
@@ -531,7 +544,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
       wgmma_wait<1>();
       if (kt > kt0) release((it - 1) % kStages);
       // Ping-pong: the last stage is taken; the other warpgroup's next unit may start.
-      if (kPingPong && kt == kt1 - 1 && u + stride < units) named_barrier_arrive(2 - cw, 256);
+      if (kPingPong && kt == kt1 - 1 && u + stride < units) named_barrier_arrive(kBarHandover + 1 - cw, 256);
     }
     put_bias();  // while the last wgmma group runs
     wgmma_wait<0>();
@@ -539,13 +552,13 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     }
     // 3xTF32's guard: where an operand value of the warpgroup's rows and the tile's columns is nonzero
     // below 2^-112 in magnitude, Inf or NaN, or a sum is not finite, its sums are FFMA's
-    // (mma_tf32x3.cuh); the warpgroup decides together (barrier 6 + cw).
+    // (mma_tf32x3.cuh); the warpgroup decides together (barrier kBarGuard + cw).
     if constexpr (kIn == WgmmaIn::TF32x3) {
       const long long batch_b = p.b_batched ? bb : 0;
       bool ok = fp32_key >= kSplitMinKey && p.b_keys[batch_b * p.key_stride + n0 / 128] >= kSplitMinKey;
 #pragma unroll
       for (int i = 0; i < BN / 2; ++i) ok &= fabsf(acc[0][i]) <= 3.402823466e38f;
-      if (!named_barrier_and(6 + cw, 128, ok))
+      if (!named_barrier_and(kBarGuard + cw, 128, ok))
         ffma_tile<BN, kAMn, kBMn>(p.a + (p.a_batched ? bb * p.stride_a : 0), p.lda, p.b + batch_b * p.stride_b, p.ldb,
                                   p.m, p.n, m0 + cw * 64 + warp * 16 + lane / 4, n0 + (lane % 4) * 2, kt0 * BK,
                                   min(kt1 * BK, p.k), acc[0]);
@@ -553,7 +566,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
     }
     if constexpr (kCluster == 1 && !kPingPong) {
       if (sum_in_cluster) {
-        sum_tile_in_cluster<BN, OutT>(p, static_cast<OutT*>(p.c) + bb * p.stride_c, acc[0],
+        sum_tile_in_cluster<BM, BN, OutT>(p, static_cast<OutT*>(p.c) + bb * p.stride_c, acc[0],
                                       reinterpret_cast<float*>(&s), cw, m0, n0);
         // One unit per block; returning (not looping) ends the accumulators' lives here (the wgmma asm
         // reads them, so across the loop they stay live beside the sum's loads: 112 bytes of spills).

@@ -1,6 +1,7 @@
 // Family wgmma: ladder level 8, 16-bit GEMM on Hopper tensor cores (kernels/gemm/08_wgmma_tma.cuh):
 // A and B in bf16 or f16, FP32 accumulation, C in the input type or f32. Configs
-// "wgmma:128x<BN>x64:s4" for the compiled tiles, BN = 256 or 128; "wgmma:128x128x64:s6:pp" has the
+// "wgmma:<BM>x<BN>x64:s4" for the compiled tiles, 128 x 256, 128 x 192, 128 x 128 and 192 x 128 (three
+// consumer warpgroups); "wgmma:128x128x64:s6:pp" has the
 // two consumer warpgroups take turns on whole tiles (ping-pong); ":c2" runs clusters of two blocks
 // sharing B's tile (TMA multicast); ":k<N>" splits k (the slices' sums through workspace and a second
 // kernel), ":kc<N>" too with the slices of a tile as one cluster summing through distributed shared
@@ -20,7 +21,7 @@
 // src/ops/families/wgmma_tf32x3/): FP32 A, B and C at FP32 accuracy by 3xTF32 with the FFMA guard
 // (kernels/common/wgmma_tf32.cuh), configs "wgmma-3xtf32:128x128x32:s4" with ":c2", ":k<N>", ":kc<N>";
 // and family wgmma-tf32 (src/ops/families/wgmma_tf32/): FP32 data as TF32, one product, only under
-// math = tf32 (Math::Tf32), configs "wgmma-tf32:128x<BN>x32:s4" with ":c2", ":k<N>", ":kc<N>".
+// math = tf32 (Math::Tf32), configs "wgmma-tf32:<BM>x<BN>x32:s4" with ":c2", ":k<N>", ":kc<N>".
 #include <algorithm>
 #include <cmath>
 #include <iterator>
@@ -42,7 +43,7 @@ namespace ops {
 namespace {
 
 struct WgmmaConfig {
-  WgmmaSchedule schedule;       // "128x<bn>x64:s<stages>", ":pp", ":c2" in the text
+  WgmmaSchedule schedule;       // "<bm>x<bn>x64:s<stages>", ":pp", ":c2" in the text
   int splits = 1;               // k slices per tile (split-K, ":k<N>" or ":kc<N>")
   bool run_time = false;        // ":jit": the kernel compiled at run time (implied for a schedule not compiled ahead)
   bool sum_in_cluster = false;  // ":kc<N>": the slices summed inside a cluster (WgmmaLaunch::sum_in_cluster)
@@ -113,16 +114,18 @@ class WgmmaFamily final : public Family {
         : in_ == WgmmaIn::TF32
             ? "wgmma-tf32:128x256x32:s4, wgmma-tf32:128x256x32:s4:c2, wgmma-tf32:128x128x32:s4, each with :k2 ... "
               ":k64 for split-K (:kc2 ... :kc8 summed in a cluster); wgmma-tf32:128x256x32:s3:jit compiles at run time"
-            : "wgmma:128x256x64:s4, wgmma:128x256x64:s4:c2, wgmma:128x128x64:s4, wgmma:128x128x64:s6:pp:c2, each "
+            : "wgmma:128x256x64:s4, wgmma:128x256x64:s4:c2, wgmma:128x192x64:s4, wgmma:192x128x64:s4, "
+              "wgmma:128x128x64:s4, wgmma:128x128x64:s6:pp:c2, each "
                  "with :k2 ... :k64 for split-K (:kc2 ... :kc8 summed in a cluster); wgmma:128x128x64:s5:jit "
                  "compiles at run time";
     const char* family = name_.c_str();
     const std::vector<std::string> f = detail::lowered_fields(text);
     int tile[3] = {0, 0, 0};
-    if (f.size() < 3 || f[0] != name_ || !detail::numbers(f[1], "", 3, tile) || tile[0] != 128 || tile[2] != bk_)
-      detail::config_text_error(what, text, family, "the tile is 128x<columns>x" + std::to_string(bk_), examples);
+    if (f.size() < 3 || f[0] != name_ || !detail::numbers(f[1], "", 3, tile) || (tile[0] != 128 && tile[0] != 192) ||
+        tile[2] != bk_)
+      detail::config_text_error(what, text, family, "the tile is <128|192>x<columns>x" + std::to_string(bk_), examples);
     WgmmaConfig c;
-    c.schedule = {tile[1], 1, false, 0};
+    c.schedule = {tile[1], 1, false, 0, tile[0]};
     size_t i = 2;
     if (f[i].size() < 2 || f[i][0] != 's' || (c.schedule.stages = detail::small_number(f[i].substr(1))) <= 0)
       detail::config_text_error(what, text, family, "pipeline stages ':s<N>' follow the tile", examples);
@@ -152,7 +155,8 @@ class WgmmaFamily final : public Family {
   std::string print(const Config& c) const override {
     const WgmmaConfig& f = c.fields<WgmmaConfig>();
     const WgmmaSchedule& sc = f.schedule;
-    return name_ + ":128x" + std::to_string(sc.bn) + "x" + std::to_string(bk_) + ":s" + std::to_string(sc.stages) +
+    return name_ + ":" + std::to_string(sc.bm) + "x" + std::to_string(sc.bn) + "x" + std::to_string(bk_) + ":s" +
+           std::to_string(sc.stages) +
            (sc.pingpong ? ":pp" : "") +
            (sc.cluster > 1 ? ":c" + std::to_string(sc.cluster) : "") +
            (f.splits > 1 ? (f.sum_in_cluster ? ":kc" : ":k") + std::to_string(f.splits) : "") +
@@ -181,9 +185,9 @@ class WgmmaFamily final : public Family {
   std::vector<Config> candidates(const Problem& p, const DeviceFacts& d) const override {
     std::vector<Config> out;
     for (const WgmmaSchedule& sc : schedules()) {
-      const int bn = sc.bn, cluster = sc.cluster;
-      if (cluster == 2 && (p.m <= 128 || p.n <= 128)) continue;
-      const int64_t units = p.batch * ((p.m + 128 * cluster - 1) / (128 * cluster)) * ((p.n + bn - 1) / bn);
+      const int bm = sc.bm, bn = sc.bn, cluster = sc.cluster;
+      if (cluster == 2 && (p.m <= bm || p.n <= 128)) continue;
+      const int64_t units = p.batch * ((p.m + bm * cluster - 1) / (bm * cluster)) * ((p.n + bn - 1) / bn);
       // Ping-pong needs two tiles per block to alternate (512 x 512 x 65536 in 8 slices, one unit per
       // block: 0.55-0.64x cuBLAS against 0.74x on 128 x 128 tiles alone).
       if (sc.pingpong && units * cluster <= d.sm_count) continue;
@@ -203,17 +207,18 @@ class WgmmaFamily final : public Family {
     }
     return out;
   }
-  // One move: a stage more or fewer, another tile width, clusters on or off, ping-pong on or off
-  // (its 128 columns), with the same split; those not compiled ahead run at run time. And the same
-  // config with its slices summed the other way (workspace or cluster).
+  // One move: a stage more or fewer, another tile width, 128 or 192 rows (128 columns), clusters on or
+  // off, ping-pong on or off (its 128 x 128 tile), with the same split; those not compiled ahead run at
+  // run time. And the same config with its slices summed the other way (workspace or cluster).
   std::vector<Config> neighbours(const Problem&, const Config& c) const override {
     const WgmmaConfig& f = c.fields<WgmmaConfig>();
     const WgmmaSchedule s = f.schedule;
-    const WgmmaSchedule moves[] = {{s.bn, s.cluster, s.pingpong, s.stages - 1},
-                                   {s.bn, s.cluster, s.pingpong, s.stages + 1},
+    const WgmmaSchedule moves[] = {{s.bn, s.cluster, s.pingpong, s.stages - 1, s.bm},
+                                   {s.bn, s.cluster, s.pingpong, s.stages + 1, s.bm},
                                    {s.bn == 128 ? 192 : 128, s.cluster, false, s.stages},
                                    {s.bn == 256 ? 192 : 256, s.cluster, false, s.stages},
-                                   {s.bn, 3 - s.cluster, s.pingpong, s.stages},
+                                   {128, s.cluster, false, s.stages, s.bm == 128 ? 192 : 128},
+                                   {s.bn, 3 - s.cluster, s.pingpong, s.stages, s.bm},
                                    {128, s.cluster, !s.pingpong, s.stages}};
     std::vector<Config> out;
     auto add = [&](const WgmmaConfig& n) {
@@ -238,13 +243,14 @@ class WgmmaFamily final : public Family {
     if (p.align_b < bytes) return "B's address is not aligned to its " + elements;
     // A 16-bit B stored k x n arrives in boxes of 64 columns; each block of a cluster loads whole boxes.
     if (!fp32() && !p.trans_b && (f.schedule.bn / f.schedule.cluster) % 64 != 0)
-      return "B is not transposed (stored k x n, MN-major): a 128 x " + std::to_string(f.schedule.bn) +
+      return "B is not transposed (stored k x n, MN-major): a " + std::to_string(f.schedule.bm) + " x " +
+             std::to_string(f.schedule.bn) +
              " tile in clusters of " + std::to_string(f.schedule.cluster) +
              " would split its 64-column boxes between the blocks (run it alone, c1)";
     const int64_t limit = 2147483647;
     if (p.m > limit || p.n > limit || p.k > limit) return "m, n and k must each be below 2^31";
     // The kernel numbers its work units (batches x tiles x k slices) in 32 bits.
-    const double units = double(p.batch) * std::ceil(p.m / (128.0 * f.schedule.cluster)) *
+    const double units = double(p.batch) * std::ceil(p.m / double(f.schedule.bm * f.schedule.cluster)) *
                          std::ceil(p.n / double(f.schedule.bn)) * k_slices(p.k, f.splits, bk_).splits;
     if (units > double(limit))
       return "batch = " + std::to_string(p.batch) + " makes " + std::to_string(static_cast<long long>(units)) +
@@ -275,9 +281,10 @@ class WgmmaFamily final : public Family {
   // memory bandwidth, plus a launch; split-K adds its partial sums' traffic and the reduction's launch.
   std::optional<Estimate> estimate(const Problem& p, const Config& c, const DeviceFacts& d) const override {
     const WgmmaConfig& f = c.fields<WgmmaConfig>();
-    const int bn = f.schedule.bn, cluster = f.schedule.cluster;
+    const int bm = f.schedule.bm, bn = f.schedule.bn, cluster = f.schedule.cluster;
     const KSlices slices = k_slices(p.k, f.splits, bk_);
-    const double tiles = double(p.batch) * std::ceil(p.m / (128.0 * cluster)) * cluster * std::ceil(p.n / double(bn));
+    const double tiles =
+        double(p.batch) * std::ceil(p.m / double(bm * cluster)) * cluster * std::ceil(p.n / double(bn));
     const double units = tiles * slices.splits;  // a block's share: a tile's k slice
     const bool in_cluster = f.sum_in_cluster && slices.splits > 1;
     const double waves = in_cluster
@@ -285,7 +292,7 @@ class WgmmaFamily final : public Family {
                              : std::ceil(units / std::max(cluster, d.sm_count / cluster * cluster));
     const double per_sm_flops = rate(f) / kMeasuredSms;
     const double slice_k = std::min<double>(double(bk_) * slices.steps_per_split, std::max<int64_t>(p.k, 1));
-    const double tile_us = 1.0 + 2.0 * 128 * bn * slice_k / per_sm_flops * 1e6;
+    const double tile_us = 1.0 + 2.0 * bm * bn * slice_k / per_sm_flops * 1e6;
     // Through workspace: the partial sums' traffic and the reduction's launch. Summed in a cluster: the
     // sums through shared memory, two cluster barriers and a cluster launch, fitted on 128 x 128 tiles
     // in clusters of 2 (H200, 2026-11-28): the split pays from ~8 k steps saved (1024^3 12.1 -> 11.8 us,
@@ -303,7 +310,7 @@ class WgmmaFamily final : public Family {
     // 2026-11-29: 128 x 256 tiles 95 us against ping-pong's 112).
     const bool tma_c = wgmma_tma_stores_c(p.beta_zero, p.align_c == 16, p.n, p.c_type, slices.splits);
     const double epilogue_us = f.schedule.pingpong ? 0.0
-                                                   : waves * 128.0 * std::min<int64_t>(bn, p.n) * dtype_bytes(p.c_type) /
+                                                   : waves * double(bm) * std::min<int64_t>(bn, p.n) * dtype_bytes(p.c_type) /
                                                          (tma_c ? 300e9 : 60e9) * 1e6;
     // Converted FP32 operands are read as their copies (3xTF32's B: two planes) instead. Every batch
     // counts its own A and B (the problem does not say which are shared).
@@ -321,10 +328,12 @@ class WgmmaFamily final : public Family {
     auto convert_us = [](size_t parts, double read) { return parts > 0 ? 3.0 + (parts + read) / 1.5e12 * 1e6 : 0.0; };
     const double split_us = convert_us(a_parts, batch * 4.0 * p.m * p.k) + convert_us(b_parts, batch * 4.0 * p.n * p.k);
     // The memory floor: 3/4 of the bus bandwidth (H100: ~2.5 TB/s) with every SM streaming tiles,
-    // proportionally less with fewer tiles than SMs (1 x 11008 x 4096 on 86 tiles: 56 us measured,
-    // H100, 2026-11-28; the C-bound batches above on an H200's 4.8 TB/s: 2.8-3.0 TB/s of C).
+    // proportionally less where SMs idle: with fewer tiles than SMs (1 x 11008 x 4096 on 86 tiles: 56
+    // us measured, H100, 2026-11-28; the C-bound batches above on an H200's 4.8 TB/s: 2.8-3.0 TB/s of
+    // C), and in a last partial wave (25088 x 128 x 1152: 196 tiles of 128 x 128 in two waves 22.7-23.9
+    // us, 131 of 192 x 128 in one 21.3, H200, 2026-11-29).
     const double bus = d.mem_bandwidth_gbs > 0 ? d.mem_bandwidth_gbs * 1e9 : 3.35e12;
-    const double streaming = 0.75 * bus * std::min(1.0, units / std::max(1, d.sm_count));
+    const double streaming = 0.75 * bus * std::min(1.0, units / (waves * std::max(1, d.sm_count)));
     const double compute_us = waves * tile_us, memory_us = bytes / streaming * 1e6;
     Estimate e;
     e.us = 4.0 + pack_us + split_us + reduce_us + epilogue_us + std::max(compute_us, memory_us);
@@ -414,16 +423,19 @@ class WgmmaFamily final : public Family {
   // 8192^3): 128 x 256 ~700 alone and in clusters of 2, ping-pong 128 x 128 ~650-690, 128 x 128 ~620.
   // Clusters halve B's traffic from L2, which the ragged and packed shapes need: 4095 x 4097 x 4093
   // NN 340 -> 429, 2501 x 3499 x 1777 NT 223 -> 257 (ping-pong 326 and 204; in clusters 433, 247).
-  // Clusters are rated above the rest so that they win wherever the tiles fit alike. 128 x 192 runs
-  // big squares at 604-649 (against 128 x 256's 677-720 in the same runs; TF32 299 against 325, H200,
-  // 2026-11-29): it wins where its tile count fills the SMs and the others' do not.
+  // Clusters are rated above the rest so that they win wherever the tiles fit alike. 128 x 192 and
+  // 192 x 128 run big squares at 604-650 (against 128 x 256's 677-720 in the same runs; TF32 289-299
+  // against 325, H200, 2026-11-29): they win where their tile counts fill the SMs and the others' do
+  // not (alike, 128 x 192 first: 1024 x 2304 x 768 12.3 against 12.6 us).
   double rate(const WgmmaConfig& f) const {
     if (in_ == WgmmaIn::TF32x3) return f.schedule.cluster > 1 ? kTf32x3Rate * 1.02 : kTf32x3Rate;
     const double cluster = f.schedule.cluster > 1 ? 1.02 : 1.0;
-    if (in_ == WgmmaIn::TF32) return (f.schedule.bn == 128 ? 0.9 : f.schedule.bn == 192 ? 0.92 : 1.0) * cluster * kTf32Rate;
+    if (in_ == WgmmaIn::TF32)
+      return (f.schedule.bm == 192 || f.schedule.bn == 192 ? 0.92 : f.schedule.bn == 128 ? 0.9 : 1.0) * cluster *
+             kTf32Rate;
     if (f.schedule.pingpong) return f.schedule.cluster > 1 ? 700e12 : 680e12;
+    if (f.schedule.bm == 192 || f.schedule.bn == 192) return 640e12 * cluster;
     if (f.schedule.bn == 128) return 620e12;
-    if (f.schedule.bn == 192) return 640e12 * cluster;
     return f.schedule.cluster > 1 ? 740e12 : 700e12;
   }
   Config of(const WgmmaSchedule& sc, int splits) const {

@@ -120,6 +120,10 @@ void convert_operand(const void* src, int64_t ld, bool mn_major, int64_t lines, 
 std::string wgmma_schedule_problem(const WgmmaSchedule& s, WgmmaIn in) {
   if (s.bn != 128 && s.bn != 192 && s.bn != 256)
     return "the tile's columns (" + std::to_string(s.bn) + ") must be 128, 192 or 256";
+  if (s.bm != 128 && s.bm != 192) return "the tile's rows (" + std::to_string(s.bm) + ") must be 128 or 192";
+  if (s.bm == 192 && (s.bn != 128 || s.pingpong || in == WgmmaIn::TF32x3))
+    return "192-row tiles (three consumer warpgroups of 152 registers) take 128 columns, cooperative, one "
+           "product (not 3xTF32)";
   if (in == WgmmaIn::TF32x3 && s.bn != 128)
     return "3xTF32 keeps a second set of accumulators: the tile has 128 columns";
   if (kernels::wgmma_fp32_in(in) && s.pingpong)
@@ -145,7 +149,8 @@ detail::JitRequest wgmma_jit_request(const WgmmaLaunch& l) {
   r.name_expression = "&tilegemm::kernels::gemm_wgmma_tma<tilegemm::kernels::WgmmaIn::" +
                       std::string(kInNames[static_cast<int>(wgmma_in(l))]) + ", " + out + ", " +
                       std::to_string(s.bn) + ", " + std::to_string(s.stages) + ", " + b(wgmma_kernel_a_mn(l)) + ", " +
-                      b(wgmma_kernel_b_mn(l)) + ", " + std::to_string(s.cluster) + ", " + b(s.pingpong) + ">";
+                      b(wgmma_kernel_b_mn(l)) + ", " + std::to_string(s.cluster) + ", " + b(s.pingpong) + ", " +
+                      std::to_string(s.bm) + ">";
   return r;
 }
 
@@ -187,18 +192,19 @@ void launch_wgmma(const WgmmaLaunch& l, cudaStream_t stream) {
   // one after the other.
   const int b_rows = sc.bn / sc.cluster;
   CUtensorMap map_a =
-      convert_a      ? tensor_map(l.a_parts, l.in, l.m, parts_ld, parts_ld, kernels::kWgmmaBM, batches_a, l.m * parts_ld)
+      convert_a      ? tensor_map(l.a_parts, l.in, l.m, parts_ld, parts_ld, sc.bm, batches_a, l.m * parts_ld)
       : l.a_mn_major ? tensor_map(l.a, l.in, l.k, l.m, l.lda, bk, batches_a, l.stride_a)
-                     : tensor_map(l.a, l.in, l.m, l.k, l.lda, kernels::kWgmmaBM, batches_a, l.stride_a);
+                     : tensor_map(l.a, l.in, l.m, l.k, l.lda, sc.bm, batches_a, l.stride_a);
   CUtensorMap map_b = convert_b      ? tensor_map(l.b_parts, l.in, l.n, parts_ld, parts_ld, b_rows, batches_b, l.n * parts_ld)
                       : l.b_mn_major ? tensor_map(l.b, l.in, l.k, l.n, l.ldb, bk, batches_b, l.stride_b)
                                      : tensor_map(l.b, l.in, l.n, l.k, l.ldb, b_rows, batches_b, l.stride_b);
   // Work units of a cluster (a block without clusters), and the grid: one cluster per unit up to
   // as many as the device holds at once; summed in a cluster, one block per unit.
-  const int64_t rows = int64_t(kernels::kWgmmaBM) * sc.cluster;
+  const int64_t rows = int64_t(sc.bm) * sc.cluster;
+  const int threads = kernels::wgmma_threads(sc.bm);
   const int64_t units = l.batch * ((l.m + rows - 1) / rows) * ((l.n + sc.bn - 1) / sc.bn) * slices.splits;
   const int64_t resident =
-      sc.cluster > 1 ? detail::resident_clusters(kernel, kernels::kWgmmaThreads, smem, sc.cluster) : l.sm_count;
+      sc.cluster > 1 ? detail::resident_clusters(kernel, threads, smem, sc.cluster) : l.sm_count;
   const unsigned grid =
       static_cast<unsigned>(sum_in_cluster ? units : (units < resident ? units : resident) * sc.cluster);
   const int out_bytes = dtype_bytes(l.out);
@@ -240,10 +246,10 @@ void launch_wgmma(const WgmmaLaunch& l, cudaStream_t stream) {
   p.key_stride = wgmma_key_count(l.n);
   void* args[] = {&map_a, &map_b, &map_c, &p};
   if (sc.cluster > 1 || sum_in_cluster)
-    detail::launch_kernel_in_clusters(kernel, dim3(grid), dim3(kernels::kWgmmaThreads), smem, stream,
+    detail::launch_kernel_in_clusters(kernel, dim3(grid), dim3(threads), smem, stream,
                                       sum_in_cluster ? slices.splits : sc.cluster, args);
   else
-    detail::launch_kernel(kernel, dim3(grid), dim3(kernels::kWgmmaThreads), smem, stream, false, args);
+    detail::launch_kernel(kernel, dim3(grid), dim3(threads), smem, stream, false, args);
   if (slices.splits > 1 && !sum_in_cluster) {
     if (l.out == DType::F32) reduce_splits<float>(l, p, stream);
     else if (l.out == DType::F16) reduce_splits<kernels::f16_t>(l, p, stream);

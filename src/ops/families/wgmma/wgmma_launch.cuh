@@ -16,10 +16,10 @@ namespace tilegemm {
 namespace ops {
 namespace wgmma_launch_detail {
 
-template <WgmmaIn kIn, class OutT, int BN, int kStages, int kCluster, bool kPingPong>
+template <WgmmaIn kIn, class OutT, int BN, int kStages, int kCluster, bool kPingPong, int BM>
 const void* kernel_of_layout(const WgmmaLaunch& l) {
-  static_assert(kernels::wgmma_smem_bytes<BN, kStages, wgmma_b_planes(kIn)>() ==
-                    wgmma_smem_bytes({BN, kCluster, kPingPong, kStages}, kIn),
+  static_assert(kernels::wgmma_smem_bytes<BN, kStages, wgmma_b_planes(kIn), BM>() ==
+                    wgmma_smem_bytes({BN, kCluster, kPingPong, kStages, BM}, kIn),
                 "wgmma_smem_bytes (wgmma_launch.hpp) must match the kernel's shared memory");
   static_assert(kernels::kSumsPitch<BN> == BN + 4, "wgmma_sums_fit_stages (wgmma_launch.hpp) must match the kernel");
   const void* kernel = nullptr;
@@ -30,7 +30,7 @@ const void* kernel_of_layout(const WgmmaLaunch& l) {
       if constexpr ((kIn != WgmmaIn::TF32 || (!a_mn() && !b_mn())) &&
                     (!b_mn() || kernels::wgmma_fp32_in(kIn) || (BN / kCluster) % 64 == 0))
         kernel = reinterpret_cast<const void*>(
-            kernels::gemm_wgmma_tma<kIn, OutT, BN, kStages, a_mn(), b_mn(), kCluster, kPingPong>);
+            kernels::gemm_wgmma_tma<kIn, OutT, BN, kStages, a_mn(), b_mn(), kCluster, kPingPong, BM>);
     });
   });
   return kernel;
@@ -41,11 +41,12 @@ const void* compiled_schedule(const WgmmaLaunch& l, std::index_sequence<kIndex..
   const void* kernel = nullptr;
   ((l.schedule == kSchedules[kIndex] &&
     (kernel = kernel_of_layout<kIn, OutT, kSchedules[kIndex].bn, kSchedules[kIndex].stages, kSchedules[kIndex].cluster,
-                               kSchedules[kIndex].pingpong>(l),
+                               kSchedules[kIndex].pingpong, kSchedules[kIndex].bm>(l),
      true)) ||
    ...);
   if (!kernel)
-    throw Error(ErrorCode::Internal, "level 8 has no compiled schedule 128x" + std::to_string(l.schedule.bn) + "x" +
+    throw Error(ErrorCode::Internal, "level 8 has no compiled schedule " + std::to_string(l.schedule.bm) + "x" +
+                                         std::to_string(l.schedule.bn) + "x" +
                                          std::to_string(kernels::wgmma_bk(kIn)) + ":s" +
                                          std::to_string(l.schedule.stages) + (l.schedule.pingpong ? ":pp" : "") +
                                          ":c" + std::to_string(l.schedule.cluster));

@@ -19,31 +19,34 @@ namespace ops {
 
 using kernels::WgmmaIn;
 
-// A level 8 schedule: 128-row tiles, k steps of one 128-byte line (64 16-bit or 32 FP32 elements),
-// and these fields.
+// A level 8 schedule: k steps of one 128-byte line (64 16-bit or 32 FP32 elements), and these fields.
 struct WgmmaSchedule {
   int bn;         // the tile's columns: 128, 192 or 256 (the wgmma widths hopper.cuh issues)
   int cluster;    // blocks per cluster sharing B's tile: 1 or 2
   bool pingpong;  // consumer warpgroups take turns on whole tiles (128 columns: 128 accumulators each)
-  int stages;     // pipeline stages of (128 + bn) 128-byte lines: 48 KB (bn 256), 40 KB (192), 32 KB (128)
+  int stages;     // pipeline stages of (bm + bn) 128-byte lines: 48 KB (128 x 256), 40 KB (128 x 192), 32 KB
+  // The tile's rows: 128 (two consumer warpgroups) or 192 (three; 128 columns, cooperative).
+  int bm = 128;
   constexpr bool operator==(const WgmmaSchedule& o) const {
-    return bn == o.bn && cluster == o.cluster && pingpong == o.pingpong && stages == o.stages;
+    return bn == o.bn && cluster == o.cluster && pingpong == o.pingpong && stages == o.stages && bm == o.bm;
   }
 };
 // The schedules compiled ahead of time (launch_compiled in wgmma_launch.cuh instantiates exactly
 // these, from this table): cooperative 128 x 256 alone and in clusters of 2, cooperative 128 x 192
 // (tile counts between the other two widths' fill the SMs: 1024 x 2304 x 768 on 96 tiles instead of
-// 72 or 144) and 128 x 128, and ping-pong 128 x 128 alone and in clusters of 2. Any other valid
-// schedule compiles at run time.
+// 72 or 144), 128 x 128 and 192 x 128 (6272 x 512 x 4608 on 132 tiles against 98 of 128 x 256), and
+// ping-pong 128 x 128 alone and in clusters of 2. Any other valid schedule compiles at run time.
 inline constexpr WgmmaSchedule kWgmmaSchedules[] = {{256, 1, false, 4}, {256, 2, false, 4}, {192, 1, false, 4},
-                                                    {128, 1, false, 4}, {128, 1, true, 6},  {128, 2, true, 6}};
+                                                    {128, 1, false, 4}, {128, 1, false, 4, 192},
+                                                    {128, 1, true, 6},  {128, 2, true, 6}};
 // FP32 operands at FP32 accuracy (3xTF32) keep two accumulator sets: 128 columns, cooperative,
 // alone or in clusters of 2 (wgmma_launch_tf32x3.cu).
 inline constexpr WgmmaSchedule kWgmmaTf32x3Schedules[] = {{128, 1, false, 4}, {128, 2, false, 4}};
 // FP32 operands as TF32 (one product): cooperative 128 x 256, 128 x 192 and 128 x 128, alone and in
-// clusters of 2 (wgmma_launch_tf32.cu).
+// clusters of 2, and 192 x 128 (wgmma_launch_tf32.cu).
 inline constexpr WgmmaSchedule kWgmmaTf32Schedules[] = {{256, 1, false, 4}, {256, 2, false, 4}, {192, 1, false, 4},
-                                                        {192, 2, false, 4}, {128, 1, false, 4}, {128, 2, false, 4}};
+                                                        {192, 2, false, 4}, {128, 1, false, 4}, {128, 2, false, 4},
+                                                        {128, 1, false, 4, 192}};
 constexpr bool wgmma_compiled(const WgmmaSchedule& s, WgmmaIn in = WgmmaIn::BF16) {
   auto in_table = [&](const auto& table) {
     for (const WgmmaSchedule& c : table)
@@ -55,16 +58,18 @@ constexpr bool wgmma_compiled(const WgmmaSchedule& s, WgmmaIn in = WgmmaIn::BF16
   return in_table(kWgmmaSchedules);
 }
 using kernels::wgmma_b_planes;
-// Dynamic shared memory of a schedule's kernel: WgmmaSmem (the stages, 32 KB of staged C rows, the
-// barriers) and 1024 bytes to align it. wgmma_launch.cuh checks it against the kernel's sizeof.
+// Dynamic shared memory of a schedule's kernel: WgmmaSmem (the stages, 16 KB of staged C rows per
+// consumer warpgroup, the barriers) and 1024 bytes to align it. wgmma_launch.cuh checks it against the
+// kernel's sizeof.
 constexpr int wgmma_smem_bytes(const WgmmaSchedule& s, WgmmaIn in = WgmmaIn::BF16) {
-  return s.stages * (128 + wgmma_b_planes(in) * s.bn) * 128 + 2 * 64 * 16 * 16 + s.stages * 16 + 1024;
+  return s.stages * (s.bm + wgmma_b_planes(in) * s.bn) * 128 + kernels::wgmma_consumers(s.bm) * 64 * 16 * 16 +
+         s.stages * 16 + 1024;
 }
 // Split-K summed inside a cluster (WgmmaLaunch::sum_in_cluster) leaves a tile's FP32 sums in the
 // stages, rows of bn + 4 floats (kernels::kSumsPitch): 66 KB (128 columns: 3 stages or more), 98 KB
 // (192: 3 or more) or 130 KB (256: 3 or more).
 constexpr bool wgmma_sums_fit_stages(const WgmmaSchedule& s) {
-  return s.stages * (128 + s.bn) * 64 * 2 >= 128 * (s.bn + 4) * 4;
+  return s.stages * (s.bm + s.bn) * 64 * 2 >= s.bm * (s.bn + 4) * 4;
 }
 // The most k slices summed inside a cluster: the portable cluster size.
 inline constexpr int kWgmmaMaxClusterSlices = 8;

@@ -281,8 +281,7 @@ __global__ void __launch_bounds__(wgmma_threads(BM), 1)
   static_assert(BM == 128 || (BM == 192 && BN == 128 && !kPingPong && kIn != WgmmaIn::TF32x3),
                 "192-row tiles: 128 columns, cooperative, one product");
   static_assert(!kSplit || BN == 128, "3xTF32 keeps a second accumulator set: 128 columns");
-  // An MN-major B tile arrives in boxes of 64 columns, each block of a cluster loading whole boxes.
-  static_assert(!kBTileMn || (BN / kCluster) % 64 == 0, "MN-major B: BN / kCluster a multiple of 64");
+  static_assert(!kBTileMn || wgmma_mn_major_b_fits(BN, kCluster), "MN-major B: BN / kCluster a multiple of 64");
   static_assert(kIn != WgmmaIn::TF32 || (!kAMn && !kBMn), "TF32 reads K-major tiles only");
   extern __shared__ __align__(1024) unsigned char raw[];
   auto& s = *reinterpret_cast<WgmmaSmem<BN, kStages, kBPlanes, BM>*>((reinterpret_cast<unsigned long long>(raw) + 1023) &

@@ -19,6 +19,9 @@ TILEGEMM_HOST_DEVICE constexpr int wgmma_b_planes(WgmmaIn in) { return in == Wgm
 // A block tile's rows (128 or 192) are one consumer warpgroup's 64 each, beside the producer's.
 TILEGEMM_HOST_DEVICE constexpr int wgmma_consumers(int bm) { return bm / 64; }
 TILEGEMM_HOST_DEVICE constexpr int wgmma_threads(int bm) { return 128 * (1 + wgmma_consumers(bm)); }
+// A 16-bit B tile stored MN-major arrives in TMA boxes of 64 columns, and each block of a cluster
+// loads whole boxes of its share: its bn / cluster columns a multiple of 64.
+TILEGEMM_HOST_DEVICE constexpr bool wgmma_mn_major_b_fits(int bn, int cluster) { return (bn / cluster) % 64 == 0; }
 
 }  // namespace kernels
 }  // namespace tilegemm

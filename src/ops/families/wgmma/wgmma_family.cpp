@@ -241,8 +241,7 @@ class WgmmaFamily final : public Family {
     const std::string elements = std::to_string(bytes) + "-byte elements";
     if (p.align_a < bytes) return "A's address is not aligned to its " + elements;
     if (p.align_b < bytes) return "B's address is not aligned to its " + elements;
-    // A 16-bit B stored k x n arrives in boxes of 64 columns; each block of a cluster loads whole boxes.
-    if (!fp32() && !p.trans_b && (f.schedule.bn / f.schedule.cluster) % 64 != 0)
+    if (!fp32() && !p.trans_b && !kernels::wgmma_mn_major_b_fits(f.schedule.bn, f.schedule.cluster))
       return "B is not transposed (stored k x n, MN-major): a " + std::to_string(f.schedule.bm) + " x " +
              std::to_string(f.schedule.bn) +
              " tile in clusters of " + std::to_string(f.schedule.cluster) +

@@ -28,7 +28,7 @@ const void* kernel_of_layout(const WgmmaLaunch& l) {
       // TF32 reads K-major tiles only: its other orientations are never instantiated; nor an MN-major B
       // whose cluster's blocks would load part of a 64-column box (the family refuses those).
       if constexpr ((kIn != WgmmaIn::TF32 || (!a_mn() && !b_mn())) &&
-                    (!b_mn() || kernels::wgmma_fp32_in(kIn) || (BN / kCluster) % 64 == 0))
+                    (!b_mn() || kernels::wgmma_fp32_in(kIn) || kernels::wgmma_mn_major_b_fits(BN, kCluster)))
         kernel = reinterpret_cast<const void*>(
             kernels::gemm_wgmma_tma<kIn, OutT, BN, kStages, a_mn(), b_mn(), kCluster, kPingPong, BM>);
     });

@@ -160,7 +160,8 @@ TEST(JitCompile, ATensorCoreScheduleCompilesWithBothOperands16ByteCopies) {
 }
 
 // Level 8 at run time: a schedule not compiled ahead (5 stages of 128 x 128, f16 in, f32 out, both
-// operands MN-major) compiles from the embedded headers without CUDA's own (types_16bit.cuh).
+// operands MN-major; 6 stages of 128 x 64 in bf16) compiles from the embedded headers without CUDA's
+// own (types_16bit.cuh).
 TEST(JitCompile, AWgmmaScheduleCompilesWithoutTheToolkitHeaders) {
   ops::WgmmaLaunch l;
   l.in = DType::F16;
@@ -187,6 +188,12 @@ TEST(JitCompile, AWgmmaScheduleCompilesWithoutTheToolkitHeaders) {
   EXPECT_EQ(ops::wgmma_jit_request(l).name_expression,
             "&tilegemm::kernels::gemm_wgmma_tma<tilegemm::kernels::WgmmaIn::BF16, tilegemm::kernels::bf16_t, 128, 4, "
             "true, true, 1, false, 192>");
+  // 64 columns (m64n64 wgmmas, 32 accumulators a thread) compile at run time too.
+  l.schedule = {64, 1, false, 6};
+  ASSERT_FALSE(ops::wgmma_compiled(l.schedule));
+  const JitBinary narrow = jit_compile("sm_90a", ops::wgmma_jit_request(l));
+  EXPECT_NE(narrow.lowered_name.find("gemm_wgmma_tma"), std::string::npos) << narrow.lowered_name;
+  EXPECT_GT(narrow.cubin.size(), 1000u);
   l.schedule = {256, 2, false, 3};
   // FP32 data as TF32: the kernel reads K-major tiles whatever the operands' orientation (the launch
   // converts MN-major ones first).

@@ -163,7 +163,8 @@ TEST(Wgmma, EveryLayoutOpAndAlignmentAgainstTheFp64Reference) {
 
 TEST(Wgmma, BothTilesOnSeveralTilesPerBlock) {
   for (const char* config : {"wgmma:128x128x64:s4", "wgmma:128x192x64:s4", "wgmma:192x128x64:s4", "wgmma:128x256x64:s4",
-                             "wgmma:128x256x64:s4:c2", "wgmma:128x128x64:s6:pp", "wgmma:128x128x64:s6:pp:c2"})
+                             "wgmma:128x64x64:s8", "wgmma:128x256x64:s4:c2", "wgmma:128x128x64:s6:pp",
+                             "wgmma:128x128x64:s6:pp:c2"})
     for (Op op_a : kOps)
       for (Op op_b : kOps) {
         run_case({DType::BF16, DType::BF16, Layout::RowMajor, op_a, op_b, 2048, 1280, 384, 0, 0, 1.0f, 0.0f, config});
@@ -222,6 +223,10 @@ TEST(Wgmma, SmallOddShapes) {
         const char* r192 = "wgmma:192x128x64:s4";
         run_case({DType::BF16, DType::BF16, layout, op_a, op_b, 200, 136, 72, 0, 0, 1.0f, 0.0f, r192});
         run_case({DType::F16, DType::F32, layout, op_a, op_b, 150, 70, 40, 1, 1, 1.0f, 1.0f, r192});
+        // 128 x 64: one store pass, half of it for 16-bit C; ragged columns in the tile's one TMA box.
+        const char* w64 = "wgmma:128x64x64:s8";
+        run_case({DType::BF16, DType::BF16, layout, op_a, op_b, 136, 200, 72, 0, 0, 1.0f, 0.0f, w64});
+        run_case({DType::F16, DType::F32, layout, op_a, op_b, 70, 37, 40, 1, 1, 1.0f, 1.0f, w64});
       }
 }
 
@@ -241,6 +246,7 @@ TEST(Wgmma, SplitKAgainstTheFp64Reference) {
       {bf, bf, row, Op::N, Op::N, 700, 260, 2500, 0, 0, 1.0f, 0.0f, "wgmma:128x128x64:s6:pp:c2:k4"},
       {h, h, row, Op::N, Op::N, 300, 400, 3000, 0, 0, 1.0f, 0.0f, "wgmma:128x192x64:s4:k4"},
       {bf, f, row, Op::T, Op::N, 500, 300, 3000, 0, 0, 1.0f, 0.5f, "wgmma:192x128x64:s4:k4"},
+      {h, h, row, Op::N, Op::N, 300, 100, 3000, 0, 0, 1.0f, 0.0f, "wgmma:128x64x64:s8:k4"},
   };
   for (const WgmmaCase& t : cases) run_case(t);
 }
@@ -269,6 +275,8 @@ TEST(Wgmma, SplitKSummedInAClusterAgainstTheFp64Reference) {
            {bf, bf, row, Op::N, Op::N, 1024, 768, 3072, 0, 0, 1.0f, 0.0f, "wgmma:128x192x64:s4:kc2"},
            {h, f, row, Op::N, Op::T, 400, 300, 2000, 0, 0, 1.0f, 1.0f, "wgmma:192x128x64:s4:kc4"},  // 48 rows a block
            {bf, bf, row, Op::T, Op::N, 200, 260, 3000, 0, 0, 1.0f, 0.0f, "wgmma:192x128x64:s4:kc8"},  // 24 rows
+           {bf, bf, row, Op::N, Op::N, 1024, 768, 3072, 0, 0, 1.0f, 0.0f, "wgmma:128x64x64:s8:kc2"},
+           {h, f, row, Op::N, Op::T, 300, 100, 2000, 0, 0, 1.0f, 1.0f, "wgmma:128x64x64:s8:kc4"},
        })
     run_case(t);
 
@@ -348,8 +356,8 @@ TEST(Wgmma, StagedStoresOnRaggedTiles) {
 
 // Schedules compiled at run time (NVRTC, the template of the compiled ones): five stages of 128 x 128
 // in every op combination, 128 x 256 in clusters with three stages, ping-pong with three, 128 x 192 in
-// clusters (B transposed: each block loads 96 of its K-major lines), and a compiled schedule's run-time
-// twin; ragged edges, offsets and padded rows, beta reading C.
+// clusters (B transposed: each block loads 96 of its K-major lines), 128 x 64 in six stages and in
+// clusters (32 lines a block), and a compiled schedule's run-time twin; ragged edges, offsets and padded rows, beta reading C.
 TEST(Wgmma, RunTimeSchedulesAgainstTheFp64Reference) {
   const DType bf = DType::BF16, h = DType::F16, f = DType::F32;
   const Layout row = Layout::RowMajor;
@@ -362,6 +370,8 @@ TEST(Wgmma, RunTimeSchedulesAgainstTheFp64Reference) {
            {bf, bf, row, Op::N, Op::T, 1000, 900, 520, 0, 0, 1.0f, 0.0f, "wgmma:128x192x64:s4:c2"},
            {h, f, row, Op::T, Op::T, 385, 500, 131, 3, 1, 1.0f, 1.0f, "wgmma:128x192x64:s4:c2"},
            {bf, bf, row, Op::N, Op::N, 1000, 700, 520, 0, 0, 1.0f, 0.0f, "wgmma:192x128x64:s4:c2"},
+           {bf, bf, row, Op::N, Op::N, 1000, 700, 520, 0, 0, 1.0f, 0.0f, "wgmma:128x64x64:s6"},
+           {h, f, row, Op::T, Op::T, 385, 500, 131, 3, 1, 1.0f, 1.0f, "wgmma:128x64x64:s4:c2"},  // B K-major
        })
     run_case(t);
 }

@@ -190,9 +190,11 @@ __device__ __forceinline__ unsigned long long desc_k_step(unsigned long long d, 
 template <int N, WgmmaIn kIn, bool kTransA, bool kTransB>
 struct Wgmma;
 
-#define TILEGEMM_WGMMA_REGS_64                                                                             \
+#define TILEGEMM_WGMMA_REGS_32                                                                             \
   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, "   \
-  "%22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, "   \
+  "%22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+#define TILEGEMM_WGMMA_REGS_64                                                                             \
+  TILEGEMM_WGMMA_REGS_32 ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, "                              \
   "%42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, "   \
   "%62, %63"
 #define TILEGEMM_WGMMA_REGS_64_TO_95                                                                     \
@@ -211,6 +213,7 @@ struct Wgmma;
 // numbers of the descriptors and scale_d; 16-bit instructions take the operands' transpose bits
 // (TRANS), TF32's none.
 #define TILEGEMM_D128 TILEGEMM_D64(0), TILEGEMM_D64(64)
+#define TILEGEMM_D32 TILEGEMM_D8(0), TILEGEMM_D8(8), TILEGEMM_D8(16), TILEGEMM_D8(24)
 #define TILEGEMM_D96 TILEGEMM_D64(0), TILEGEMM_D8(64), TILEGEMM_D8(72), TILEGEMM_D8(80), TILEGEMM_D8(88)
 #define TILEGEMM_WGMMA_SS(REGS, D, DA, DB, SCALE, SHAPE_TYPES, TRANS)                                \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " SCALE ", 0;\n"                                    \
@@ -263,6 +266,21 @@ struct Wgmma<128, kIn, kTransA, kTransB> {
       TILEGEMM_WGMMA_SS(TILEGEMM_WGMMA_REGS_64, TILEGEMM_D64(0), "%64", "%65", "%66", "m64n128k16.f32.bf16.bf16", ", %67, %68");
   }
 };
+// 64 columns: 32 accumulators a thread (tiles that fill the SMs where 128 columns leave them idle,
+// 1024 x 768 x 3072 on 96 tiles of 128 x 64 against 48 of 128 x 128).
+template <WgmmaIn kIn, bool kTransA, bool kTransB>
+struct Wgmma<64, kIn, kTransA, kTransB> {
+  static_assert(kIn != WgmmaIn::TF32 || (!kTransA && !kTransB), "TF32 operands are K-major");
+  __device__ __forceinline__ static void mma(float (&d)[32], unsigned long long da, unsigned long long db,
+                                             int scale_d) {
+    if constexpr (kIn == WgmmaIn::TF32)
+      TILEGEMM_WGMMA_SS(TILEGEMM_WGMMA_REGS_32, TILEGEMM_D32, "%32", "%33", "%34", "m64n64k8.f32.tf32.tf32", "");
+    else if constexpr (kIn == WgmmaIn::F16)
+      TILEGEMM_WGMMA_SS(TILEGEMM_WGMMA_REGS_32, TILEGEMM_D32, "%32", "%33", "%34", "m64n64k16.f32.f16.f16", ", %35, %36");
+    else
+      TILEGEMM_WGMMA_SS(TILEGEMM_WGMMA_REGS_32, TILEGEMM_D32, "%32", "%33", "%34", "m64n64k16.f32.bf16.bf16", ", %35, %36");
+  }
+};
 #undef TILEGEMM_WGMMA_SS
 
 // m64nNk8 wgmma on TF32 operands with FP32 accumulators: A from registers (a warp's 16 rows of the
@@ -294,6 +312,7 @@ struct WgmmaTf32<256> {
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
   }
 };
+#undef TILEGEMM_WGMMA_REGS_32
 #undef TILEGEMM_WGMMA_REGS_64
 #undef TILEGEMM_WGMMA_REGS_128_TAIL
 #undef TILEGEMM_WGMMA_REGS_64_TO_95
@@ -302,6 +321,7 @@ struct WgmmaTf32<256> {
 #undef TILEGEMM_D64
 #undef TILEGEMM_D128
 #undef TILEGEMM_D96
+#undef TILEGEMM_D32
 
 // Named barrier `id` over `threads` threads that also ANDs `pred` over them (bar.red.and).
 __device__ __forceinline__ bool named_barrier_and(int id, int threads, bool pred) {

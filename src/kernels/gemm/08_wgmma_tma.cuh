@@ -13,12 +13,13 @@
 // (kAMn: A as k rows of m; kBMn: B as k rows of n); shared memory keeps the stored orientation and
 // wgmma reads MN-major tiles through its transpose bits (hopper.cuh has the layouts).
 //
-// Block tile BM x BN x 64 (BM 128 or 192, BN 128, 192 or 256): per k step the producer's one thread
+// Block tile BM x BN x 64 (BM 128 or 192, BN 64, 128, 192 or 256): per k step the producer's one thread
 // loads A's BM x 64 and B's BN x 64 tiles into stage st with TMA and arms full[st] with their bytes;
 // each of the BM / 64 consumer warpgroups takes 64 rows of the tile and issues four m64nBNk16 wgmmas
 // per stage, keeps one group in flight, and frees the stage before it (empty[]: every consumer
 // arrives). 192 rows (128 columns) fill the SMs where 128-row tiles leave a partial wave (6272 x 512:
-// 132 tiles of 192 x 128 against 98 of 128 x 256). The producer runs ahead into the block's next
+// 132 tiles of 192 x 128 against 98 of 128 x 256), 64 columns where 128 leave them idle (1024 x 768:
+// 96 tiles of 128 x 64 against 48 of 128 x 128). The producer runs ahead into the block's next
 // tile while the consumers store this one. Rows, columns and k past the matrix are zeros from TMA's
 // out-of-bounds fill; the stores are bounds-checked. C written over (beta == 0) with 16-byte aligned
 // rows leaves through TMA stores from shared memory (store_slice_tma), which run on while the
@@ -276,7 +277,7 @@ __global__ void __launch_bounds__(wgmma_threads(BM), 1)
   // names that of the FFMA guard's reads).
   constexpr bool kBTileMn = kBMn && !kFp32;
   static_assert(!kFp32 || !kPingPong, "FP32 operands run cooperative tiles");
-  static_assert(BN == 128 || BN == 192 || BN == 256, "the wgmma widths hopper.cuh issues");
+  static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256, "the wgmma widths hopper.cuh issues");
   // 192 rows: three consumer warpgroups of 152 registers (the register file's share), 128 columns.
   static_assert(BM == 128 || (BM == 192 && BN == 128 && !kPingPong && kIn != WgmmaIn::TF32x3),
                 "192-row tiles: 128 columns, cooperative, one product");

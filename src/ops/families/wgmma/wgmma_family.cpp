@@ -1,7 +1,7 @@
 // Family wgmma: ladder level 8, 16-bit GEMM on Hopper tensor cores (kernels/gemm/08_wgmma_tma.cuh):
 // A and B in bf16 or f16, FP32 accumulation, C in the input type or f32. Configs
 // "wgmma:<BM>x<BN>x64:s4" for the compiled tiles, 128 x 256, 128 x 192, 128 x 128 and 192 x 128 (three
-// consumer warpgroups); "wgmma:128x128x64:s6:pp" has the
+// consumer warpgroups), and "wgmma:128x64x64:s8"; "wgmma:128x128x64:s6:pp" has the
 // two consumer warpgroups take turns on whole tiles (ping-pong); ":c2" runs clusters of two blocks
 // sharing B's tile (TMA multicast); ":k<N>" splits k (the slices' sums through workspace and a second
 // kernel), ":kc<N>" too with the slices of a tile as one cluster summing through distributed shared
@@ -115,7 +115,7 @@ class WgmmaFamily final : public Family {
             ? "wgmma-tf32:128x256x32:s4, wgmma-tf32:128x256x32:s4:c2, wgmma-tf32:128x128x32:s4, each with :k2 ... "
               ":k64 for split-K (:kc2 ... :kc8 summed in a cluster); wgmma-tf32:128x256x32:s3:jit compiles at run time"
             : "wgmma:128x256x64:s4, wgmma:128x256x64:s4:c2, wgmma:128x192x64:s4, wgmma:192x128x64:s4, "
-              "wgmma:128x128x64:s4, wgmma:128x128x64:s6:pp:c2, each "
+              "wgmma:128x128x64:s4, wgmma:128x64x64:s8, wgmma:128x128x64:s6:pp:c2, each "
                  "with :k2 ... :k64 for split-K (:kc2 ... :kc8 summed in a cluster); wgmma:128x128x64:s5:jit "
                  "compiles at run time";
     const char* family = name_.c_str();
@@ -207,9 +207,10 @@ class WgmmaFamily final : public Family {
     }
     return out;
   }
-  // One move: a stage more or fewer, another tile width, 128 or 192 rows (128 columns), clusters on or
-  // off, ping-pong on or off (its 128 x 128 tile), with the same split; those not compiled ahead run at
-  // run time. And the same config with its slices summed the other way (workspace or cluster).
+  // One move: a stage more or fewer, another tile width (64 columns from 128), 128 or 192 rows (128
+  // columns), clusters on or off, ping-pong on or off (its 128 x 128 tile), with the same split; those
+  // not compiled ahead run at run time. And the same config with its slices summed the other way
+  // (workspace or cluster).
   std::vector<Config> neighbours(const Problem&, const Config& c) const override {
     const WgmmaConfig& f = c.fields<WgmmaConfig>();
     const WgmmaSchedule s = f.schedule;
@@ -217,6 +218,7 @@ class WgmmaFamily final : public Family {
                                    {s.bn, s.cluster, s.pingpong, s.stages + 1, s.bm},
                                    {s.bn == 128 ? 192 : 128, s.cluster, false, s.stages},
                                    {s.bn == 256 ? 192 : 256, s.cluster, false, s.stages},
+                                   {s.bn == 128 ? 64 : s.bn, s.cluster, false, s.stages},
                                    {128, s.cluster, false, s.stages, s.bm == 128 ? 192 : 128},
                                    {s.bn, 3 - s.cluster, s.pingpong, s.stages, s.bm},
                                    {128, s.cluster, !s.pingpong, s.stages}};
@@ -333,9 +335,17 @@ class WgmmaFamily final : public Family {
     // us, 131 of 192 x 128 in one 21.3, H200, 2026-11-29).
     const double bus = d.mem_bandwidth_gbs > 0 ? d.mem_bandwidth_gbs * 1e9 : 3.35e12;
     const double streaming = 0.75 * bus * std::min(1.0, units / (waves * std::max(1, d.sm_count)));
+    // The tiles' stream from L2 into shared memory: per k step a block loads bm lines of A and its
+    // share of B's planes (a cluster multicasts B), 128 bytes each, at kL2Rate for the whole device.
+    // It bounds the narrow tiles: 128 x 64 at 4096^3 moves 3.2 GB in 278 us (11.5 TB/s), and 96 of
+    // them on 1024 x 768 x 3072 run at the same total rate (H200, 2026-11-29).
+    const double k_steps = std::ceil(std::max<int64_t>(p.k, 1) / double(bk_));
+    const double l2_bytes =
+        tiles * (bm + kernels::wgmma_b_planes(in_) * double(bn) / cluster) * k_steps * 128.0;
+    const double l2_us = l2_bytes / kL2Rate * 1e6;
     const double compute_us = waves * tile_us, memory_us = bytes / streaming * 1e6;
     Estimate e;
-    e.us = 4.0 + pack_us + split_us + reduce_us + epilogue_us + std::max(compute_us, memory_us);
+    e.us = 4.0 + pack_us + split_us + reduce_us + epilogue_us + std::max({compute_us, memory_us, l2_us});
     // Where the memory floor hides the tensor-core time, the tile that computes less (fewer padded
     // rows and columns) ranks first: a tie-breaker of 5 % of the compute time, given to every config
     // (given only where the floor hid it, 128 x 128 cooperative tiles, whose compute just reached the
@@ -425,16 +435,23 @@ class WgmmaFamily final : public Family {
   // Clusters are rated above the rest so that they win wherever the tiles fit alike. 128 x 192 and
   // 192 x 128 run big squares at 604-650 (against 128 x 256's 677-720 in the same runs; TF32 289-299
   // against 325, H200, 2026-11-29): they win where their tile counts fill the SMs and the others' do
-  // not (alike, 128 x 192 first: 1024 x 2304 x 768 12.3 against 12.6 us).
+  // not (alike, 128 x 192 first: 1024 x 2304 x 768 12.3 against 12.6 us). 128 x 64 tiles compute
+  // like 128 x 128 where they run alone (1024^3 on 128 tiles 8.8-9.6 us against 11.1 on 64 of 128 x
+  // 128) and are bounded by the L2 stream on big products (estimate's l2_us: 468-494 at 4096^3; TF32,
+  // whose wgmma reads twice the shared-memory bytes per FLOP, 197 against 128 x 256's 335, H200,
+  // 2026-11-29).
   double rate(const WgmmaConfig& f) const {
     if (in_ == WgmmaIn::TF32x3) return f.schedule.cluster > 1 ? kTf32x3Rate * 1.02 : kTf32x3Rate;
     const double cluster = f.schedule.cluster > 1 ? 1.02 : 1.0;
     if (in_ == WgmmaIn::TF32)
-      return (f.schedule.bm == 192 || f.schedule.bn == 192 ? 0.92 : f.schedule.bn == 128 ? 0.9 : 1.0) * cluster *
-             kTf32Rate;
+      return (f.schedule.bm == 192 || f.schedule.bn == 192 ? 0.92
+              : f.schedule.bn == 128                       ? 0.9
+              : f.schedule.bn == 64                        ? 0.6
+                                                           : 1.0) *
+             cluster * kTf32Rate;
     if (f.schedule.pingpong) return f.schedule.cluster > 1 ? 700e12 : 680e12;
     if (f.schedule.bm == 192 || f.schedule.bn == 192) return 640e12 * cluster;
-    if (f.schedule.bn == 128) return 620e12;
+    if (f.schedule.bn <= 128) return 620e12 * cluster;
     return f.schedule.cluster > 1 ? 740e12 : 700e12;
   }
   Config of(const WgmmaSchedule& sc, int splits) const {
@@ -465,6 +482,8 @@ class WgmmaFamily final : public Family {
   // TF32's rate on 128 x 256 tiles (128 x 128: 10 % less), cuBLAS's TF32 on the big squares (H200,
   // 2026-11-28: 356-404 TFLOP/s at 4096^3 and 8192^3).
   static constexpr double kTf32Rate = 370e12;
+  // Bytes a second from L2 into the SMs' shared memory, the whole device (estimate's l2_us).
+  static constexpr double kL2Rate = 11.5e12;
 
   WgmmaIn in_;
   std::string name_;

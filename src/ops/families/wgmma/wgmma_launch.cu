@@ -118,8 +118,8 @@ void convert_operand(const void* src, int64_t ld, bool mn_major, int64_t lines, 
 }  // namespace
 
 std::string wgmma_schedule_problem(const WgmmaSchedule& s, WgmmaIn in) {
-  if (s.bn != 128 && s.bn != 192 && s.bn != 256)
-    return "the tile's columns (" + std::to_string(s.bn) + ") must be 128, 192 or 256";
+  if (s.bn != 64 && s.bn != 128 && s.bn != 192 && s.bn != 256)
+    return "the tile's columns (" + std::to_string(s.bn) + ") must be 64, 128, 192 or 256";
   if (s.bm != 128 && s.bm != 192) return "the tile's rows (" + std::to_string(s.bm) + ") must be 128 or 192";
   if (s.bm == 192 && (s.bn != 128 || s.pingpong || in == WgmmaIn::TF32x3))
     return "192-row tiles (three consumer warpgroups of 152 registers) take 128 columns, cooperative, one "

@@ -21,10 +21,11 @@ using kernels::WgmmaIn;
 
 // A level 8 schedule: k steps of one 128-byte line (64 16-bit or 32 FP32 elements), and these fields.
 struct WgmmaSchedule {
-  int bn;         // the tile's columns: 128, 192 or 256 (the wgmma widths hopper.cuh issues)
+  int bn;         // the tile's columns: 64, 128, 192 or 256 (the wgmma widths hopper.cuh issues)
   int cluster;    // blocks per cluster sharing B's tile: 1 or 2
   bool pingpong;  // consumer warpgroups take turns on whole tiles (128 columns: 128 accumulators each)
   int stages;     // pipeline stages of (bm + bn) 128-byte lines: 48 KB (128 x 256), 40 KB (128 x 192), 32 KB
+                  // (128 x 128), 24 KB (128 x 64)
   // The tile's rows: 128 (two consumer warpgroups) or 192 (three; 128 columns, cooperative).
   int bm = 128;
   constexpr bool operator==(const WgmmaSchedule& o) const {
@@ -34,19 +35,22 @@ struct WgmmaSchedule {
 // The schedules compiled ahead of time (launch_compiled in wgmma_launch.cuh instantiates exactly
 // these, from this table): cooperative 128 x 256 alone and in clusters of 2, cooperative 128 x 192
 // (tile counts between the other two widths' fill the SMs: 1024 x 2304 x 768 on 96 tiles instead of
-// 72 or 144), 128 x 128 and 192 x 128 (6272 x 512 x 4608 on 132 tiles against 98 of 128 x 256), and
+// 72 or 144), 128 x 128 and 192 x 128 (6272 x 512 x 4608 on 132 tiles against 98 of 128 x 256),
+// 128 x 64 in 8 stages (1024 x 768 x 3072 on 96 tiles, unsplit, against 48 of 128 x 128; 8 stages
+// 15.0 us, 6 stages 16.2-17.0, 4 stages 19.6, H200, 2026-11-29), and
 // ping-pong 128 x 128 alone and in clusters of 2. Any other valid schedule compiles at run time.
 inline constexpr WgmmaSchedule kWgmmaSchedules[] = {{256, 1, false, 4}, {256, 2, false, 4}, {192, 1, false, 4},
                                                     {128, 1, false, 4}, {128, 1, false, 4, 192},
-                                                    {128, 1, true, 6},  {128, 2, true, 6}};
+                                                    {64, 1, false, 8},  {128, 1, true, 6},
+                                                    {128, 2, true, 6}};
 // FP32 operands at FP32 accuracy (3xTF32) keep two accumulator sets: 128 columns, cooperative,
 // alone or in clusters of 2 (wgmma_launch_tf32x3.cu).
 inline constexpr WgmmaSchedule kWgmmaTf32x3Schedules[] = {{128, 1, false, 4}, {128, 2, false, 4}};
 // FP32 operands as TF32 (one product): cooperative 128 x 256, 128 x 192 and 128 x 128, alone and in
-// clusters of 2, and 192 x 128 (wgmma_launch_tf32.cu).
+// clusters of 2, 192 x 128, and 128 x 64 in 8 stages (wgmma_launch_tf32.cu).
 inline constexpr WgmmaSchedule kWgmmaTf32Schedules[] = {{256, 1, false, 4}, {256, 2, false, 4}, {192, 1, false, 4},
                                                         {192, 2, false, 4}, {128, 1, false, 4}, {128, 2, false, 4},
-                                                        {128, 1, false, 4, 192}};
+                                                        {128, 1, false, 4, 192}, {64, 1, false, 8}};
 constexpr bool wgmma_compiled(const WgmmaSchedule& s, WgmmaIn in = WgmmaIn::BF16) {
   auto in_table = [&](const auto& table) {
     for (const WgmmaSchedule& c : table)

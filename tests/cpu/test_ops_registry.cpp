@@ -402,6 +402,14 @@ TEST(WgmmaFamily, SchedulesByShape) {
   EXPECT_EQ(moves, (std::vector<std::string>{"wgmma:128x256x64:s3:jit", "wgmma:128x128x64:s4", "wgmma:128x192x64:s4",
                                              "wgmma:192x128x64:s4", "wgmma:128x256x64:s4:c2",
                                              "wgmma:128x128x64:s4:pp:jit"}));
+  // A narrow tile's wider neighbours keep as many of its 8 stages as their shared memory holds.
+  moves.clear();
+  for (const ops::Config& c :
+       f->neighbours(problem(1024, 768, 3072), ops::registry().parse("wgmma:128x64x64:s8", "t", ops::OpKind::Gemm)))
+    moves.push_back(c.text());
+  EXPECT_EQ(moves, (std::vector<std::string>{"wgmma:128x64x64:s7:jit", "wgmma:128x128x64:s6:jit", "wgmma:128x256x64:s4",
+                                             "wgmma:192x128x64:s4", "wgmma:128x64x64:s8:c2:jit",
+                                             "wgmma:128x128x64:s6:pp"}));
   // A split's neighbours keep its slices and include the other way of summing them; a cluster's sum
   // never meets a schedule that cannot hold it (clusters of two, ping-pong).
   moves.clear();
@@ -800,6 +808,23 @@ TEST(Epilogue, CanonicalBiasAndDeviceFreeChecks) {
   for (const ops::Family* f : ops::registry().families(ops::OpKind::Gemm))
     if (f->fuses_epilogue()) fusing.emplace_back(f->name());
   EXPECT_EQ(fusing, (std::vector<std::string>{"wgmma", "wgmma-3xtf32", "wgmma-tf32", "skinny16"}));
+  // Auto charges the pass to the family that needs it: a GEMV config's estimate grows by C's round
+  // trip and a launch, a fused family's does not move.
+  ops::Problem skinny = call.problem;
+  skinny.m = 4, skinny.n = 8192, skinny.k = 4096;
+  ops::Problem bare = skinny;
+  bare.bias = BiasKind::None;
+  bare.activation = Activation::None;
+  const ops::DeviceFacts d = h100();
+  const ops::Config gemv = ops::registry().parse("gemv-rows:s4:k2", "config", ops::OpKind::Gemm);
+  const ops::Config fused = ops::registry().parse("wgmma-3xtf32:128x128x32:s4:k8", "config", ops::OpKind::Gemm);
+  const double pass = ops::epilogue_pass_us(skinny, d);
+  EXPECT_NEAR(pass, 2.0 + 2.0 * 4 * 4 * 8192 / (0.75 * d.mem_bandwidth_gbs * 1e9) * 1e6, 1e-9);
+  const auto with = ops::call_estimate(*gemv.family(), skinny, gemv, d), without = ops::call_estimate(*gemv.family(), bare, gemv, d);
+  ASSERT_TRUE(with && without);
+  EXPECT_NEAR(with->us - without->us, pass, 1e-9);
+  EXPECT_NE(with->why.find("the epilogue's pass over C"), std::string::npos) << with->why;
+  EXPECT_EQ(ops::call_estimate(*fused.family(), skinny, fused, d)->us, ops::call_estimate(*fused.family(), bare, fused, d)->us);
   // The kernels' parameters: a kernel whose C is the canonical C transposed (skinny16 with n short)
   // takes a canonical per-row bias along its columns.
   const kernels::FusedEpilogue row = ops::fused_epilogue(BiasKind::PerRow, buffer, DType::F32, Activation::Silu);

@@ -151,11 +151,25 @@ TEST(FusedEpilogue, Fp32Skinny16AndUnfusedFamilies) {
               DType::F32, act, 0.0f, "wgmma-3xtf32:128x128x32:s4"});
     run_case({DType::F32, DType::F32, Math::Tf32, Layout::ColMajor, Op::N, Op::T, 140, 136, 80, 1, BiasKind::PerRow,
               DType::F32, act, 0.0f, "wgmma-tf32:128x256x32:s4"});
-    // Families that do not fuse: the product, then the elementwise pass.
+    // Families that do not fuse: the product, then the elementwise pass (Auto on FFMA, ladder levels,
+    // level 7's tiles whole, in K slices and with a stream-K tail, FFMA tiles in K slices, GEMV).
     run_case({DType::F32, DType::F32, Math::FfmaOnly, Layout::RowMajor, Op::N, Op::T, 70, 90, 50, 2, BiasKind::PerRow,
               DType::F32, act, 0.5f, ""});
     run_case({DType::F32, DType::F32, Math::Fp32, Layout::ColMajor, Op::T, Op::N, 70, 90, 50, 1, BiasKind::PerColumn,
               DType::F32, act, 0.0f, "ladder:06-warp-tiled"});
+    run_case({DType::F32, DType::F32, Math::Fp32, Layout::RowMajor, Op::N, Op::N, 300, 260, 200, 0, BiasKind::PerColumn,
+              DType::F32, act, 0.5f, "ladder:07-mma-tf32x3"});
+    run_case({DType::F32, DType::F32, Math::Fp32, Layout::RowMajor, Op::N, Op::T, 130, 250, 400, 1, BiasKind::PerRow,
+              DType::F32, act, 0.0f, "tiled:64x64x32:w32x32:tf32x3:s4:b2:k3:hilbert"});
+    run_case({DType::F32, DType::F32, Math::Fp32, Layout::ColMajor, Op::N, Op::N, 200, 300, 300, 2, BiasKind::PerColumn,
+              DType::F32, act, 1.0f, "tiled:64x128x32:w32x64:tf32x3c4:s3:b2:tail3:hilbert"});
+    run_case({DType::F32, DType::F32, Math::FfmaOnly, Layout::RowMajor, Op::T, Op::T, 190, 100, 300, 0,
+              BiasKind::PerColumn, DType::F32, act, 0.0f, "tiled:64x64x16:w32x32:t8x4:s3:b6:k3:hilbert"});
+    for (const char* level : {"ladder:1", "ladder:3", "ladder:5"})
+      run_case({DType::F32, DType::F32, Math::FfmaOnly, Layout::RowMajor, Op::N, Op::N, 70, 90, 50, 1, BiasKind::PerRow,
+                DType::F32, act, 0.5f, level});
+    run_case({DType::F32, DType::F32, Math::FfmaOnly, Layout::RowMajor, Op::N, Op::T, 4, 300, 500, 0, BiasKind::PerColumn,
+              DType::F32, act, 0.5f, "gemv-rows:s4:k2"});
     // skinny16 fuses it: m short (C's rows are X's), and n short (C's rows are W's lines), beta 0.5.
     run_case({DType::BF16, DType::BF16, Math::Fp32, Layout::RowMajor, Op::N, Op::T, 8, 300, 256, 1, BiasKind::PerColumn,
               DType::BF16, act, 0.0f, "skinny16"});

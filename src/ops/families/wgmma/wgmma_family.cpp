@@ -208,9 +208,10 @@ class WgmmaFamily final : public Family {
     return out;
   }
   // One move: a stage more or fewer, another tile width (64 columns from 128), 128 or 192 rows (128
-  // columns), clusters on or off, ping-pong on or off (its 128 x 128 tile), with the same split; those
-  // not compiled ahead run at run time. And the same config with its slices summed the other way
-  // (workspace or cluster).
+  // columns), clusters on or off, ping-pong on or off (its 128 x 128 tile), with the same split and,
+  // for a larger tile, as many of the stages as its shared memory holds (128 x 64's eight are four
+  // of 128 x 256); those not compiled ahead run at run time. And the same config with its slices
+  // summed the other way (workspace or cluster).
   std::vector<Config> neighbours(const Problem&, const Config& c) const override {
     const WgmmaConfig& f = c.fields<WgmmaConfig>();
     const WgmmaSchedule s = f.schedule;
@@ -227,7 +228,9 @@ class WgmmaFamily final : public Family {
       if (n.sum_in_cluster && !cluster_sum_problem(n).empty()) return;
       out.push_back(Config(*this, n));
     };
-    for (const WgmmaSchedule& m : moves) {
+    for (WgmmaSchedule m : moves) {
+      if (m.bn != s.bn || m.bm != s.bm || m.pingpong != s.pingpong)
+        while (m.stages > 2 && wgmma_smem_bytes(m, in_) > kWgmmaSmemLimit) --m.stages;
       if (m == s || !wgmma_schedule_problem(m, in_).empty()) continue;
       if (m.pingpong && f.splits > 1) continue;  // ping-pong alternates whole tiles
       add(WgmmaConfig{m, f.splits, !wgmma_compiled(m, in_), f.sum_in_cluster});

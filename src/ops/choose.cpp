@@ -52,18 +52,17 @@ Ranking sorted(Ranking out) {
 
 }  // namespace
 
-double epilogue_pass_us(const Problem& one_product, const DeviceFacts& d) {
+double epilogue_pass_us(const Problem& p, const DeviceFacts& d) {
   const double bus = d.mem_bandwidth_gbs > 0 ? d.mem_bandwidth_gbs * 1e9 : 3.35e12;
-  const double bytes = 2.0 * dtype_bytes(one_product.c_type) * double(one_product.m) * double(one_product.n);
+  const double bytes = 2.0 * dtype_bytes(p.c_type) * double(p.m) * double(p.n);
   return kPassLaunchUs + bytes / (0.75 * bus) * 1e6;
 }
 
 std::optional<Estimate> call_estimate(const Family& f, const Problem& p, const Config& c, const DeviceFacts& d) {
   std::optional<Estimate> e = f.estimate(launch_problem(f, p), c, d);
   if (e && !p.plain_epilogue() && !f.fuses_epilogue()) {
-    Problem one = p;
-    one.batch = 1;
-    const double pass = epilogue_pass_us(one, d) * static_cast<double>(f.runs_batches() ? p.batch : 1);
+    // One pass per product: a family that runs the batches in one launch is still followed by p.batch.
+    const double pass = epilogue_pass_us(p, d) * static_cast<double>(f.runs_batches() ? p.batch : 1);
     e->us += pass;
     e->rank_us += pass;
     e->why += "; the epilogue's pass over C " + std::to_string(static_cast<int>(pass + 0.5)) + " us";

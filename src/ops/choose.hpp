@@ -36,9 +36,9 @@ struct Ranking {
 // activation that f does not fuse, plus its elementwise pass over each product's C (epilogue_pass_us).
 std::optional<Estimate> call_estimate(const Family& f, const Problem& p, const Config& c, const DeviceFacts& d);
 // The elementwise pass that applies the bias and activation after a family that does not fuse them
-// (Family::fuses_epilogue) to one product's C: C read and written once more at 3/4 of the memory
-// bandwidth, and one launch after the product.
-double epilogue_pass_us(const Problem& one_product, const DeviceFacts& d);
+// (Family::fuses_epilogue) to one of p's products' C (p.batch aside): C read and written once more at
+// 3/4 of the memory bandwidth, and one launch after the product.
+double epilogue_pass_us(const Problem& p, const DeviceFacts& d);
 
 // Every registered family's legal candidates for `p`, ranked; a family that runs one product per
 // launch is judged on one product (launch_problem) and ranked by call_estimate.

@@ -357,7 +357,8 @@ TEST(Wgmma, StagedStoresOnRaggedTiles) {
 // Schedules compiled at run time (NVRTC, the template of the compiled ones): five stages of 128 x 128
 // in every op combination, 128 x 256 in clusters with three stages, ping-pong with three, 128 x 192 in
 // clusters (B transposed: each block loads 96 of its K-major lines), 128 x 64 in six stages and in
-// clusters (32 lines a block), and a compiled schedule's run-time twin; ragged edges, offsets and padded rows, beta reading C.
+// clusters (32 lines a block), and a compiled schedule's run-time twin; ragged edges, offsets and
+// padded rows, beta reading C.
 TEST(Wgmma, RunTimeSchedulesAgainstTheFp64Reference) {
   const DType bf = DType::BF16, h = DType::F16, f = DType::F32;
   const Layout row = Layout::RowMajor;

@@ -6,7 +6,7 @@ namespace tilegemm {
 namespace detail {
 
 void launch_kernel(const void* kernel, dim3 grid, dim3 block, size_t smem_bytes, cudaStream_t stream,
-                   bool after_prologue, void** args) {
+                   bool overlap_previous, void** args) {
   cudaLaunchAttribute attribute{};
   attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attribute.val.programmaticStreamSerializationAllowed = 1;
@@ -15,8 +15,8 @@ void launch_kernel(const void* kernel, dim3 grid, dim3 block, size_t smem_bytes,
   config.blockDim = block;
   config.dynamicSmemBytes = smem_bytes;
   config.stream = stream;
-  config.attrs = after_prologue ? &attribute : nullptr;
-  config.numAttrs = after_prologue ? 1 : 0;
+  config.attrs = overlap_previous ? &attribute : nullptr;
+  config.numAttrs = overlap_previous ? 1 : 0;
   TILEGEMM_CUDA_CHECK(cudaLaunchKernelExC(&config, kernel, args));
 }
 

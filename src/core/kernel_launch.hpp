@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <tuple>
+#include <type_traits>
 
 namespace tilegemm {
 namespace detail {
@@ -19,17 +21,27 @@ inline unsigned grid_stride_blocks(int64_t items, int64_t items_per_block, int b
 }
 
 // Launches `kernel` (a __global__ function's address, or a run-time compiled function) with `args`
-// (pointers to each argument). after_prologue: the previous launch on `stream` is this call's
-// prologue kernel, which the kernel may overlap. Launch errors throw tilegemm::Error.
+// (pointers to each argument). overlap_previous: the previous launch on `stream` is this call's own
+// (its prologue, or the product whose split-K sums this kernel reduces), which the kernel may
+// overlap. Launch errors throw tilegemm::Error.
 void launch_kernel(const void* kernel, dim3 grid, dim3 block, size_t smem_bytes, cudaStream_t stream,
-                   bool after_prologue, void** args);
+                   bool overlap_previous, void** args);
 
-// The same for a compiled kernel, its arguments by value.
+// The same for a compiled kernel, its arguments by value, each converted to its parameter's type
+// first (the launch copies the bytes the pointers show: an int where a long long is expected would
+// pass garbage).
 template <class... Params, class... Args>
 void launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem_bytes, cudaStream_t stream,
-                   bool after_prologue, Args... args) {
-  void* pointers[] = {static_cast<void*>(&args)...};
-  launch_kernel(reinterpret_cast<const void*>(kernel), grid, block, smem_bytes, stream, after_prologue, pointers);
+                   bool overlap_previous, Args... args) {
+  static_assert(sizeof...(Params) == sizeof...(Args), "one argument per kernel parameter");
+  std::tuple<std::decay_t<Params>...> values{args...};
+  std::apply(
+      [&](auto&... v) {
+        void* pointers[] = {static_cast<void*>(&v)...};
+        launch_kernel(reinterpret_cast<const void*>(kernel), grid, block, smem_bytes, stream, overlap_previous,
+                      pointers);
+      },
+      values);
 }
 
 // The launch attribute of thread-block clusters of `blocks` blocks along x.

@@ -3,7 +3,8 @@
 // still runs, and must wait for that kernel before it touches what it writes. tilegemm launches a
 // product that way only after its own prologue (kernels/gemm/prologue.cuh: the split-K counters
 // zeroed, operands packed), so that the product's launch and start-up overlap the prologue instead
-// of following it (a launch gap of ~2 us on products of 30-60 us).
+// of following it (a launch gap of ~2 us on products of 30-60 us); and level 8's split-K reduction
+// after the product (kernels/gemm/split_reduce_16bit.cuh), which the product lets start at once.
 //
 // Rule for every kernel that may be launched after the prologue: each thread block calls
 // griddep_wait() before it reads or writes what the prologue writes, and before it ends (so that

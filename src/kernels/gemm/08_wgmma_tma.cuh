@@ -46,6 +46,7 @@
 #include "kernels/common/host_device.hpp"
 #include "kernels/common/hopper.cuh"
 #include "kernels/common/fused_epilogue.cuh"
+#include "kernels/common/griddep.cuh"
 #include "kernels/common/out_convert.cuh"
 #include "kernels/common/types_16bit.cuh"
 #include "kernels/common/wgmma_tf32.cuh"
@@ -320,6 +321,9 @@ __global__ void __launch_bounds__(wgmma_threads(BM), 1)
   // The barriers are initialized before any block of the cluster arrives on them or loads into them.
   if constexpr (kCluster > 1) cluster_sync();
   else __syncthreads();
+  // Split-K's reduction, launched to overlap this grid (kernels/common/griddep.cuh), may start now: its
+  // blocks wait for this grid's end before they read the partial sums. Other launches do not react.
+  griddep_launch_dependents();
   // Split-K summed in the cluster: only without multicast or ping-pong (the host's choice).
   const bool sum_in_cluster = kCluster == 1 && !kPingPong && p.sum_in_cluster;
   if (wg == 0) {  // the producer: one thread issues every load

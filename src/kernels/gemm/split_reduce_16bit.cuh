@@ -2,9 +2,13 @@
 // the k slices' FP32 partial products) + beta * C, the slices summed in slice order (the result does
 // not depend on which block finished first), C in bf16, f16 or f32.
 //
+// Launched to overlap the product's last blocks (programmatic dependent launch,
+// kernels/common/griddep.cuh): every block waits for the product before it reads a partial sum.
+//
 // Device code only.
 #pragma once
 #include "kernels/common/fused_epilogue.cuh"
+#include "kernels/common/griddep.cuh"
 
 namespace tilegemm {
 namespace kernels {
@@ -22,6 +26,7 @@ __global__ void __launch_bounds__(256) split_reduce_16bit(const float* partial, 
                                                           FusedEpilogue epi) {
   const long long quads = (n + 3) / 4, count = static_cast<long long>(m) * quads * batches;
   const long long slice = static_cast<long long>(m) * ld_partial;
+  griddep_wait();  // the product has written every slice
   for (long long i = blockIdx.x * 256ll + threadIdx.x; i < count; i += gridDim.x * 256ll) {
     const long long rows = i / quads, batch = rows / m, row = rows - batch * m;  // rows of all batches
     const int col = static_cast<int>(i - rows * quads) * 4;

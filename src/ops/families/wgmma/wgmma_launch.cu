@@ -80,10 +80,11 @@ template <class OutT>
 void reduce_splits(const WgmmaLaunch& l, const kernels::WgmmaParams& p, cudaStream_t stream) {
   const unsigned blocks =
       detail::grid_stride_blocks(l.batch * l.m * ((l.n + 3) / 4), 256, 8, l.sm_count);  // 4 columns a thread
-  kernels::split_reduce_16bit<OutT><<<blocks, 256, 0, stream>>>(l.partial, p.splits, p.m, p.n, p.ld_partial,
-                                                                static_cast<OutT*>(l.c), l.ldc, l.alpha, l.beta,
-                                                                p.batch, p.stride_c, p.epi);
-  TILEGEMM_CHECK_LAUNCH();
+  // Overlapping the product (it lets dependents start as its blocks begin): the reduction's blocks
+  // take the SMs the product leaves idle and those its blocks leave, and wait there for its end.
+  detail::launch_kernel(kernels::split_reduce_16bit<OutT>, dim3(blocks), dim3(256), 0, stream, true, l.partial,
+                        p.splits, p.m, p.n, p.ld_partial, static_cast<OutT*>(l.c), l.ldc, l.alpha, l.beta, p.batch,
+                        p.stride_c, p.epi);
 }
 
 const char* b(bool v) { return v ? "true" : "false"; }

@@ -438,6 +438,29 @@ TEST(WgmmaFamily, SchedulesByShape) {
   EXPECT_EQ(ops::rank(problem(64, 64, 65536), h100()).best().text(), "wgmma:128x64x64:s8:k64");
 }
 
+// Products with a short side of at most 16 (bf16, H200, 2026-11-29): skinny16 where level 8's tiles
+// would be mostly padding, and skinny16's k slices where a second block per SM streams W.
+TEST(OpsRegistry, SkinnyProductsStreamOnSkinny16) {
+  auto bf16 = [](int64_t m, int64_t n, int64_t k, bool b_transposed) {
+    ops::Problem p = problem(m, n, k);
+    p.a_type = p.b_type = p.c_type = DType::BF16;
+    p.trans_b = b_transposed;
+    return p;
+  };
+  ops::DeviceFacts h200 = h100();
+  h200.mem_bandwidth_gbs = 4800;
+  // 16 x 4096 x 4096 NT: 17.4 us in 2 slices against 26.3 on 128 x 64 tiles in 2 (112 padded rows).
+  EXPECT_EQ(ops::rank(bf16(16, 4096, 4096, true), h200).best().text(), "skinny16:k2");
+  // 2048 x 16 x 4096: 12.9-13.1 us in 4 slices against 14.6-15.0 on 128 x 64 tiles in 8.
+  EXPECT_EQ(ops::rank(bf16(2048, 16, 4096, false), h200).best().text(), "skinny16:k4");
+  EXPECT_EQ(ops::rank(bf16(2048, 16, 4096, true), h200).best().text(), "skinny16:k4");
+  // 1 x 11008 x 4096 NT (W along k): 27.3 us in 2 slices against 30.9 unsplit; W along n unsplit.
+  EXPECT_EQ(ops::rank(bf16(1, 11008, 4096, true), h200).best().text(), "skinny16:k2");
+  EXPECT_EQ(ops::rank(bf16(1, 11008, 4096, false), h200).best().text(), "skinny16");
+  // 32 rows are level 8's (skinny16 takes up to 16).
+  EXPECT_EQ(ops::rank(bf16(32, 4096, 4096, false), h200).best().family()->name(), std::string("wgmma"));
+}
+
 // The 16-bit families are built on sm_90a instructions: on another architecture (an sm_80 device)
 // Auto finds no family for a 16-bit product and says why, naming the device; FP32 products keep theirs.
 TEST(WgmmaFamily, SixteenBitFamiliesRefuseADeviceWithoutTheInstructions) {

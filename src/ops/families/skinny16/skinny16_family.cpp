@@ -139,8 +139,13 @@ class Skinny16Family final : public Family {
     const int row_groups = skinny16_row_slots(v.rows) / 8;
     const double resident = sms * std::max(1, 227 * 1024 / kernels::skinny16_smem_bytes(row_groups));
     const double rounds = blocks > 0.9 * resident ? 2.0 : 1.0;
-    const double per_block = v.w_k_major ? 23e9 : 37e9;  // the busiest SM's blocks run `rounds` at a time
-    const double busiest_us = busiest * block_bytes / std::min(busiest / rounds * per_block, 60e9) * 1e6;
+    // The busiest SM's blocks run `rounds` at a time; a second block adds ~3/4 of one (1 x 11008 x 4096
+    // with W along k: 2 blocks an SM at ~40 GB/s against one at 23; the exponent 0.8 puts 20 of 20
+    // measured products x {1, 2, 4 slices} on their fastest split, 1.0 missed that one; H200,
+    // 2026-11-29).
+    const double per_block = v.w_k_major ? 23e9 : 37e9;
+    const double busiest_us =
+        busiest * block_bytes / std::min(std::pow(busiest / rounds, 0.8) * per_block, 60e9) * 1e6;
     const double bytes = 2.0 * v.lines * p.k + 2.0 * tiles * v.rows * p.k +
                          dtype_bytes(p.c_type) * double(v.rows) * v.lines * (p.beta_zero ? 1 : 2);
     const double memory_us = bytes / (0.85 * d.mem_bandwidth_gbs * 1e9) * 1e6;

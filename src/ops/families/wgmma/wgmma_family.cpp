@@ -346,9 +346,16 @@ class WgmmaFamily final : public Family {
     const double l2_bytes =
         tiles * (bm + kernels::wgmma_b_planes(in_) * double(bn) / cluster) * k_steps * 128.0;
     const double l2_us = l2_bytes / kL2Rate * 1e6;
+    // A side of 16 or less leaves the tiles at least 3/4 padding, and they take ~0.6 us a k step
+    // after a ~4 us start, whatever they compute: 32 steps of 128 x 64 tiles in ~21 us on 16 x 4096 x
+    // 4096 NT, 8 steps in ~10 us on 2048 x 16 x 4096 (bf16, H200, 2026-11-29), where skinny16 streams
+    // the same operand in 17.4 and 13.1 us. (With 32 rows the padded tiles' own estimate holds: the
+    // 128 x 64 tiles' 20.1 us on 32 x 4096 x 4096 beat 128 x 256's 20.8.)
+    const bool mostly_padding = p.m <= 16 || p.n <= 16;
+    const double padded_us = mostly_padding ? waves * (4.0 + 0.6 * slices.steps_per_split) : 0.0;
     const double compute_us = waves * tile_us, memory_us = bytes / streaming * 1e6;
     Estimate e;
-    e.us = 4.0 + pack_us + split_us + reduce_us + epilogue_us + std::max({compute_us, memory_us, l2_us});
+    e.us = 4.0 + pack_us + split_us + reduce_us + epilogue_us + std::max({compute_us, memory_us, l2_us, padded_us});
     // Where the memory floor hides the tensor-core time, the tile that computes less (fewer padded
     // rows and columns) ranks first: a tie-breaker of 5 % of the compute time, given to every config
     // (given only where the floor hid it, 128 x 128 cooperative tiles, whose compute just reached the

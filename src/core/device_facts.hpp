@@ -10,6 +10,8 @@ struct DeviceFacts {
   int sm_count = 132;
   int cc_major = 9, cc_minor = 0;  // compute capability
   double mem_bandwidth_gbs = 3352;
+  // The memory bus in bytes a second (an H100's 3.35 TB/s where the bandwidth is not known).
+  double bus_bytes_per_s() const { return mem_bandwidth_gbs > 0 ? mem_bandwidth_gbs * 1e9 : 3.35e12; }
   // Clusters of 1, 2, 4 and 8 blocks that run at once when each block takes a whole SM (a cluster
   // stays in one GPC, so clusters of 4 and 8 leave SMs idle). The defaults: an H200 (132 SMs), measured
   // 2026-11-28 (core/cluster_capacity.cu asks the device).

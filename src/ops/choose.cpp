@@ -53,7 +53,7 @@ Ranking sorted(Ranking out) {
 }  // namespace
 
 double epilogue_pass_us(const Problem& p, const DeviceFacts& d) {
-  const double bus = d.mem_bandwidth_gbs > 0 ? d.mem_bandwidth_gbs * 1e9 : 3.35e12;
+  const double bus = d.bus_bytes_per_s();
   const double bytes = 2.0 * dtype_bytes(p.c_type) * double(p.m) * double(p.n);
   return kPassLaunchUs + bytes / (0.75 * bus) * 1e6;
 }

@@ -336,7 +336,7 @@ class WgmmaFamily final : public Family {
     // us measured, H100, 2026-11-28; the C-bound batches above on an H200's 4.8 TB/s: 2.8-3.0 TB/s of
     // C), and in a last partial wave (25088 x 128 x 1152: 196 tiles of 128 x 128 in two waves 22.7-23.9
     // us, 131 of 192 x 128 in one 21.3, H200, 2026-11-29).
-    const double bus = d.mem_bandwidth_gbs > 0 ? d.mem_bandwidth_gbs * 1e9 : 3.35e12;
+    const double bus = d.bus_bytes_per_s();
     const double streaming = 0.75 * bus * std::min(1.0, units / (waves * std::max(1, d.sm_count)));
     // The tiles' stream from L2 into shared memory: per k step a block loads bm lines of A and its
     // share of B's planes (a cluster multicasts B), 128 bytes each, at kL2Rate for the whole device.

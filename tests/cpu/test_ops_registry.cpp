@@ -395,31 +395,26 @@ TEST(WgmmaFamily, SchedulesByShape) {
     }
   }
   // The tuner's local search: one move away, compiled or not.
-  std::vector<std::string> moves;
-  for (const ops::Config& c :
-       f->neighbours(problem(4096, 4096, 4096), ops::registry().parse("wgmma:128x256x64:s4", "t", ops::OpKind::Gemm)))
-    moves.push_back(c.text());
-  EXPECT_EQ(moves, (std::vector<std::string>{"wgmma:128x256x64:s3:jit", "wgmma:128x128x64:s4", "wgmma:128x192x64:s4",
-                                             "wgmma:192x128x64:s4", "wgmma:128x256x64:s4:c2",
-                                             "wgmma:128x128x64:s4:pp:jit"}));
+  auto neighbour_texts = [&](const ops::Problem& p, const char* config) {
+    std::vector<std::string> out;
+    for (const ops::Config& c : f->neighbours(p, ops::registry().parse(config, "t", ops::OpKind::Gemm)))
+      out.push_back(c.text());
+    return out;
+  };
+  EXPECT_EQ(neighbour_texts(problem(4096, 4096, 4096), "wgmma:128x256x64:s4"),
+            (std::vector<std::string>{"wgmma:128x256x64:s3:jit", "wgmma:128x128x64:s4", "wgmma:128x192x64:s4",
+                                      "wgmma:192x128x64:s4", "wgmma:128x256x64:s4:c2", "wgmma:128x128x64:s4:pp:jit"}));
   // A narrow tile's wider neighbours keep as many of its 8 stages as their shared memory holds.
-  moves.clear();
-  for (const ops::Config& c :
-       f->neighbours(problem(1024, 768, 3072), ops::registry().parse("wgmma:128x64x64:s8", "t", ops::OpKind::Gemm)))
-    moves.push_back(c.text());
-  EXPECT_EQ(moves, (std::vector<std::string>{"wgmma:128x64x64:s7:jit", "wgmma:128x128x64:s6:jit", "wgmma:128x256x64:s4",
-                                             "wgmma:192x128x64:s4", "wgmma:128x64x64:s8:c2:jit",
-                                             "wgmma:128x128x64:s6:pp"}));
+  EXPECT_EQ(neighbour_texts(problem(1024, 768, 3072), "wgmma:128x64x64:s8"),
+            (std::vector<std::string>{"wgmma:128x64x64:s7:jit", "wgmma:128x128x64:s6:jit", "wgmma:128x256x64:s4",
+                                      "wgmma:192x128x64:s4", "wgmma:128x64x64:s8:c2:jit", "wgmma:128x128x64:s6:pp"}));
   // A split's neighbours keep its slices and include the other way of summing them; a cluster's sum
   // never meets a schedule that cannot hold it (clusters of two, ping-pong).
-  moves.clear();
-  for (const ops::Config& c :
-       f->neighbours(problem(1024, 768, 3072), ops::registry().parse("wgmma:128x128x64:s4:kc2", "t", ops::OpKind::Gemm)))
-    moves.push_back(c.text());
-  EXPECT_EQ(moves, (std::vector<std::string>{"wgmma:128x128x64:s3:kc2:jit", "wgmma:128x128x64:s5:kc2:jit",
-                                             "wgmma:128x192x64:s4:kc2", "wgmma:128x256x64:s4:kc2",
-                                             "wgmma:128x64x64:s4:kc2:jit", "wgmma:192x128x64:s4:kc2",
-                                             "wgmma:128x128x64:s4:k2"}));
+  EXPECT_EQ(neighbour_texts(problem(1024, 768, 3072), "wgmma:128x128x64:s4:kc2"),
+            (std::vector<std::string>{"wgmma:128x128x64:s3:kc2:jit", "wgmma:128x128x64:s5:kc2:jit",
+                                      "wgmma:128x192x64:s4:kc2", "wgmma:128x256x64:s4:kc2",
+                                      "wgmma:128x64x64:s4:kc2:jit", "wgmma:192x128x64:s4:kc2",
+                                      "wgmma:128x128x64:s4:k2"}));
   // Few tiles and long k: split, summed in a cluster (one launch, no workspace).
   int in_cluster = 0;
   for (const ops::Config& c : f->candidates(problem(1024, 768, 3072), h100()))

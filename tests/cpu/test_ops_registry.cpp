@@ -86,6 +86,18 @@ ops::DeviceFacts h100() {
   d.mem_bandwidth_gbs = 3352;
   return d;
 }
+ops::DeviceFacts h200_facts() {
+  ops::DeviceFacts d = h100();
+  d.mem_bandwidth_gbs = 4800;
+  return d;
+}
+// A bf16 product (C bf16), B stored n x k (NT) when b_transposed.
+ops::Problem bf16(int64_t m, int64_t n, int64_t k, bool b_transposed) {
+  ops::Problem p = problem(m, n, k);
+  p.a_type = p.b_type = p.c_type = DType::BF16;
+  p.trans_b = b_transposed;
+  return p;
+}
 
 std::vector<std::string> texts(const std::vector<ops::Ranked>& ranked) {
   std::vector<std::string> out;
@@ -358,7 +370,9 @@ TEST(WgmmaFamily, SchedulesByShape) {
            {"WGMMA:192x128x64:S3:C2:K4", "wgmma:192x128x64:s3:c2:k4:jit"},
            {"wgmma:128x64x64:s8", "wgmma:128x64x64:s8"},
            {"wgmma:128x64x64:s6:kc2", "wgmma:128x64x64:s6:kc2:jit"},
-           {"wgmma:128x64x64:s4:c2", "wgmma:128x64x64:s4:c2:jit"}}) {
+           {"wgmma:128x64x64:s4:c2", "wgmma:128x64x64:s4:c2:jit"},
+           {"WGMMA:128x64x64:S8:K4:T", "wgmma:128x64x64:s8:k4:t"},  // C^T through the reduction
+           {"wgmma:128x128x64:s3:k2:t", "wgmma:128x128x64:s3:k2:t:jit"}}) {
     const ops::Config c = ops::registry().parse(text, "--config", ops::OpKind::Gemm);
     EXPECT_EQ(c.text(), printed);
     EXPECT_EQ(ops::registry().parse(c.text(), "--config", ops::OpKind::Gemm), c);
@@ -385,7 +399,10 @@ TEST(WgmmaFamily, SchedulesByShape) {
            {"wgmma:64x128x64:s4", "the tile is <128|192>x<columns>x64"},
            {"wgmma:192x256x64:s4", "192-row tiles (three consumer warpgroups"},
            {"wgmma:192x128x64:s6:pp", "192-row tiles"},
-           {"wgmma:192x128x64:s5", "bytes of shared memory"}}) {
+           {"wgmma:192x128x64:s5", "bytes of shared memory"},
+           {"wgmma:128x64x64:s8:t", "it takes :k<N> (not :kc<N>)"},
+           {"wgmma:128x64x64:s8:kc2:t", "it takes :k<N> (not :kc<N>)"},
+           {"wgmma:128x64x64:s8:k2:jit:t", "'t' is not a field here"}}) {
     try {
       ops::registry().parse(text, "--config", ops::OpKind::Gemm);
       ADD_FAILURE() << text << " parsed";
@@ -415,6 +432,15 @@ TEST(WgmmaFamily, SchedulesByShape) {
                                       "wgmma:128x192x64:s4:kc2", "wgmma:128x256x64:s4:kc2",
                                       "wgmma:128x64x64:s4:kc2:jit", "wgmma:192x128x64:s4:kc2",
                                       "wgmma:128x128x64:s4:k2"}));
+  // C^T's neighbours keep it, and offer the product as stored; one k slice leaves no reduction to
+  // write C^T into C.
+  const std::vector<std::string> transposed = neighbour_texts(problem(32, 4096, 4096), "wgmma:128x64x64:s8:k2:t");
+  EXPECT_TRUE(contains(transposed, "wgmma:128x128x64:s6:k2:t:jit"));
+  EXPECT_TRUE(contains(transposed, "wgmma:128x64x64:s8:k2"));
+  EXPECT_FALSE(contains(transposed, "wgmma:128x64x64:s8:kc2:t"));
+  const std::string one_slice =
+      f->can_implement(problem(32, 4096, 64), ops::registry().parse("wgmma:128x64x64:s8:k2:t", "t", ops::OpKind::Gemm));
+  EXPECT_NE(one_slice.find("k = 64 makes one k slice"), std::string::npos) << one_slice;
   // Few tiles and long k: split, summed in a cluster (one launch, no workspace).
   int in_cluster = 0;
   for (const ops::Config& c : f->candidates(problem(1024, 768, 3072), h100()))
@@ -436,14 +462,7 @@ TEST(WgmmaFamily, SchedulesByShape) {
 // Products with a short side of at most 16 (bf16, H200, 2026-11-29): skinny16 where level 8's tiles
 // would be mostly padding, and skinny16's k slices where a second block per SM streams W.
 TEST(OpsRegistry, SkinnyProductsStreamOnSkinny16) {
-  auto bf16 = [](int64_t m, int64_t n, int64_t k, bool b_transposed) {
-    ops::Problem p = problem(m, n, k);
-    p.a_type = p.b_type = p.c_type = DType::BF16;
-    p.trans_b = b_transposed;
-    return p;
-  };
-  ops::DeviceFacts h200 = h100();
-  h200.mem_bandwidth_gbs = 4800;
+  const ops::DeviceFacts h200 = h200_facts();
   // 16 x 4096 x 4096 NT: 17.4 us in 2 slices against 26.3 on 128 x 64 tiles in 2 (112 padded rows).
   EXPECT_EQ(ops::rank(bf16(16, 4096, 4096, true), h200).best().text(), "skinny16:k2");
   // 2048 x 16 x 4096: 12.9-13.1 us in 4 slices against 14.6-15.0 on 128 x 64 tiles in 8.
@@ -454,6 +473,26 @@ TEST(OpsRegistry, SkinnyProductsStreamOnSkinny16) {
   EXPECT_EQ(ops::rank(bf16(1, 11008, 4096, false), h200).best().text(), "skinny16");
   // 32 rows are level 8's (skinny16 takes up to 16).
   EXPECT_EQ(ops::rank(bf16(32, 4096, 4096, false), h200).best().family()->name(), std::string("wgmma"));
+}
+
+// Products of 17 to 64 rows against a long n (bf16, H200, 2026-11-29): level 8 runs them as C^T
+// (":t"), the long operand's lines on the tile's 128 rows, where the rows as stored would leave the
+// tiles mostly padding (0.6 us a k step); a few columns as stored stay so.
+TEST(OpsRegistry, FewRowsRunAsTheirTranspose) {
+  const ops::DeviceFacts h200 = h200_facts();
+  // 32 x 4096 x 4096: 17.9-18.0 us as C^T in 2 slices, 19.8-20.3 on 128 x 64 tiles :kc2 as stored.
+  EXPECT_EQ(ops::rank(bf16(32, 4096, 4096, false), h200).best().text(), "wgmma:128x64x64:s8:k2:t");
+  EXPECT_EQ(ops::rank(bf16(32, 4096, 4096, true), h200).best().text(), "wgmma:128x64x64:s8:k2:t");
+  EXPECT_EQ(ops::rank(bf16(24, 4096, 4096, false), h200).best().text(), "wgmma:128x64x64:s8:k2:t");
+  // 64 x 4096 x 14336 NT: 39.0 us as C^T against 57.4 on :kc2 tiles as stored.
+  EXPECT_EQ(ops::rank(bf16(64, 4096, 14336, true), h200).best().text(), "wgmma:128x64x64:s8:k2:t");
+  // 32 x 4096 x 14336: 39.1-39.8 us as C^T in 2 slices (41.7-42.0 in 4) against 63.7 as stored.
+  EXPECT_EQ(ops::rank(bf16(32, 4096, 14336, false), h200).best().text(), "wgmma:128x64x64:s8:k2:t");
+  // 11008 lines stay as stored on 128 x 192 tiles summed in clusters: 32.5-35.2 us against 35.6-38.6 as
+  // C^T on 192 x 128 tiles.
+  EXPECT_EQ(ops::rank(bf16(32, 11008, 4096, false), h200).best().text(), "wgmma:128x192x64:s4:kc2");
+  // A few columns as stored: 4096 x 32 x 4096 on :kc2, 17.3-17.6 us against 18.2-18.4 in 4 slices.
+  EXPECT_EQ(ops::rank(bf16(4096, 32, 4096, false), h200).best().text(), "wgmma:128x64x64:s8:kc2");
 }
 
 // The 16-bit families are built on sm_90a instructions: on another architecture (an sm_80 device)

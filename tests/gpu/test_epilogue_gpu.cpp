@@ -124,8 +124,8 @@ const Activation kActivations[] = {Activation::None, Activation::Relu, Activatio
                                    Activation::Silu};
 
 // Level 8's store paths: TMA stores (n a multiple of 8), staged stores (n odd, beta 0), pair stores
-// (beta != 0), split-K through workspace and summed in a cluster, ping-pong; bias per row and column
-// in f32 and bf16; a column-major call; two batches.
+// (beta != 0), split-K through workspace (C, or C^T written transposed) and summed in a cluster,
+// ping-pong; bias per row and column in f32 and bf16; a column-major call; two batches.
 TEST(FusedEpilogue, Level8EveryStorePathAndActivation) {
   for (Activation act : kActivations) {
     run_case({DType::BF16, DType::BF16, Math::Fp32, Layout::RowMajor, Op::N, Op::T, 136, 264, 96, 2, BiasKind::PerColumn,
@@ -142,6 +142,11 @@ TEST(FusedEpilogue, Level8EveryStorePathAndActivation) {
               BiasKind::PerColumn, DType::BF16, act, 0.0f, "wgmma:128x192x64:s4"});
     run_case({DType::F16, DType::F16, Math::Fp32, Layout::RowMajor, Op::N, Op::T, 400, 136, 136, 2, BiasKind::PerRow,
               DType::F32, act, 0.0f, "wgmma:192x128x64:s4"});
+    // C^T computed (":t"): the reduction applies C's bias, along C's rows or columns, as it writes C.
+    run_case({DType::BF16, DType::BF16, Math::Fp32, Layout::RowMajor, Op::N, Op::T, 40, 264, 700, 2,
+              BiasKind::PerColumn, DType::F32, act, 0.0f, "wgmma:128x64x64:s8:k4:t"});
+    run_case({DType::F16, DType::F32, Math::Fp32, Layout::ColMajor, Op::N, Op::N, 24, 300, 520, 1, BiasKind::PerRow,
+              DType::F32, act, 0.5f, "wgmma:128x128x64:s4:k2:t"});
   }
 }
 

@@ -179,6 +179,18 @@ TEST(WgmmaBatches, ManyBatchesOneAndNone) {
   run_case({DType::BF16, DType::BF16, Math::Fp32, Layout::RowMajor, Op::N, Op::N, 50, 60, 70, 0, 0, 0, 0, 0, 0.0f, ""});
   run_case({DType::F32, DType::F32, Math::Fp32, Layout::RowMajor, Op::T, Op::N, 130, 140, 3000, 2, 0, 0, 0, 0, 0.0f,
             "wgmma-3xtf32:128x128x32:s4:k4"});
+  // C^T computed (":t") for few rows in every batch: the reduction writes each batch's C transposed,
+  // a shared operand and strides off 16 bytes included.
+  for (const BatchCase& t : std::vector<BatchCase>{
+           {DType::BF16, DType::BF16, Math::Fp32, Layout::RowMajor, Op::N, Op::T, 24, 520, 700, 3, 0, -1, 0, 0, 0.0f,
+            "wgmma:128x64x64:s8:k4:t"},
+           {DType::F16, DType::F32, Math::Fp32, Layout::ColMajor, Op::N, Op::N, 40, 300, 300, 5, 3, 1, 1, 1, 0.5f,
+            "wgmma:128x128x64:s4:k2:t"},
+           {DType::F32, DType::F32, Math::Tf32, Layout::RowMajor, Op::N, Op::T, 32, 264, 500, 3, -1, 8, 8, 0, 0.0f,
+            "wgmma-tf32:128x64x32:s8:k4:t"},
+           {DType::F32, DType::F32, Math::Fp32, Layout::RowMajor, Op::T, Op::N, 16, 200, 400, 2, 0, 0, 0, 0, 1.0f,
+            "wgmma-3xtf32:128x128x32:s4:k2:t"}})
+    run_case(t);
 }
 
 TEST(WgmmaBatches, SmallOddShapes) {  // the sanitizer set (run_sanitizer.sh)
@@ -188,6 +200,8 @@ TEST(WgmmaBatches, SmallOddShapes) {  // the sanitizer set (run_sanitizer.sh)
             "wgmma-3xtf32:128x128x32:s4"});
   run_case({DType::F32, DType::F32, Math::Tf32, Layout::RowMajor, Op::T, Op::N, 11, 5, 33, 3, -1, 1, 0, 0, 0.0f,
             "wgmma-tf32:128x128x32:s4:kc2"});
+  run_case({DType::F16, DType::F32, Math::Fp32, Layout::RowMajor, Op::N, Op::N, 5, 37, 150, 2, 3, -1, 1, 1, 1.0f,
+            "wgmma:128x64x64:s8:k2:t"});
 }
 
 }  // namespace

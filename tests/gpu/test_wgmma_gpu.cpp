@@ -227,6 +227,8 @@ TEST(Wgmma, SmallOddShapes) {
         const char* w64 = "wgmma:128x64x64:s8";
         run_case({DType::BF16, DType::BF16, layout, op_a, op_b, 136, 200, 72, 0, 0, 1.0f, 0.0f, w64});
         run_case({DType::F16, DType::F32, layout, op_a, op_b, 70, 37, 40, 1, 1, 1.0f, 1.0f, w64});
+        // C^T through the reduction, written transposed: C's rows ragged against its 4-column quads.
+        run_case({DType::BF16, DType::F32, layout, op_a, op_b, 7, 150, 200, 1, 1, 1.0f, 1.0f, "wgmma:128x64x64:s8:k2:t"});
       }
 }
 
@@ -249,6 +251,24 @@ TEST(Wgmma, SplitKAgainstTheFp64Reference) {
       {h, h, row, Op::N, Op::N, 300, 100, 3000, 0, 0, 1.0f, 0.0f, "wgmma:128x64x64:s8:k4"},
   };
   for (const WgmmaCase& t : cases) run_case(t);
+}
+
+// C^T computed (":k<N>:t", transposed_problem): few rows against many lines run with the lines on the
+// tile's rows, and the reduction writes C^T's sums into C transposed. Every layout and op combination,
+// C's rows ragged against the reduction's 4 columns, beta reading C, f32 C, packed operands, TF32 and
+// 3xTF32 on FP32 data; then the bits of the same product as stored (both sum the slices in order).
+TEST(Wgmma, TransposedSplitKAgainstTheFp64Reference) {
+  const DType bf = DType::BF16, h = DType::F16, f = DType::F32;
+  for (Layout layout : kLayouts)
+    for (Op op_a : kOps)
+      for (Op op_b : kOps) {
+        run_case({bf, bf, layout, op_a, op_b, 32, 1000, 1024, 0, 0, 1.0f, 0.0f, "wgmma:128x64x64:s8:k4:t"});
+        run_case({h, f, layout, op_a, op_b, 13, 263, 700, 3, 1, 1.5f, -0.5f, "wgmma:128x128x64:s4:k2:t"});
+        run_case({bf, bf, layout, op_a, op_b, 64, 520, 3000, 0, 0, 1.0f, 0.0f, "wgmma:128x256x64:s4:c2:k8:t"});
+      }
+  run_case({h, h, Layout::RowMajor, Op::N, Op::T, 1, 4096, 4096, 0, 0, 1.0f, 0.0f, "wgmma:128x64x64:s8:k4:t"});
+  run_case({bf, bf, Layout::RowMajor, Op::N, Op::N, 48, 11008, 4096, 0, 0, 1.0f, 0.0f, "wgmma:192x128x64:s4:k2:t"});
+  run_case({bf, bf, Layout::RowMajor, Op::N, Op::T, 40, 300, 70, 0, 0, 1.0f, 2.0f, "wgmma:128x64x64:s8:k16:t"});
 }
 
 // Split-K summed inside a cluster (":kc<N>"): the slices of a tile are the blocks of one cluster and

@@ -19,14 +19,33 @@ namespace kernels {
 // row at a time, grid-stride: 16-byte loads, the loads of up to 4 slices in flight before their adds
 // (one element a thread with a load per slice in turn took 9.4 us on 1024 x 768 in 2 slices, ncu on
 // an H200), one 64-bit division per 4 elements, and C's 4 elements as one store where aligned.
-template <class OutT>
+// kTransposedC: the sums are C^T's (C is n x m, ldc apart; epi on C): a thread sums 4 rows of one
+// column of them, C's 4 adjacent elements, consecutive threads on consecutive columns (coalesced
+// loads; the products that take this way have short C rows, m <= 64 in the chooser).
+template <class OutT, bool kTransposedC = false>
 __global__ void __launch_bounds__(256) split_reduce_16bit(const float* partial, int splits, int m, int n,
                                                           long long ld_partial, OutT* c, long long ldc, float alpha,
                                                           float beta, int batches, long long stride_c,
                                                           FusedEpilogue epi) {
-  const long long quads = (n + 3) / 4, count = static_cast<long long>(m) * quads * batches;
   const long long slice = static_cast<long long>(m) * ld_partial;
   griddep_wait();  // the product has written every slice
+  if constexpr (kTransposedC) {
+    const long long quads = (m + 3) / 4, count = static_cast<long long>(n) * quads * batches;
+    for (long long i = blockIdx.x * 256ll + threadIdx.x; i < count; i += gridDim.x * 256ll) {
+      const long long rest = i / n, batch = rest / quads;
+      const int row = static_cast<int>(i - rest * n), col = static_cast<int>(rest - batch * quads) * 4;  // C's
+      const int valid = m - col < 4 ? m - col : 4;
+      const float* at = partial + (batch * splits * m + col) * ld_partial + row;
+      float sums[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+      for (int s = 0; s < splits; ++s)
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+          if (j < valid) sums[j] += at[s * slice + j * ld_partial];
+      store_quad_fused(c + batch * stride_c + row * ldc + col, sums, valid, alpha, beta, epi, row, col);
+    }
+    return;
+  }
+  const long long quads = (n + 3) / 4, count = static_cast<long long>(m) * quads * batches;
   for (long long i = blockIdx.x * 256ll + threadIdx.x; i < count; i += gridDim.x * 256ll) {
     const long long rows = i / quads, batch = rows / m, row = rows - batch * m;  // rows of all batches
     const int col = static_cast<int>(i - rows * quads) * 4;

@@ -5,7 +5,9 @@
 // two consumer warpgroups take turns on whole tiles (ping-pong); ":c2" runs clusters of two blocks
 // sharing B's tile (TMA multicast); ":k<N>" splits k (the slices' sums through workspace and a second
 // kernel), ":kc<N>" too with the slices of a tile as one cluster summing through distributed shared
-// memory (N up to 8, without ":c2" or ":pp"). Other stage counts and combinations
+// memory (N up to 8, without ":c2" or ":pp"); ":k<N>:t" computes C^T = B^T A^T (the operands
+// trading places, transposed_problem) and its reduction writes C: a product of few rows puts the long
+// operand's lines on the tile's rows. Other stage counts and combinations
 // (wgmma_schedule_problem says which are valid) compile at run time and print with ":jit", which
 // also asks for a compiled schedule's run-time twin.
 //
@@ -23,6 +25,7 @@
 // and family wgmma-tf32 (src/ops/families/wgmma_tf32/): FP32 data as TF32, one product, only under
 // math = tf32 (Math::Tf32), configs "wgmma-tf32:<BM>x<BN>x32:s4" with ":c2", ":k<N>", ":kc<N>".
 #include <algorithm>
+#include <utility>
 #include <cmath>
 #include <iterator>
 #include <string>
@@ -47,6 +50,7 @@ struct WgmmaConfig {
   int splits = 1;               // k slices per tile (split-K, ":k<N>" or ":kc<N>")
   bool run_time = false;        // ":jit": the kernel compiled at run time (implied for a schedule not compiled ahead)
   bool sum_in_cluster = false;  // ":kc<N>": the slices summed inside a cluster (WgmmaLaunch::sum_in_cluster)
+  bool transposed = false;      // ":t": C^T = B^T A^T computed, C written by the reduction (transposed_problem)
 };
 // "" when c's slices can be summed inside a cluster, else why not.
 std::string cluster_sum_problem(const WgmmaConfig& c) {
@@ -60,6 +64,39 @@ std::string cluster_sum_problem(const WgmmaConfig& c) {
 }
 
 constexpr int kSplitChoices[] = {2, 4, 8, 16, 32, 64};
+
+// The product as its transpose, C^T = op(B)^T op(A)^T (n x m): B's storage read as A, A's as B, each
+// with the other orientation. A side of m rows of X against n lines of W, run this way, puts W's lines
+// on the tile's 128 rows and X on its columns (the wgmma n side), where m on the rows would leave the
+// tiles mostly padding (":t").
+Problem transposed_problem(const Problem& p) {
+  Problem t = p;
+  std::swap(t.m, t.n);
+  std::swap(t.a_type, t.b_type);
+  t.trans_a = !p.trans_b;
+  t.trans_b = !p.trans_a;
+  std::swap(t.align_a, t.align_b);
+  std::swap(t.pitch_align_a, t.pitch_align_b);
+  std::swap(t.offset_a, t.offset_b);
+  t.bias = transposed(p.bias);
+  return t;
+}
+Operands transposed_operands(const Operands& o) {
+  Operands t = o;
+  std::swap(t.a, t.b);
+  std::swap(t.lda, t.ldb);
+  std::swap(t.stride_a, t.stride_b);
+  return t;
+}
+// The products offered ":t": a short m (X's rows, up to the widest tile's 64-column wgmma side) against
+// a long n.
+bool offers_transposed(const Problem& p) { return p.m <= 64 && p.n >= 4 * p.m; }
+// "" when c may run C^T (":t"), else why not.
+std::string transposed_problem_text(const WgmmaConfig& c) {
+  if (c.splits < 2 || c.sum_in_cluster)
+    return "C^T (:t) is written by split-K's reduction through workspace: it takes :k<N> (not :kc<N>)";
+  return "";
+}
 
 // An operand as stored: `lines` lines of `inner` elements. A: m x k (MN-major: k x m); B: n x k
 // (MN-major: k x n). It is packed (TMA reads only addresses and leading dimensions that are multiples
@@ -116,8 +153,8 @@ class WgmmaFamily final : public Family {
               ":k64 for split-K (:kc2 ... :kc8 summed in a cluster); wgmma-tf32:128x256x32:s3:jit compiles at run time"
             : "wgmma:128x256x64:s4, wgmma:128x256x64:s4:c2, wgmma:128x192x64:s4, wgmma:192x128x64:s4, "
               "wgmma:128x128x64:s4, wgmma:128x64x64:s8, wgmma:128x128x64:s6:pp:c2, each "
-                 "with :k2 ... :k64 for split-K (:kc2 ... :kc8 summed in a cluster); wgmma:128x128x64:s5:jit "
-                 "compiles at run time";
+                 "with :k2 ... :k64 for split-K (:kc2 ... :kc8 summed in a cluster; :k<N>:t computes C^T); "
+                 "wgmma:128x128x64:s5:jit compiles at run time";
     const char* family = name_.c_str();
     const std::vector<std::string> f = detail::lowered_fields(text);
     int tile[3] = {0, 0, 0};
@@ -141,10 +178,13 @@ class WgmmaFamily final : public Family {
                                   examples);
       ++i;
     }
+    if (i < f.size() && f[i] == "t") c.transposed = true, ++i;
     if (i < f.size() && f[i] == "jit") c.run_time = true, ++i;
     if (i != f.size())
-      detail::config_text_error(what, text, family, "'" + f[i] + "' is not a field here (order: :pp :c2 :k<N> :jit)",
-                                examples);
+      detail::config_text_error(what, text, family,
+                                "'" + f[i] + "' is not a field here (order: :pp :c2 :k<N> :t :jit)", examples);
+    if (c.transposed && !transposed_problem_text(c).empty())
+      detail::config_text_error(what, text, family, transposed_problem_text(c), examples);
     const std::string why = wgmma_schedule_problem(c.schedule, in_);
     if (!why.empty()) detail::config_text_error(what, text, family, why, examples);
     const std::string sum = c.sum_in_cluster ? cluster_sum_problem(c) : "";
@@ -160,7 +200,7 @@ class WgmmaFamily final : public Family {
            (sc.pingpong ? ":pp" : "") +
            (sc.cluster > 1 ? ":c" + std::to_string(sc.cluster) : "") +
            (f.splits > 1 ? (f.sum_in_cluster ? ":kc" : ":k") + std::to_string(f.splits) : "") +
-           (f.run_time ? ":jit" : "");
+           (f.transposed ? ":t" : "") + (f.run_time ? ":jit" : "");
   }
   std::string runs_on(const DeviceFacts& d) const override { return needs_sm90a(d, "wgmma, TMA"); }
   std::string supports(const Problem& p) const override {
@@ -182,7 +222,20 @@ class WgmmaFamily final : public Family {
   // (2048 x 16 x 4096 on 128 x 256 tiles in clusters: 0.51x cuBLAS; 128 x 128 alone: 0.78x);
   // ping-pong where blocks have several tiles, never split. Up to 8 slices are offered both ways,
   // through workspace and summed in a cluster.
+  // A short m against a long n also as C^T (offers_transposed): the same splits through workspace
+  // on the transposed product (":t").
   std::vector<Config> candidates(const Problem& p, const DeviceFacts& d) const override {
+    std::vector<Config> out = candidates_as_stored(p, d);
+    if (offers_transposed(p))
+      for (const Config& c : candidates_as_stored(transposed_problem(p), d)) {
+        WgmmaConfig f = c.fields<WgmmaConfig>();
+        if (f.splits < 2 || f.sum_in_cluster) continue;
+        f.transposed = true;
+        out.push_back(Config(*this, f));
+      }
+    return out;
+  }
+  std::vector<Config> candidates_as_stored(const Problem& p, const DeviceFacts& d) const {
     std::vector<Config> out;
     for (const WgmmaSchedule& sc : schedules()) {
       const int bm = sc.bm, bn = sc.bn, cluster = sc.cluster;
@@ -226,6 +279,7 @@ class WgmmaFamily final : public Family {
     std::vector<Config> out;
     auto add = [&](const WgmmaConfig& n) {
       if (n.sum_in_cluster && !cluster_sum_problem(n).empty()) return;
+      if (n.transposed && !transposed_problem_text(n).empty()) return;
       out.push_back(Config(*this, n));
     };
     for (WgmmaSchedule m : moves) {
@@ -233,14 +287,22 @@ class WgmmaFamily final : public Family {
         while (m.stages > 2 && wgmma_smem_bytes(m, in_) > kWgmmaSmemLimit) --m.stages;
       if (m == s || !wgmma_schedule_problem(m, in_).empty()) continue;
       if (m.pingpong && f.splits > 1) continue;  // ping-pong alternates whole tiles
-      add(WgmmaConfig{m, f.splits, !wgmma_compiled(m, in_), f.sum_in_cluster});
+      add(WgmmaConfig{m, f.splits, !wgmma_compiled(m, in_), f.sum_in_cluster, f.transposed});
     }
-    if (f.splits > 1) add(WgmmaConfig{s, f.splits, f.run_time, !f.sum_in_cluster});
+    if (f.splits > 1) add(WgmmaConfig{s, f.splits, f.run_time, !f.sum_in_cluster, false});
+    if (f.splits > 1) add(WgmmaConfig{s, f.splits, f.run_time, f.sum_in_cluster, !f.transposed});
     return out;
   }
   std::string can_implement(const Problem& p, const Config& c) const override {
     const std::string why = supports(p);
     if (!why.empty()) return why;
+    if (c.fields<WgmmaConfig>().transposed) {
+      // Without a second k slice there is no reduction to write C^T's sums into C.
+      const KSlices slices = k_slices(p.k, c.fields<WgmmaConfig>().splits, bk_);
+      if (slices.splits < 2)
+        return "C^T (:t) is written by split-K's reduction, and k = " + std::to_string(p.k) + " makes one k slice";
+      return can_implement(transposed_problem(p), as_stored(c));
+    }
     const WgmmaConfig& f = c.fields<WgmmaConfig>();
     const int bytes = dtype_bytes(p.a_type);
     const std::string elements = std::to_string(bytes) + "-byte elements";
@@ -272,7 +334,9 @@ class WgmmaFamily final : public Family {
              " MiB of workspace, more than this family's " + std::to_string(kMaxPartsBytes >> 20) + " MiB";
     return "";
   }
-  size_t workspace_bytes(const Problem& p, const Config& c, const Operands& o, const DeviceFacts&) const override {
+  size_t workspace_bytes(const Problem& p, const Config& c, const Operands& o, const DeviceFacts& d) const override {
+    if (c.fields<WgmmaConfig>().transposed)
+      return workspace_bytes(transposed_problem(p), as_stored(c), transposed_operands(o), d);
     const WgmmaConfig& f = c.fields<WgmmaConfig>();
     const int64_t batches_a = wgmma_operand_batches(p.batch, o.stride_a),
                   batches_b = wgmma_operand_batches(p.batch, o.stride_b);
@@ -284,6 +348,11 @@ class WgmmaFamily final : public Family {
   // (a tile's k slice), each with ~1 us of pipeline fill and epilogue, or the operands' bytes at
   // memory bandwidth, plus a launch; split-K adds its partial sums' traffic and the reduction's launch.
   std::optional<Estimate> estimate(const Problem& p, const Config& c, const DeviceFacts& d) const override {
+    if (c.fields<WgmmaConfig>().transposed) {
+      std::optional<Estimate> e = estimate(transposed_problem(p), as_stored(c), d);
+      if (e) e->why += " (C^T: the product transposed)";
+      return e;
+    }
     const WgmmaConfig& f = c.fields<WgmmaConfig>();
     const int bm = f.schedule.bm, bn = f.schedule.bn, cluster = f.schedule.cluster;
     const KSlices slices = k_slices(p.k, f.splits, bk_);
@@ -336,8 +405,15 @@ class WgmmaFamily final : public Family {
     // us measured, H100, 2026-11-28; the C-bound batches above on an H200's 4.8 TB/s: 2.8-3.0 TB/s of
     // C), and in a last partial wave (25088 x 128 x 1152: 196 tiles of 128 x 128 in two waves 22.7-23.9
     // us, 131 of 192 x 128 in one 21.3, H200, 2026-11-29).
+    // 128 x 64 tiles over a few columns of a long product (n <= 64: W's lines on the tile's rows, as
+    // ":t" puts them) stream from 64 of the 132 SMs what all of them would: 64 blocks moved 117 MB in
+    // ~35 us (3.35 TB/s) on 32 x 4096 x 14336 as C^T in 2 slices, faster than 128 blocks in 4 (bf16,
+    // H200, 2026-11-29). Wider tiles keep the proportional rule (192 x 128 on 32 x 11008 x 4096 as C^T,
+    // 116 blocks: 36-38 us, as it estimates).
+    const bool narrow_stream = bn == 64 && p.n <= 64 && p.m >= 4 * p.n;
     const double bus = d.bus_bytes_per_s();
-    const double streaming = 0.75 * bus * std::min(1.0, units / (waves * std::max(1, d.sm_count)));
+    const double saturating = (narrow_stream ? 64.0 / 132.0 : 1.0) * std::max(1, d.sm_count);
+    const double streaming = 0.75 * bus * std::min(1.0, units / (waves * saturating));
     // The tiles' stream from L2 into shared memory: per k step a block loads bm lines of A and its
     // share of B's planes (a cluster multicasts B), 128 bytes each, at kL2Rate for the whole device.
     // It bounds the narrow tiles: 128 x 64 at 4096^3 moves 3.2 GB in 278 us (11.5 TB/s), and 96 of
@@ -346,12 +422,13 @@ class WgmmaFamily final : public Family {
     const double l2_bytes =
         tiles * (bm + kernels::wgmma_b_planes(in_) * double(bn) / cluster) * k_steps * 128.0;
     const double l2_us = l2_bytes / kL2Rate * 1e6;
-    // A side of 16 or less leaves the tiles at least 3/4 padding, and they take ~0.6 us a k step
-    // after a ~4 us start, whatever they compute: 32 steps of 128 x 64 tiles in ~21 us on 16 x 4096 x
-    // 4096 NT, 8 steps in ~10 us on 2048 x 16 x 4096 (bf16, H200, 2026-11-29), where skinny16 streams
-    // the same operand in 17.4 and 13.1 us. (With 32 rows the padded tiles' own estimate holds: the
-    // 128 x 64 tiles' 20.1 us on 32 x 4096 x 4096 beat 128 x 256's 20.8.)
-    const bool mostly_padding = p.m <= 16 || p.n <= 16;
+    // Tiles mostly padding take ~0.6 us a k step after a ~4 us start, whatever they compute: a side
+    // of 16 or less (3/4 padding or more; 32 steps of 128 x 64 tiles in ~21 us on 16 x 4096 x 4096
+    // NT, 8 steps in ~10 us on 2048 x 16 x 4096, where skinny16 streams the same operand in 17.4 and
+    // 13.1 us), and up to 64 rows of the tile's 128 or 192 (half padding or more: 112 steps of 128 x
+    // 64 tiles in 64-67 us on 32 x 4096 x 14336, against 39-42 us with the long operand on the tile's
+    // rows, ":t", or on 128 x 256 tiles in 8 slices; bf16, H200, 2026-11-29).
+    const bool mostly_padding = p.m <= 64 || p.n <= 16;
     const double padded_us = mostly_padding ? waves * (4.0 + 0.6 * slices.steps_per_split) : 0.0;
     const double compute_us = waves * tile_us, memory_us = bytes / streaming * 1e6;
     Estimate e;
@@ -371,11 +448,25 @@ class WgmmaFamily final : public Family {
   std::vector<detail::JitRequest> run_time_kernels(const Problem& p, const Config& c,
                                                    const DeviceFacts& d) const override {
     if (!c.fields<WgmmaConfig>().run_time) return {};
+    if (c.fields<WgmmaConfig>().transposed) return {wgmma_jit_request(launch_of(transposed_problem(p), as_stored(c), d))};
     return {wgmma_jit_request(launch_of(p, c, d))};
   }
+  // ":t" runs the transposed product on the transposed operands; the reduction writes C, and the
+  // epilogue stays C's.
   void run(const Problem& p, const Config& c, const Operands& o, const DeviceFacts& d,
            cudaStream_t stream) const override {
+    const kernels::FusedEpilogue epi = fused_epilogue(p.bias, o.bias, p.bias_type, p.activation);
+    if (c.fields<WgmmaConfig>().transposed)
+      run_as_stored(transposed_problem(p), as_stored(c), transposed_operands(o), d, stream, epi, true);
+    else
+      run_as_stored(p, c, o, d, stream, epi, false);
+  }
+
+ private:
+  void run_as_stored(const Problem& p, const Config& c, const Operands& o, const DeviceFacts& d, cudaStream_t stream,
+                     const kernels::FusedEpilogue& epi, bool c_transposed) const {
     WgmmaLaunch l = launch_of(p, c, d);
+    l.c_transposed = c_transposed;
     l.a = o.a;
     l.b = o.b;
     l.c = o.c;
@@ -387,7 +478,7 @@ class WgmmaFamily final : public Family {
     l.stride_a = o.stride_a;
     l.stride_b = o.stride_b;
     l.stride_c = o.stride_c;
-    l.epi = fused_epilogue(p.bias, o.bias, p.bias_type, p.activation);
+    l.epi = epi;
     const StoredOperand sa = stored_a(p, in_, wgmma_operand_batches(p.batch, o.stride_a)),
                         sb = stored_b(p, in_, wgmma_operand_batches(p.batch, o.stride_b));
     // Packed operands, converted FP32 operands, then split-K's partial sums; freed in stream order
@@ -416,8 +507,12 @@ class WgmmaFamily final : public Family {
     }
     launch_wgmma(l, stream);
   }
-
- private:
+  // A ":t" config's fields on the transposed problem: the same config, as stored.
+  Config as_stored(const Config& c) const {
+    WgmmaConfig f = c.fields<WgmmaConfig>();
+    f.transposed = false;
+    return Config(*this, f);
+  }
   // The launch's fields that come from the problem and the config (not the operands).
   WgmmaLaunch launch_of(const Problem& p, const Config& c, const DeviceFacts& d) const {
     const WgmmaConfig& f = c.fields<WgmmaConfig>();

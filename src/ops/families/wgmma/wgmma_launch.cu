@@ -78,13 +78,16 @@ CUtensorMap tensor_map(const void* base, DType t, int64_t rows, int64_t cols, in
 
 template <class OutT>
 void reduce_splits(const WgmmaLaunch& l, const kernels::WgmmaParams& p, cudaStream_t stream) {
-  const unsigned blocks =
-      detail::grid_stride_blocks(l.batch * l.m * ((l.n + 3) / 4), 256, 8, l.sm_count);  // 4 columns a thread
+  // 4 columns of C a thread (C^T's rows when the product was C^T).
+  const int64_t quads = l.c_transposed ? l.n * ((l.m + 3) / 4) : l.m * ((l.n + 3) / 4);
+  const unsigned blocks = detail::grid_stride_blocks(l.batch * quads, 256, 8, l.sm_count);
   // Overlapping the product (it lets dependents start as its blocks begin): the reduction's blocks
   // take the SMs the product leaves idle and those its blocks leave, and wait there for its end.
-  detail::launch_kernel(kernels::split_reduce_16bit<OutT>, dim3(blocks), dim3(256), 0, stream, true, l.partial,
-                        p.splits, p.m, p.n, p.ld_partial, static_cast<OutT*>(l.c), l.ldc, l.alpha, l.beta, p.batch,
-                        p.stride_c, p.epi);
+  detail::with_bool(l.c_transposed, [&](auto transposed) {
+    detail::launch_kernel(kernels::split_reduce_16bit<OutT, transposed()>, dim3(blocks), dim3(256), 0, stream, true,
+                          l.partial, p.splits, p.m, p.n, p.ld_partial, static_cast<OutT*>(l.c), l.ldc, l.alpha,
+                          l.beta, p.batch, p.stride_c, l.epi);
+  });
 }
 
 const char* b(bool v) { return v ? "true" : "false"; }
@@ -166,6 +169,8 @@ void launch_wgmma(const WgmmaLaunch& l, cudaStream_t stream) {
   if (sum_in_cluster && (sc.cluster != 1 || sc.pingpong || !wgmma_sums_fit_stages(sc) ||
                          slices.splits > kWgmmaMaxClusterSlices))
     throw Error(ErrorCode::Internal, "launch_wgmma: this schedule cannot sum its k slices in a cluster");
+  if (l.c_transposed && (slices.splits < 2 || sum_in_cluster))
+    throw Error(ErrorCode::Internal, "launch_wgmma: C^T is written by split-K's reduction through workspace only");
   const void* kernel = l.run_time              ? detail::jit_kernel(detail::current_device_context(), wgmma_jit_request(l))
                        : in == WgmmaIn::F16    ? compiled_wgmma_kernel_f16(l)
                        : in == WgmmaIn::TF32x3 ? compiled_wgmma_kernel_tf32x3(l)
@@ -237,7 +242,10 @@ void launch_wgmma(const WgmmaLaunch& l, cudaStream_t stream) {
   p.lda = l.lda;
   p.ldb = l.ldb;
   p.b_keys = in == WgmmaIn::TF32x3 ? b_keys(l, in) : nullptr;
-  p.epi = l.epi;
+  // Split-K through workspace: the reduction applies the epilogue (on C, whichever way the product ran).
+  p.epi = slices.splits > 1 && !sum_in_cluster ? kernels::FusedEpilogue{nullptr, kernels::kBiasNone,
+                                                                          kernels::kActNone, false}
+                                               : l.epi;
   p.batch = static_cast<int>(l.batch);
   p.a_batched = batches_a > 1;
   p.b_batched = batches_b > 1;

@@ -108,6 +108,10 @@ struct WgmmaLaunch {
   // The slices of a tile run as one cluster and sum through distributed shared memory (splits up to
   // kWgmmaMaxClusterSlices; cluster 1, no ping-pong, wgmma_sums_fit_stages): one launch, no partial.
   bool sum_in_cluster = false;
+  // The product computed is C^T (m x n, a, b and the operands' fields above are C^T = B^T A^T's): the
+  // k slices' sums through workspace (splits > 1, not sum_in_cluster), whose reduction writes C^T's
+  // (i, j) to C's (j, i) at c + j * ldc + i; `epi` stays on C (its bias per row or column of C).
+  bool c_transposed = false;
   // FP32 operands converted first (wgmma_converts_a / _b): wgmma_parts_bytes(m or n, k, in, batches)
   // of workspace (batches: 1 for a shared operand, else batch) for the K-major copy (TF32) or B's
   // TF32 parts and the guard's keys (3xTF32), made by the launch (kernels/gemm/split_b_tf32.cuh).

@@ -8,6 +8,7 @@
 #   models    bench_python.py models, then `tilegemm bench --preset models --kernels auto` -> models*.txt/.csv
 #   bsr       bench_python.py bsr (vs torch's Triton BSR kernel), then the command's
 #             `bench --sparse --preset transformer-sparse --kernels auto`             -> bsr*.txt/.csv
+#   layers    bench_python.py layers (bf16 linear + bias + activation under autograd)  -> layers.txt/.csv
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/tilegemm-out}; mkdir -p "$OUT"
@@ -34,6 +35,9 @@ for what in "$@"; do
       tail -3 "$OUT/bsr-python.txt"
       dist/tilegemm bench --sparse --preset transformer-sparse --kernels auto --csv "$OUT/bsr-cpp.csv" \
         > "$OUT/bsr-cpp.txt" 2>&1 || rc=1 ;;
+    layers) step layers
+      python3 python/bench/bench_python.py layers --csv "$OUT/layers.csv" > "$OUT/layers.txt" 2>&1 || rc=1
+      tail -16 "$OUT/layers.txt" ;;
     *) echo "unknown step $what" >&2; rc=2 ;;
   esac
 done

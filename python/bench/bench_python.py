@@ -4,11 +4,15 @@
   models     the `models` preset through tilegemm.matmul vs torch.matmul (cuBLAS), cold L2
   bsr        the transformer-sparse layers: tilegemm.bsr_linear / bsr_mm on torch BSR tensors vs
              PyTorch's Triton BSR kernel (torch.sparse._triton_ops.bsr_dense_mm), cold L2
+  layers     bf16 linear layers with bias and activation under autograd, forward and forward +
+             backward: tilegemm.matmul(bias=, activation=) (tilegemm::mm_epilogue) vs
+             torch.nn.functional.linear + the activation, and vs the product followed by the bias and
+             activation as torch operations in FP32 (the unfused form), cold L2
 
 Timing as `tilegemm bench` does it (docs/benchmarking.md): every run starts with a kernel that reads
 a buffer of twice the L2 size, the run is bracketed by its own CUDA events, the median is reported.
 
-    PYTHONPATH=build/python python3 python/bench/bench_python.py overhead|models|bsr [--csv FILE]
+    PYTHONPATH=build/python python3 python/bench/bench_python.py overhead|models|bsr|layers [--csv FILE]
 """
 import argparse
 import csv
@@ -130,6 +134,59 @@ def bench_models(args):
     return rows
 
 
+LAYERS = [  # (name, tokens, out features, in features, activation), bf16 x @ w^T + bias
+    ("llama3-8b mlp up + silu", 4096, 14336, 4096, "silu"), ("qkv + bias", 4096, 6144, 4096, None),
+    ("bert-large ffn up + gelu", 4096, 4096, 1024, "gelu"), ("gpt2 mlp up + gelu-tanh", 1024, 3072, 768, "gelu-tanh"),
+    ("mlp + relu", 4096, 4096, 4096, "relu"), ("gpt2 mlp up + relu", 1024, 3072, 768, "relu"),
+]
+
+
+def torch_activation(y, activation):
+    """The activation as torch's function (matmul's activation= names)."""
+    return tilegemm._matmul.torch_activation(torch, y, tilegemm._matmul.activation_name(activation))
+
+
+def bench_layers(args):
+    timer = ColdTimer()
+    rows = []
+    print(f"{'layer':<26} {'pass':<8} {'tilegemm ms':>12} {'unfused ms':>11} {'torch ms':>9} {'vs torch':>9} "
+          f"{'vs unfused':>10}")
+    for name, t, n, k, act in LAYERS:
+        gen = torch.Generator(device="cuda").manual_seed(5)
+        x = torch.randn(t, k, device="cuda", generator=gen).bfloat16().requires_grad_()
+        w = (torch.randn(n, k, device="cuda", generator=gen) / k ** 0.5).bfloat16().requires_grad_()
+        bias = torch.randn(n, device="cuda", generator=gen).bfloat16().requires_grad_()
+        grad = torch.randn(t, n, device="cuda", generator=gen).bfloat16()
+        forms = {
+            "tilegemm": lambda: tilegemm.matmul(x, w.t(), bias=bias, activation=act),
+            # the product on tilegemm, the bias and activation as torch operations in FP32
+            "unfused": lambda: torch_activation(tilegemm.matmul(x, w.t()).float() + bias.float(), act).bfloat16(),
+            "torch": lambda: torch_activation(torch.nn.functional.linear(x, w, bias), act),
+        }
+        want = forms["torch"]().double()
+        got = forms["tilegemm"]().double()
+        assert (got - want).abs().max().item() <= 0.05 * want.abs().max().item() + 0.05, name
+        for what in ("forward", "fwd+bwd"):
+            ms = {}
+            for form, f in forms.items():
+                if what == "forward":
+                    ms[form] = timer(f)
+                else:
+                    ms[form] = timer(lambda: torch.autograd.grad(f(), (x, w, bias), grad))
+            rows.append({"layer": name, "tokens": t, "out": n, "in": k, "activation": act or "none", "pass": what,
+                         "tilegemm_ms": ms["tilegemm"], "unfused_ms": ms["unfused"], "torch_ms": ms["torch"],
+                         "vs_torch": ms["torch"] / ms["tilegemm"], "vs_unfused": ms["unfused"] / ms["tilegemm"]})
+            r = rows[-1]
+            print(f"{name:<26} {what:<8} {r['tilegemm_ms']:>12.4f} {r['unfused_ms']:>11.4f} {r['torch_ms']:>9.4f} "
+                  f"{r['vs_torch']:>9.3f} {r['vs_unfused']:>10.3f}")
+    for what in ("forward", "fwd+bwd"):
+        sel = [r for r in rows if r["pass"] == what]
+        geo = math.exp(sum(math.log(r["vs_torch"]) for r in sel) / len(sel))
+        geo_u = math.exp(sum(math.log(r["vs_unfused"]) for r in sel) / len(sel))
+        print(f"geometric mean, {what}: tilegemm vs torch {geo:.3f}, vs unfused {geo_u:.3f}")
+    return rows
+
+
 def random_bsr(rows, cols, block, sparsity, skewed, gen):
     """A torch BSR tensor (int64 indices, torch's default) with `sparsity` of its blocks empty;
     skewed: block-row lengths follow a Zipf-like law (weights 1 / (i + 1)), shuffled."""
@@ -202,13 +259,14 @@ def bench_bsr(args):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("what", choices=["overhead", "models", "bsr"])
+    p.add_argument("what", choices=["overhead", "models", "bsr", "layers"])
     p.add_argument("--csv", help="write the rows to this CSV file")
     args = p.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, tilegemm {tilegemm.__version__}")
-    rows = {"overhead": bench_overhead, "models": bench_models, "bsr": bench_bsr}[args.what](args)
+    rows = {"overhead": bench_overhead, "models": bench_models, "bsr": bench_bsr,
+            "layers": bench_layers}[args.what](args)
     if args.csv and rows:
         with open(args.csv, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))

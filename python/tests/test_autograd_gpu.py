@@ -1,5 +1,5 @@
 """Autograd through tilegemm.matmul (its backward runs on tilegemm) against torch's own gradients in
-float64, finite differences, torch.compile, out= refused; the precision mapping
+float64, finite differences, torch.compile, out= refused, the fused bias and activation; the precision mapping
 (torch.get_float32_matmul_precision -> math) on every path; special values through the door."""
 import math
 
@@ -203,16 +203,16 @@ def test_out_with_requires_grad_raises():
 
 
 def test_backward_keeps_kernel_and_math_but_not_config(monkeypatch):
-    from tilegemm import _torch_ops as ops  # matmul_autograd and backward call its mm
+    from tilegemm import _torch_ops as ops  # the eager forward and backward call its _run
 
     calls = []
-    real = ops.mm
+    real = ops._run
 
     def spy(a, b, alpha, kernel_name, config, math):
         calls.append((tuple(a.shape), tuple(b.shape), kernel_name, config, math))
         return real(a, b, alpha, kernel_name, config, math)
 
-    monkeypatch.setattr(ops, "mm", spy)
+    monkeypatch.setattr(ops, "_run", spy)
     torch.set_float32_matmul_precision("high")
     x, w = leaf((300, 100)), leaf((100, 200))
     config = tilegemm.explain_choice(x, w)["config"]
@@ -240,6 +240,91 @@ def test_autograd_on_a_given_stream():
     torch.cuda.synchronize()
     assert_close(y.detach(), x.detach().double() @ w.detach().double(), 64)
     check_grads(x, w, y, torch.ones_like(y), 1.0)
+
+
+# --- the fused epilogue under autograd -------------------------------------------------------
+
+F64_ACTIVATIONS = {None: lambda z: z, "relu": lambda z: z.clamp(min=0),
+                   "gelu": lambda z: torch.nn.functional.gelu(z),
+                   "gelu-tanh": lambda z: torch.nn.functional.gelu(z, approximate="tanh"),
+                   "silu": lambda z: torch.nn.functional.silu(z)}
+
+
+def fused_reference(x, w, bias, activation, grad):
+    """activation(x @ w^T + bias) and its gradients in float64 (torch's own autograd)."""
+    xd, wd, bd = (t.detach().double().requires_grad_() for t in (x, w, bias))
+    y = F64_ACTIVATIONS[activation](xd @ wd.t() + bd)
+    y.backward(grad.double())
+    return y.detach(), xd.grad, wd.grad, bd.grad
+
+
+@pytest.mark.parametrize("activation", [None, "relu", "gelu", "gelu-tanh", "silu"])
+@pytest.mark.parametrize("dtype, bias_dtype", [("float32", "float32"), ("bfloat16", "bfloat16"),
+                                               ("bfloat16", "float32")])
+def test_fused_epilogue_under_autograd(activation, dtype, bias_dtype, monkeypatch):
+    """A linear layer x[B, T, k] @ w^T + bias with an activation, recorded by autograd: the bias and
+    ReLU run fused in the one library call of the forward (tilegemm::mm_epilogue), GELU and SiLU as
+    torch's functions after it; the result and the gradients of x, w and bias against float64."""
+    from tilegemm import _matmul
+
+    calls = []
+    real = _matmul._general
+
+    def spy(a, b, out, alpha, beta, kernel, config, stream, math, bias=None, act="none"):
+        calls.append((bias is not None, act))
+        return real(a, b, out, alpha, beta, kernel, config, stream, math, bias, act)
+
+    monkeypatch.setattr(_matmul, "_general", spy)
+    dt, bdt = getattr(torch, dtype), getattr(torch, bias_dtype)
+    gen = torch.Generator(device="cuda").manual_seed(31)
+    x = uniform(3, 40, 96, gen=gen).to(dt).requires_grad_()
+    w = uniform(72, 96, gen=gen).to(dt).requires_grad_()
+    bias = uniform(72, gen=gen).to(bdt).requires_grad_()
+    y = tilegemm.matmul(x, w.t(), bias=bias, activation=activation, math="fp32")
+    assert y.dtype == dt and y.shape == (3, 40, 72) and y.grad_fn is not None
+    fused = activation in (None, "relu")
+    assert calls == [(True, {None: "none", "relu": "relu"}.get(activation, "none"))]
+    if not fused:  # torch's activation on the fused product-plus-bias
+        assert "Gelu" in y.grad_fn.name() or "Silu" in y.grad_fn.name(), y.grad_fn.name()
+    grad = uniform(*y.shape, gen=gen).to(dt)
+    y.backward(grad)
+    want_y, want_x, want_w, want_bias = fused_reference(x, w, bias, activation, grad)
+    assert x.grad.dtype == dt and w.grad.dtype == dt and bias.grad.dtype == bdt
+    # FP32: accumulation over the sums' lengths; 16-bit: one rounding of every stored value (the
+    # product, the gradient of z, each result) at bf16's 2^-8, a few times over.
+    unit = 2.0 ** -8 if dtype == "bfloat16" else 4 * 1.2e-7 * (3 * 40 + 2)
+    for got, want in ((y, want_y), (x.grad, want_x), (w.grad, want_w), (bias.grad, want_bias)):
+        err = (got.double() - want).abs().max().item()
+        assert err <= 4 * unit * max(want.abs().max().item(), 1.0), (err, want.abs().max().item())
+
+
+def test_fused_epilogue_under_torch_compile():
+    """The same layer compiled: tilegemm::mm_epilogue in the graph, gradients equal to eager's."""
+    gen = torch.Generator(device="cuda").manual_seed(37)
+    x, w, bias = uniform(2, 33, 80, gen=gen), uniform(48, 80, gen=gen), uniform(48, gen=gen)
+    for t in (x, w, bias):
+        t.requires_grad_()
+
+    def f(p, q, r):
+        return tilegemm.matmul(p, q.t(), bias=r, activation="relu", math="fp32")
+
+    grad = uniform(2, 33, 48, gen=gen)
+    f(x, w, bias).backward(grad)
+    eager = [t.grad.clone() for t in (x, w, bias)]
+    for t in (x, w, bias):
+        t.grad = None
+    ops = []
+
+    def backend(gm, example_inputs):
+        ops.extend(str(node.target) for node in gm.graph.nodes if node.op == "call_function")
+        return gm.forward
+
+    torch._dynamo.reset()
+    y = torch.compile(f, backend=backend, fullgraph=True)(x, w, bias)
+    assert any("mm_epilogue" in op for op in ops), ops
+    y.backward(grad)
+    for got, want in zip((x.grad, w.grad, bias.grad), eager):
+        assert torch.allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
 # --- the precision mapping -------------------------------------------------------------------

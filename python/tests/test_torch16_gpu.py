@@ -191,8 +191,8 @@ def test_fused_bias_and_activation(dtype, activation):
 
 
 def test_bias_and_activation_with_autograd_and_errors():
-    """With autograd the bias and activation run as torch ops after the product: gradients of a, w
-    and bias match torch's; bad epilogue arguments are named."""
+    """With autograd (tilegemm::mm_epilogue, GELU after it as torch's): gradients of a, w and bias
+    match torch's; bad epilogue arguments are named."""
     gen = torch.Generator(device="cuda").manual_seed(12)
     x = torch.rand(64, 48, device="cuda", generator=gen).requires_grad_()
     w = torch.rand(48, 40, device="cuda", generator=gen).requires_grad_()

@@ -157,39 +157,48 @@ def epilogue_args(V: Optional[Array], activation: str, call: GemmCall) -> dict:
             "activation": activation}
 
 
-def _torch_epilogue(torch, y, bias, activation: str, out):
-    """The bias and activation as torch operations after the product (autograd and torch.compile
-    paths: their gradients are torch's), in FP32 for 16-bit data and rounded once to y's dtype, as
-    the fused epilogue. The bias is checked as the eager path checks it."""
+def check_torch_bias(torch, bias, n: int, dtype, device) -> None:
+    """The checks bias_vector makes, on a torch tensor, for the paths that hand the bias to torch
+    (a custom op, torch operations): the same named errors before anything runs."""
+    if bias is None:
+        return
+    if not isinstance(bias, torch.Tensor):
+        raise TypeError(f"bias: a {type(bias).__name__}; with torch tensors the bias is a torch tensor")
+    if bias.dim() != 1 or bias.shape[0] != n:
+        raise ValueError(f"bias: shape {tuple(bias.shape)}, expected ({n},)")
+    if bias.dtype not in (dtype, torch.float32):
+        raise TypeError(f"bias: dtype {str(bias.dtype)[6:]} is not supported here; this takes "
+                        f"{str(dtype)[6:]} or float32")
+    if n > 1 and bias.stride(0) != 1:
+        raise ValueError(f"bias: stride {bias.stride(0)}; the bias must be contiguous")
+    if bias.device != device:
+        raise ValueError(f"bias: on {bias.device}, but a is on {device}")
+
+
+def torch_activation(torch, z, activation: str):
+    """An activation (the library's name) as torch's own function: in FP32 inside for 16-bit z, one
+    rounding (the ones the fused op leaves to torch under autograd: GELU and SiLU, whose backward
+    needs the value before them)."""
     F = torch.nn.functional
-    n = y.shape[-1]
-    if bias is not None:
-        if not isinstance(bias, torch.Tensor):
-            raise TypeError(f"bias: a {type(bias).__name__}; with torch tensors the bias is a torch tensor")
-        if bias.dim() != 1 or bias.shape[0] != n:
-            raise ValueError(f"bias: shape {tuple(bias.shape)}, expected ({n},)")
-        if bias.dtype not in (y.dtype, torch.float32):
-            raise TypeError(f"bias: dtype {str(bias.dtype)[6:]} is not supported here; this takes "
-                            f"{str(y.dtype)[6:]} or float32")
-        if n > 1 and bias.stride(0) != 1:
-            raise ValueError(f"bias: stride {bias.stride(0)}; the bias must be contiguous")
-        if bias.device != y.device:
-            raise ValueError(f"bias: on {bias.device}, but a is on {y.device}")
+    if activation == "relu":
+        return F.relu(z)
+    if activation == "gelu-erf":
+        return F.gelu(z)
+    if activation == "gelu-tanh":
+        return F.gelu(z, approximate="tanh")
+    if activation == "silu":
+        return F.silu(z)
+    return z
+
+
+def _torch_epilogue(torch, y, bias, activation: str, out):
+    """The bias and activation as torch operations after a product written into out (out= under
+    torch.compile), in FP32 for 16-bit data and rounded once to y's dtype, as the fused epilogue."""
+    check_torch_bias(torch, bias, y.shape[-1], y.dtype, y.device)
     z = y.float()
     if bias is not None:
         z = z + bias.float()
-    if activation == "relu":
-        z = F.relu(z)
-    elif activation == "gelu-erf":
-        z = F.gelu(z)
-    elif activation == "gelu-tanh":
-        z = F.gelu(z, approximate="tanh")
-    elif activation == "silu":
-        z = F.silu(z)
-    z = z.to(y.dtype)
-    if out is None:
-        return z
-    out.copy_(z)
+    out.copy_(torch_activation(torch, z, activation).to(y.dtype))
     return out
 
 
@@ -297,7 +306,8 @@ def matmul(a: Any, b: Any, *, out: Any = None, alpha: float = 1.0, beta: float =
       (torch's own matmul runs TF32 under "high" and "medium"); for other arrays, "fp32". An
       explicit math always wins.
     Autograd (torch): when grad mode is on and a or b requires grad, the result has a grad_fn
-      (the custom op tilegemm::mm) whose backward runs on tilegemm too: grad_a = alpha * grad @
+      (tilegemm::mm's forward and backward; eager calls as a torch.autograd.Function, without the
+      dispatcher) whose backward runs on tilegemm too: grad_a = alpha * grad @
       b^T, grad_b = alpha * a^T @ grad, on transposed views (no copies), with the forward's
       kernel and math; a config= is not used there (it fixes a kernel for the forward's shape),
       backward chooses with "auto" unless a ladder level was named. out= does not take part in
@@ -307,9 +317,15 @@ def matmul(a: Any, b: Any, *, out: Any = None, alpha: float = 1.0, beta: float =
       contiguous), added to every row and every batch, as torch.nn.functional.linear's bias.
     activation: None, "relu", "gelu" (torch's default, erf form; also "gelu-erf"), "gelu-tanh"
       (approximate="tanh") or "silu", applied last, in FP32 before the one rounding to the output.
-      Eager calls without autograd fuse bias and activation into the product (level 8 applies them
-      to the accumulators; other kernels run one elementwise pass after it); with autograd or under
-      torch.compile they run as torch operations after the product, so their gradients are torch's.
+      Eager calls without autograd fuse bias and activation into the product (level 8 and skinny16
+      apply them to the accumulators; other kernels run one elementwise pass after it). With
+      autograd or under torch.compile the product runs as tilegemm::mm_epilogue (eager: the same
+      forward and backward as a torch.autograd.Function, without the dispatcher): the
+      bias and ReLU fused as above (backward: the ReLU's mask from the result, the bias's gradient
+      the column sums); GELU and SiLU, whose gradients need the value before them, run as torch's
+      own functions on the fused product-plus-bias (rounded once to the data's type first, as
+      torch.nn.functional.linear followed by the activation). With out= under torch.compile, torch
+      operations after the product.
     Returns out, or the new array. Raises ValueError (invalid argument, the library's message) or
     TypeError (unsupported array), RuntimeError for CUDA failures, before anything is launched.
     """
@@ -322,6 +338,9 @@ def matmul(a: Any, b: Any, *, out: Any = None, alpha: float = 1.0, beta: float =
             _torch_ops._refuse_grad_through_out(a, b, out, bias)
         if _torch_ops.compiling():
             math = _torch_ops.traced_math() if math is None else math
+            if fused and out is None:
+                return _torch_ops.matmul_fused(a, b, bias, act, alpha=alpha, beta=beta, kernel=kernel,
+                                               config=config, stream=None, math=math)
             if fused:
                 y = _torch_ops.matmul_traced(a, b, out=out, alpha=alpha, beta=beta, kernel=kernel, config=config,
                                              math=math)
@@ -333,9 +352,11 @@ def matmul(a: Any, b: Any, *, out: Any = None, alpha: float = 1.0, beta: float =
         # The direct call has no autograd: products that need a graph go through the custom op.
         if ((a.requires_grad or getattr(b, "requires_grad", False) or getattr(bias, "requires_grad", False)
              or (out is not None and getattr(out, "requires_grad", False))) and torch.is_grad_enabled()):
-            y = _torch_ops.matmul_autograd(a, b, out=out, alpha=alpha, beta=beta, kernel=kernel,
-                                           config=config, stream=stream, math=math)
-            return _torch_epilogue(torch, y, bias, act, out) if fused else y
+            if fused:
+                return _torch_ops.matmul_fused(a, b, bias, act, alpha=alpha, beta=beta, kernel=kernel,
+                                               config=config, stream=stream, math=math)
+            return _torch_ops.matmul_autograd(a, b, out=out, alpha=alpha, beta=beta, kernel=kernel,
+                                              config=config, stream=stream, math=math)
         if not fused:
             c = _torch_2d(torch, a, b, out, alpha, beta, kernel, config, stream, math)
             if c is not None:

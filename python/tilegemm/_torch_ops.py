@@ -1,9 +1,11 @@
 """The products as torch custom ops (torch.library), so they trace under torch.compile and replay
-in CUDA graphs: tilegemm::mm, tilegemm::mm_out, tilegemm::bsr_linear, tilegemm::bsr_mm.
+in CUDA graphs: tilegemm::mm, tilegemm::mm_epilogue, tilegemm::mm_out, tilegemm::bsr_linear,
+tilegemm::bsr_mm.
 
 Eager calls of tilegemm.matmul / bsr_linear / bsr_mm go straight to the library (the dispatcher
 would add its own overhead to every call); while torch.compile traces, they emit these ops, and
-so does an eager matmul that autograd must record (tilegemm::mm has a backward, run by tilegemm).
+so does an eager matmul that autograd must record (tilegemm::mm and tilegemm::mm_epilogue have a
+backward, run by tilegemm).
 Imported only when a torch tensor reaches the package: the package imports without torch.
 (The kernel argument is `kernel_name`: inductor's fallback for custom ops takes `kernel` itself.
 `math` is always a resolved value, "fp32", "ffma" or "tf32": the precision mapping happens before.)
@@ -62,14 +64,19 @@ def _mm_setup_context(ctx, inputs, output):
 
 def _mm_backward(ctx, grad):
     b, a = ctx.saved_tensors
-    grad = _blas_ready(grad)  # e.g. expanded (stride 0) by a .sum() downstream
+    return _operand_grads(ctx, _blas_ready(grad), a, b) + (None, None, None, None)
+
+
+def _operand_grads(ctx, grad: Tensor, a: Optional[Tensor], b: Optional[Tensor]):
+    """(grad_a, grad_b) of alpha * a @ b for the result's gradient `grad` (a BLAS view), each None
+    where autograd does not ask for it (ctx.needs_input_grad[0], [1])."""
     batch = grad.shape[0] if grad.dim() == 3 else None
     grad_a = grad_b = None
     if ctx.needs_input_grad[0]:  # alpha * grad @ b^T
         grad_a = _operand_grad(grad, b.transpose(-1, -2), ctx.a_shape, batch, ctx)
     if ctx.needs_input_grad[1]:  # alpha * a^T @ grad
         grad_b = _operand_grad(a.transpose(-1, -2), grad, ctx.b_shape, batch, ctx)
-    return grad_a, grad_b, None, None, None, None
+    return grad_a, grad_b
 
 
 def _blas_ready(t: Tensor) -> Tensor:
@@ -91,19 +98,126 @@ def _operand_grad(left: Tensor, right: Tensor, shape, batch, ctx) -> Tensor:
     summed by torch."""
     alpha, kernel, math = ctx.alpha, ctx.kernel_name, ctx.math
     if batch is None or (len(shape) == 3 and shape[0] == batch):
-        return mm(left, right, alpha, kernel, "", math)
+        return _product(ctx, left, right, alpha, kernel, "", math)
     # Broadcast: left and right are both batches of `batch` (grad, and the other operand's view).
     folded = _matmul.batch_in_k(tuple(left.shape), left.stride(), tuple(right.shape), right.stride())
     if folded is not None:
         (l_shape, l_strides), (r_shape, r_strides) = folded
-        summed = mm(left.as_strided(l_shape, l_strides), right.as_strided(r_shape, r_strides), alpha,
-                    kernel, "", math)
+        summed = _product(ctx, left.as_strided(l_shape, l_strides), right.as_strided(r_shape, r_strides), alpha,
+                          kernel, "", math)
     else:
-        summed = mm(left, right, alpha, kernel, "", math).sum(0)
+        summed = _product(ctx, left, right, alpha, kernel, "", math).sum(0)
     return summed.reshape(shape)
 
 
 mm.register_autograd(_mm_backward, setup_context=_mm_setup_context)
+
+
+def _run(a, b, alpha, kernel_name, config, math):
+    """alpha * a @ b on the library directly: the eager autograd products (_EagerProduct's forward
+    without an epilogue, the eager backwards)."""
+    return _matmul.run(a, b, None, alpha, 0.0, kernel_name, config or None, math)
+
+
+def _product(ctx, a, b, alpha, kernel_name, config, math):
+    """A backward's product: directly (_run) in an eager backward that records nothing (grad mode
+    off: no create_graph), else as tilegemm::mm, which records its own backward (double backward)
+    and is what AOTAutograd traces (its fake tensors have no data for a direct call)."""
+    if getattr(ctx, "eager", False) and not torch.is_grad_enabled():
+        return _run(a, b, alpha, kernel_name, config, math)
+    return mm(a, b, alpha, kernel_name, config, math)
+
+
+# The activations tilegemm::mm_epilogue applies itself: their backward needs only the result.
+FUSED_UNDER_AUTOGRAD = ("none", "relu")
+
+
+@torch.library.custom_op("tilegemm::mm_epilogue", mutates_args=(), device_types="cuda")
+def mm_epilogue(a: Tensor, b: Tensor, bias: Optional[Tensor], alpha: float = 1.0, activation: str = "none",
+                kernel_name: str = "auto", config: str = "", math: str = "fp32") -> Tensor:
+    """activation(alpha * a @ b + bias) in one library call (the fused epilogue), for autograd and
+    torch.compile; activation is one of FUSED_UNDER_AUTOGRAD."""
+    return _matmul._general(a, b, None, alpha, 0.0, kernel_name, config or None, None, math, bias, activation)
+
+
+@mm_epilogue.register_fake
+def _(a, b, bias, alpha=1.0, activation="none", kernel_name="auto", config="", math="fp32"):
+    return a.new_empty(_mm_shape(a, b))
+
+
+def _mm_epilogue_setup_context(ctx, inputs, output):
+    a, b, bias, alpha, activation, kernel_name, config, math = inputs
+    need_a, need_b = ctx.needs_input_grad[:2]
+    # The ReLU's gradient is masked by the result (as torch's threshold_backward): kept only then.
+    ctx.save_for_backward(b if need_a else None, a if need_b else None, output if activation == "relu" else None)
+    ctx.a_shape, ctx.b_shape = a.shape, b.shape
+    ctx.bias_dtype = bias.dtype if bias is not None else None
+    ctx.alpha, ctx.kernel_name, ctx.math = alpha, kernel_name, math
+
+
+def _mm_epilogue_backward(ctx, grad):
+    b, a, result = ctx.saved_tensors
+    if result is not None:  # ReLU: no gradient where the result is 0
+        grad = torch.ops.aten.threshold_backward(grad, result, 0)
+    grad = _blas_ready(grad)
+    grad_bias = None
+    if ctx.needs_input_grad[2]:  # every row of every batch added the bias: the column sums, in FP32
+        grad_bias = grad.sum(dim=tuple(range(grad.dim() - 1)), dtype=torch.float32).to(ctx.bias_dtype)
+    return _operand_grads(ctx, grad, a, b) + (grad_bias, None, None, None, None, None)
+
+
+mm_epilogue.register_autograd(_mm_epilogue_backward, setup_context=_mm_epilogue_setup_context)
+
+
+class _EagerProduct(torch.autograd.Function):
+    """activation(alpha * a @ b + bias) for eager autograd, without the dispatcher: tilegemm::mm's
+    forward and backward (no bias, activation "none") or tilegemm::mm_epilogue's. Through the custom
+    ops a recorded layer cost ~130-170 us more host time than the same call unrecorded (H200 host,
+    torch 2.11, 2026-11-29), longer than the product itself below a few GFLOP. torch.compile traces
+    the ops."""
+
+    @staticmethod
+    def forward(a, b, bias, alpha, activation, kernel_name, config, math):
+        if bias is None and activation == "none":
+            return _run(a, b, alpha, kernel_name, config, math)
+        return _matmul._general(a, b, None, alpha, 0.0, kernel_name, config or None, None, math, bias, activation)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        _mm_epilogue_setup_context(ctx, inputs, output)
+        ctx.eager = True
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _mm_epilogue_backward(ctx, grad)
+
+
+def _eager_product(args, stream, device):
+    """_EagerProduct on `stream` (torch's current stream when None): made torch's current stream
+    around it, so that backward runs there too."""
+    if stream is None:
+        return _EagerProduct.apply(*args)
+    if not isinstance(stream, torch.cuda.Stream):
+        stream = torch.cuda.ExternalStream(_arrays.stream_handle(stream), device=device)
+    with torch.cuda.stream(stream):
+        return _EagerProduct.apply(*args)
+
+
+def matmul_fused(a, b, bias, activation: str, *, alpha, beta, kernel, config, stream, math):
+    """A matmul with bias or activation that autograd records or torch.compile traces: the bias and
+    the activations of FUSED_UNDER_AUTOGRAD in tilegemm::mm_epilogue; GELU and SiLU as torch's
+    functions after it (their gradients need the value before them, which the fused call does not
+    keep)."""
+    if beta != 0:
+        raise ValueError(f"beta: {beta} scales out's contents; pass out= (or beta=0)")
+    if not compiling():  # named errors for what the op's schema or dispatch would refuse in their own words
+        A = _arrays.describe("a", a, dtypes=_arrays.MATMUL_DTYPES)
+        _matmul.operands(A, _arrays.describe("b", b, dtypes=(A.dtype,)))
+        _matmul.check_torch_bias(torch, bias, b.shape[-1], a.dtype, a.device)
+    fused = activation if activation in FUSED_UNDER_AUTOGRAD else "none"
+    args = (a, b, bias, float(alpha), fused, str(kernel), config or "", str(math))
+    y = mm_epilogue(*args) if compiling() else _eager_product(args, stream, a.device)
+    return y if fused == activation else _matmul.torch_activation(torch, y, activation)
 
 
 @torch.library.custom_op("tilegemm::mm_out", mutates_args=("out",), device_types="cuda")
@@ -139,7 +253,8 @@ def matmul_traced(a, b, *, out, alpha, beta, kernel, config, math):
 
 
 def matmul_autograd(a, b, *, out, alpha, beta, kernel, config, stream, math):
-    """An eager matmul that autograd records: through tilegemm::mm, on `stream` when given."""
+    """An eager matmul that autograd records (_EagerProduct: tilegemm::mm's backward), on `stream`
+    when given."""
     if out is not None:
         _refuse_grad_through_out(a, b, out)
     if beta != 0:
@@ -147,12 +262,7 @@ def matmul_autograd(a, b, *, out, alpha, beta, kernel, config, stream, math):
     # Named errors for what the op's schema or device dispatch would refuse in their own words.
     A = _arrays.describe("a", a, dtypes=_arrays.MATMUL_DTYPES)
     _matmul.operands(A, _arrays.describe("b", b, dtypes=(A.dtype,)))
-    if stream is None:
-        return mm(a, b, float(alpha), str(kernel), config or "", str(math))
-    if not isinstance(stream, torch.cuda.Stream):
-        stream = torch.cuda.ExternalStream(_arrays.stream_handle(stream), device=a.device)
-    with torch.cuda.stream(stream):  # the op runs on torch's current stream, and so will backward
-        return mm(a, b, float(alpha), str(kernel), config or "", str(math))
+    return _eager_product((a, b, None, float(alpha), "none", str(kernel), config or "", str(math)), stream, a.device)
 
 
 def _bsr_out_shape(xwt: bool, x: Tensor, rows: int) -> List[int]:

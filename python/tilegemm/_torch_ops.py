@@ -123,7 +123,7 @@ def _product(ctx, a, b, alpha, kernel_name, config, math):
     """A backward's product: directly (_run) in an eager backward that records nothing (grad mode
     off: no create_graph), else as tilegemm::mm, which records its own backward (double backward)
     and is what AOTAutograd traces (its fake tensors have no data for a direct call)."""
-    if getattr(ctx, "eager", False) and not torch.is_grad_enabled():
+    if getattr(ctx, "eager", False) and not torch.is_grad_enabled() and not compiling():
         return _run(a, b, alpha, kernel_name, config, math)
     return mm(a, b, alpha, kernel_name, config, math)
 
@@ -136,7 +136,10 @@ FUSED_UNDER_AUTOGRAD = ("none", "relu")
 def mm_epilogue(a: Tensor, b: Tensor, bias: Optional[Tensor], alpha: float = 1.0, activation: str = "none",
                 kernel_name: str = "auto", config: str = "", math: str = "fp32") -> Tensor:
     """activation(alpha * a @ b + bias) in one library call (the fused epilogue), for autograd and
-    torch.compile; activation is one of FUSED_UNDER_AUTOGRAD."""
+    torch.compile; activation is one of FUSED_UNDER_AUTOGRAD (the backward knows no other)."""
+    if activation not in FUSED_UNDER_AUTOGRAD:
+        raise ValueError(f"activation: {activation!r}; tilegemm::mm_epilogue applies "
+                         f"{' or '.join(FUSED_UNDER_AUTOGRAD)} (matmul runs the others after it)")
     return _matmul._general(a, b, None, alpha, 0.0, kernel_name, config or None, None, math, bias, activation)
 
 
@@ -178,6 +181,9 @@ class _EagerProduct(torch.autograd.Function):
 
     @staticmethod
     def forward(a, b, bias, alpha, activation, kernel_name, config, math):
+        if activation not in FUSED_UNDER_AUTOGRAD:
+            raise ValueError(f"activation: {activation!r}; the recorded product applies "
+                             f"{' or '.join(FUSED_UNDER_AUTOGRAD)} (matmul runs the others after it)")
         if bias is None and activation == "none":
             return _run(a, b, alpha, kernel_name, config, math)
         return _matmul._general(a, b, None, alpha, 0.0, kernel_name, config or None, None, math, bias, activation)

@@ -20,8 +20,9 @@ namespace kernels {
 // (one element a thread with a load per slice in turn took 9.4 us on 1024 x 768 in 2 slices, ncu on
 // an H200), one 64-bit division per 4 elements, and C's 4 elements as one store where aligned.
 // kTransposedC: the sums are C^T's (C is n x m, ldc apart; epi on C): a thread sums 4 rows of one
-// column of them, C's 4 adjacent elements, consecutive threads on consecutive columns (coalesced
-// loads; the products that take this way have short C rows, m <= 64 in the chooser).
+// column of them, C's 4 adjacent elements; consecutive threads take consecutive columns of the sums
+// (C's rows: coalesced loads, C's stores ldc apart; the products that take this way have short C
+// rows, m <= 64 in the chooser).
 template <class OutT, bool kTransposedC = false>
 __global__ void __launch_bounds__(256) split_reduce_16bit(const float* partial, int splits, int m, int n,
                                                           long long ld_partial, OutT* c, long long ldc, float alpha,

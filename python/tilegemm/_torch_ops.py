@@ -132,14 +132,19 @@ def _product(ctx, a, b, alpha, kernel_name, config, math):
 FUSED_UNDER_AUTOGRAD = ("none", "relu")
 
 
+def _refuse_unfused_activation(activation: str, what: str) -> None:
+    """ValueError for an activation whose gradient the recorded products do not compute."""
+    if activation not in FUSED_UNDER_AUTOGRAD:
+        raise ValueError(f"activation: {activation!r}; {what} applies {' or '.join(FUSED_UNDER_AUTOGRAD)} "
+                         "(matmul runs the others after it)")
+
+
 @torch.library.custom_op("tilegemm::mm_epilogue", mutates_args=(), device_types="cuda")
 def mm_epilogue(a: Tensor, b: Tensor, bias: Optional[Tensor], alpha: float = 1.0, activation: str = "none",
                 kernel_name: str = "auto", config: str = "", math: str = "fp32") -> Tensor:
     """activation(alpha * a @ b + bias) in one library call (the fused epilogue), for autograd and
     torch.compile; activation is one of FUSED_UNDER_AUTOGRAD (the backward knows no other)."""
-    if activation not in FUSED_UNDER_AUTOGRAD:
-        raise ValueError(f"activation: {activation!r}; tilegemm::mm_epilogue applies "
-                         f"{' or '.join(FUSED_UNDER_AUTOGRAD)} (matmul runs the others after it)")
+    _refuse_unfused_activation(activation, "tilegemm::mm_epilogue")
     return _matmul._general(a, b, None, alpha, 0.0, kernel_name, config or None, None, math, bias, activation)
 
 
@@ -181,9 +186,7 @@ class _EagerProduct(torch.autograd.Function):
 
     @staticmethod
     def forward(a, b, bias, alpha, activation, kernel_name, config, math):
-        if activation not in FUSED_UNDER_AUTOGRAD:
-            raise ValueError(f"activation: {activation!r}; the recorded product applies "
-                             f"{' or '.join(FUSED_UNDER_AUTOGRAD)} (matmul runs the others after it)")
+        _refuse_unfused_activation(activation, "the recorded product")
         if bias is None and activation == "none":
             return _run(a, b, alpha, kernel_name, config, math)
         return _matmul._general(a, b, None, alpha, 0.0, kernel_name, config or None, None, math, bias, activation)

@@ -17,12 +17,29 @@ namespace kernels {
 // 16-byte aligned rows), m * ld_partial apart between slices (and the batches one after the other);
 // batch b's C at c + b * stride_c; then the bias and activation (epi). A thread sums 4 columns of a
 // row at a time, grid-stride: 16-byte loads, the loads of up to 4 slices in flight before their adds
-// (one element a thread with a load per slice in turn took 9.4 us on 1024 x 768 in 2 slices, ncu on
-// an H200), one 64-bit division per 4 elements, and C's 4 elements as one store where aligned.
+// (sum_slices; one element a thread with a load per slice in turn took 9.4 us on 1024 x 768 in 2
+// slices, ncu on an H200), one 64-bit division per 4 elements, and C's 4 elements as one store where aligned.
 // kTransposedC: the sums are C^T's (C is n x m, ldc apart; epi on C): a thread sums 4 rows of one
 // column of them, C's 4 adjacent elements; consecutive threads take consecutive columns of the sums
 // (C's rows: coalesced loads, C's stores ldc apart; the products that take this way have short C
 // rows, m <= 64 in the chooser).
+// The sum of load(0), ..., load(splits - 1) in slice order, four slices' loads in flight before their
+// adds (a slice's loads in turn, then its adds, took ~2 us a slice: C^T's 32 x 4096 in 2, 4 and 8
+// slices 4.6, 8.4 and 13.3 us, ncu on an H200, 2026-11-29).
+template <class Load>
+__device__ __forceinline__ float4 sum_slices(int splits, Load load) {
+  float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  for (int s = 0; s < splits; s += 4) {
+    float4 v[4];
+#pragma unroll
+    for (int t = 0; t < 4; ++t) v[t] = s + t < splits ? load(s + t) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+    for (int t = 0; t < 4; ++t)
+      if (s + t < splits) sum.x += v[t].x, sum.y += v[t].y, sum.z += v[t].z, sum.w += v[t].w;
+  }
+  return sum;
+}
+
 template <class OutT, bool kTransposedC = false>
 __global__ void __launch_bounds__(256) split_reduce_16bit(const float* partial, int splits, int m, int n,
                                                           long long ld_partial, OutT* c, long long ldc, float alpha,
@@ -37,11 +54,14 @@ __global__ void __launch_bounds__(256) split_reduce_16bit(const float* partial, 
       const int row = static_cast<int>(i - rest * n), col = static_cast<int>(rest - batch * quads) * 4;  // C's
       const int valid = m - col < 4 ? m - col : 4;
       const float* at = partial + (batch * splits * m + col) * ld_partial + row;
-      float sums[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-      for (int s = 0; s < splits; ++s)
+      const float4 sum = sum_slices(splits, [&](int s) {
+        float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
         for (int j = 0; j < 4; ++j)
-          if (j < valid) sums[j] += at[s * slice + j * ld_partial];
+          if (j < valid) v[j] = at[s * slice + j * ld_partial];
+        return make_float4(v[0], v[1], v[2], v[3]);
+      });
+      const float sums[4] = {sum.x, sum.y, sum.z, sum.w};
       store_quad_fused(c + batch * stride_c + row * ldc + col, sums, valid, alpha, beta, epi, row, col);
     }
     return;
@@ -51,19 +71,7 @@ __global__ void __launch_bounds__(256) split_reduce_16bit(const float* partial, 
     const long long rows = i / quads, batch = rows / m, row = rows - batch * m;  // rows of all batches
     const int col = static_cast<int>(i - rows * quads) * 4;
     const float4* at = reinterpret_cast<const float4*>(partial + (batch * splits * m + row) * ld_partial + col);
-    float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    int s = 0;
-    for (; s + 4 <= splits; s += 4) {
-      float4 v[4];
-#pragma unroll
-      for (int j = 0; j < 4; ++j) v[j] = at[(s + j) * (slice / 4)];
-#pragma unroll
-      for (int j = 0; j < 4; ++j) sum.x += v[j].x, sum.y += v[j].y, sum.z += v[j].z, sum.w += v[j].w;
-    }
-    for (; s < splits; ++s) {
-      const float4 v = at[s * (slice / 4)];
-      sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
-    }
+    const float4 sum = sum_slices(splits, [&](int s) { return at[s * (slice / 4)]; });
     const float sums[4] = {sum.x, sum.y, sum.z, sum.w};
     const int valid = n - col < 4 ? n - col : 4;
     store_quad_fused(c + batch * stride_c + row * ldc + col, sums, valid, alpha, beta, epi, static_cast<int>(row),

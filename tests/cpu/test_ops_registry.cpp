@@ -298,7 +298,7 @@ TEST(Skinny16Family, TakesSkinnyProductsAndLeavesTheRestToWgmma) {
   EXPECT_EQ(best_family(1, 4096, 4096, Op::N, Op::N, 0), "skinny16");  // decode, W stored along n
   EXPECT_EQ(best_family(1, 11008, 4096, Op::N, Op::T, 0), "skinny16");
   EXPECT_EQ(best_family(4, 4096, 4096, Op::N, Op::T, 0), "skinny16");
-  EXPECT_EQ(best_family(16, 4096, 4096, Op::N, Op::N, 0), "skinny16");
+  EXPECT_EQ(best_family(16, 4096, 4096, Op::N, Op::N, 0), "wgmma");  // as C^T on 64 x 32 tiles
   EXPECT_EQ(best_family(4096, 2, 4096, Op::N, Op::T, 0), "skinny16");   // n short
   EXPECT_EQ(best_family(2048, 16, 4096, Op::N, Op::N, 0), "skinny16");  // X = B along its rows
   EXPECT_EQ(best_family(4096, 4096, 4096, Op::N, Op::T, 0), "wgmma");
@@ -372,7 +372,10 @@ TEST(WgmmaFamily, SchedulesByShape) {
            {"wgmma:128x64x64:s6:kc2", "wgmma:128x64x64:s6:kc2:jit"},
            {"wgmma:128x64x64:s4:c2", "wgmma:128x64x64:s4:c2:jit"},
            {"WGMMA:128x64x64:S8:K4:T", "wgmma:128x64x64:s8:k4:t"},  // C^T through the reduction
-           {"wgmma:128x128x64:s3:k2:t", "wgmma:128x128x64:s3:k2:t:jit"}}) {
+           {"wgmma:128x128x64:s3:k2:t", "wgmma:128x128x64:s3:k2:t:jit"},
+           {"wgmma:64x32x64:s12:k2:t", "wgmma:64x32x64:s12:k2:t"},
+           {"wgmma:64x32x64:s12:kc2:t", "wgmma:64x32x64:s12:kc2:t"},  // C^T summed in the cluster
+           {"wgmma:64x64x64:s13:kc4", "wgmma:64x64x64:s13:kc4:jit"}}) {
     const ops::Config c = ops::registry().parse(text, "--config", ops::OpKind::Gemm);
     EXPECT_EQ(c.text(), printed);
     EXPECT_EQ(ops::registry().parse(c.text(), "--config", ops::OpKind::Gemm), c);
@@ -382,7 +385,7 @@ TEST(WgmmaFamily, SchedulesByShape) {
   for (const auto& [text, why] : std::vector<std::pair<std::string, std::string>>{
            {"wgmma:128x256x64:s6:pp", "ping-pong (pp) takes 128 columns"},
            {"wgmma:128x256x64:s5", "bytes of shared memory"},
-           {"wgmma:128x160x64:s4", "must be 64, 128, 192 or 256"},
+           {"wgmma:128x160x64:s4", "must be 32, 64, 128, 192 or 256"},
            {"wgmma:128x64x64:s8:pp", "ping-pong (pp) takes 128 columns"},
            {"wgmma:192x64x64:s4", "192-row tiles"},
            {"wgmma:128x64x64:s9", "bytes of shared memory"},
@@ -396,12 +399,13 @@ TEST(WgmmaFamily, SchedulesByShape) {
            {"wgmma:128x256x64:s2:kc2", "in the stages: s3 or more"},
            {"wgmma:128x128x64:s2:kc2", "in the stages: s3 or more"},
            {"wgmma:128x128x64:s4:jit:pp", "'pp' is not a field here"},
-           {"wgmma:64x128x64:s4", "the tile is <128|192>x<columns>x64"},
+           {"wgmma:96x128x64:s4", "the tile is <64|128|192>x<columns>x64"},
+           {"wgmma:64x128x64:s4:pp", "64-row tiles (one consumer warpgroup) are cooperative"},
+           {"wgmma:64x32x64:s18", "bytes of shared memory"},
            {"wgmma:192x256x64:s4", "192-row tiles (three consumer warpgroups"},
            {"wgmma:192x128x64:s6:pp", "192-row tiles"},
            {"wgmma:192x128x64:s5", "bytes of shared memory"},
-           {"wgmma:128x64x64:s8:t", "it takes :k<N> (not :kc<N>)"},
-           {"wgmma:128x64x64:s8:kc2:t", "it takes :k<N> (not :kc<N>)"},
+           {"wgmma:128x64x64:s8:t", "it takes :k<N> or :kc<N>"},
            {"wgmma:128x64x64:s8:k2:jit:t", "'t' is not a field here"}}) {
     try {
       ops::registry().parse(text, "--config", ops::OpKind::Gemm);
@@ -431,13 +435,13 @@ TEST(WgmmaFamily, SchedulesByShape) {
             (std::vector<std::string>{"wgmma:128x128x64:s3:kc2:jit", "wgmma:128x128x64:s5:kc2:jit",
                                       "wgmma:128x192x64:s4:kc2", "wgmma:128x256x64:s4:kc2",
                                       "wgmma:128x64x64:s4:kc2:jit", "wgmma:192x128x64:s4:kc2",
-                                      "wgmma:128x128x64:s4:k2"}));
-  // C^T's neighbours keep it, and offer the product as stored; one k slice leaves no reduction to
-  // write C^T into C.
+                                      "wgmma:128x128x64:s4:k2", "wgmma:128x128x64:s4:kc2:t"}));
+  // C^T's neighbours keep it, and offer the product as stored and summed the other way; one k slice
+  // leaves no sum to write C^T into C.
   const std::vector<std::string> transposed = neighbour_texts(problem(32, 4096, 4096), "wgmma:128x64x64:s8:k2:t");
   EXPECT_TRUE(contains(transposed, "wgmma:128x128x64:s6:k2:t:jit"));
   EXPECT_TRUE(contains(transposed, "wgmma:128x64x64:s8:k2"));
-  EXPECT_FALSE(contains(transposed, "wgmma:128x64x64:s8:kc2:t"));
+  EXPECT_TRUE(contains(transposed, "wgmma:128x64x64:s8:kc2:t"));
   const std::string one_slice =
       f->can_implement(problem(32, 4096, 64), ops::registry().parse("wgmma:128x64x64:s8:k2:t", "t", ops::OpKind::Gemm));
   EXPECT_NE(one_slice.find("k = 64 makes one k slice"), std::string::npos) << one_slice;
@@ -463,11 +467,13 @@ TEST(WgmmaFamily, SchedulesByShape) {
 // would be mostly padding, and skinny16's k slices where a second block per SM streams W.
 TEST(OpsRegistry, SkinnyProductsStreamOnSkinny16) {
   const ops::DeviceFacts h200 = h200_facts();
-  // 16 x 4096 x 4096 NT: 17.4 us in 2 slices against 26.3 on 128 x 64 tiles in 2 (112 padded rows).
-  EXPECT_EQ(ops::rank(bf16(16, 4096, 4096, true), h200).best().text(), "skinny16:k2");
-  // 2048 x 16 x 4096: 12.9-13.1 us in 4 slices against 14.6-15.0 on 128 x 64 tiles in 8.
+  // 16 x 4096 x 4096 NT: 17.4 us in 2 slices against 26.3 on 128 x 64 tiles in 2 (112 padded rows);
+  // since 64 x 32 tiles, level 8's as C^T (FewRowsRunAsTheirTranspose).
+  EXPECT_EQ(ops::rank(bf16(16, 4096, 4096, false), h200).best().text(), "wgmma:64x32x64:s12:kc2:t");
+  // 2048 x 16 x 4096: 12.9-13.1 us in 4 slices against 14.6-15.0 on 128 x 64 tiles in 8. NT (B
+  // K-major): 64 x 32 tiles in 2 slices summed in clusters, 11.0 us against 13.0-13.1.
   EXPECT_EQ(ops::rank(bf16(2048, 16, 4096, false), h200).best().text(), "skinny16:k4");
-  EXPECT_EQ(ops::rank(bf16(2048, 16, 4096, true), h200).best().text(), "skinny16:k4");
+  EXPECT_EQ(ops::rank(bf16(2048, 16, 4096, true), h200).best().text(), "wgmma:64x32x64:s12:kc2");
   // 1 x 11008 x 4096 NT (W along k): 27.3 us in 2 slices against 30.9 unsplit; W along n unsplit.
   EXPECT_EQ(ops::rank(bf16(1, 11008, 4096, true), h200).best().text(), "skinny16:k2");
   EXPECT_EQ(ops::rank(bf16(1, 11008, 4096, false), h200).best().text(), "skinny16");
@@ -480,18 +486,26 @@ TEST(OpsRegistry, SkinnyProductsStreamOnSkinny16) {
 // tiles mostly padding (0.6 us a k step); a few columns as stored stay so.
 TEST(OpsRegistry, FewRowsRunAsTheirTranspose) {
   const ops::DeviceFacts h200 = h200_facts();
-  // 32 x 4096 x 4096: 17.9-18.0 us as C^T in 2 slices, 19.8-20.3 on 128 x 64 tiles :kc2 as stored.
-  EXPECT_EQ(ops::rank(bf16(32, 4096, 4096, false), h200).best().text(), "wgmma:128x64x64:s8:k2:t");
-  EXPECT_EQ(ops::rank(bf16(32, 4096, 4096, true), h200).best().text(), "wgmma:128x64x64:s8:k2:t");
-  EXPECT_EQ(ops::rank(bf16(24, 4096, 4096, false), h200).best().text(), "wgmma:128x64x64:s8:k2:t");
-  // 64 x 4096 x 14336 NT: 39.0 us as C^T against 57.4 on :kc2 tiles as stored.
+  // Up to 32 rows: C^T on 64 x 32 tiles, 2 slices summed in the cluster. 32 x 4096 x 4096 15.3-15.7 us,
+  // against 16.9-17.1 through workspace, 17.5-17.7 on 128 x 64 tiles (bf16, H200, 2026-11-29).
+  EXPECT_EQ(ops::rank(bf16(32, 4096, 4096, false), h200).best().text(), "wgmma:64x32x64:s12:kc2:t");
+  EXPECT_EQ(ops::rank(bf16(32, 4096, 4096, true), h200).best().text(), "wgmma:64x32x64:s12:kc2:t");
+  EXPECT_EQ(ops::rank(bf16(24, 4096, 4096, false), h200).best().text(), "wgmma:64x32x64:s12:kc2:t");
+  // 32 x 4096 x 14336: 34.8-35.6 us, 36.4 through workspace, 38.6-39.6 on 128 x 64 tiles.
+  EXPECT_EQ(ops::rank(bf16(32, 4096, 14336, false), h200).best().text(), "wgmma:64x32x64:s12:kc2:t");
+  // 16 rows NT: 15.1 us against skinny16's 17.3.
+  EXPECT_EQ(ops::rank(bf16(16, 4096, 4096, true), h200).best().text(), "wgmma:64x32x64:s12:kc2:t");
+  // 64 rows: 128 x 64 tiles through workspace, 18.0-18.1 us on 4096 x 4096 (19.4-19.5 summed in
+  // clusters, 21.6-22.7 on two 64 x 32 tiles a block row), 38.3 on 4096 x 14336 NT (40.4, 49-51).
+  EXPECT_EQ(ops::rank(bf16(64, 4096, 4096, false), h200).best().text(), "wgmma:128x64x64:s8:k2:t");
   EXPECT_EQ(ops::rank(bf16(64, 4096, 14336, true), h200).best().text(), "wgmma:128x64x64:s8:k2:t");
-  // 32 x 4096 x 14336: 39.1-39.8 us as C^T in 2 slices (41.7-42.0 in 4) against 63.7 as stored.
-  EXPECT_EQ(ops::rank(bf16(32, 4096, 14336, false), h200).best().text(), "wgmma:128x64x64:s8:k2:t");
-  // 11008 lines stay as stored on 128 x 192 tiles summed in clusters: 32.5-35.2 us against 35.6-38.6 as
-  // C^T on 192 x 128 tiles.
+  // 11008 lines stay as stored on 128 x 192 tiles summed in clusters: 32.0-35.4 us against 34.0-34.5
+  // as C^T on 64 x 32 tiles in 2 slices and 37.0-40.7 on 192 x 128.
   EXPECT_EQ(ops::rank(bf16(32, 11008, 4096, false), h200).best().text(), "wgmma:128x192x64:s4:kc2");
-  // A few columns as stored: 4096 x 32 x 4096 on :kc2, 17.3-17.6 us against 18.2-18.4 in 4 slices.
+  // A few columns as stored: 4096 x 32 x 4096 NT on 64 x 32 tiles summed in clusters, 14.5 us against
+  // 16.2 unsplit and 17.1 through workspace; NN's B is MN-major, which a 32-column tile cannot load
+  // (half a 64-column box): 128 x 64 tiles, 17.3-18.3 us.
+  EXPECT_EQ(ops::rank(bf16(4096, 32, 4096, true), h200).best().text(), "wgmma:64x32x64:s12:kc2");
   EXPECT_EQ(ops::rank(bf16(4096, 32, 4096, false), h200).best().text(), "wgmma:128x64x64:s8:kc2");
 }
 
@@ -598,8 +612,8 @@ TEST(WgmmaFamily, ServesSixteenBitProductsInEveryLayoutAndAlignment) {
   EXPECT_NE(f->can_implement(problem_of(f32), c).find("A is f32"), std::string::npos);
   EXPECT_NE(ops::rank(problem_of(f32), d).best().family()->name(), "wgmma");  // FP32 goes to the FP32 families
   try {
-    ops::registry().parse("wgmma:64x64x64:s2", "--config", ops::OpKind::Gemm);
-    ADD_FAILURE() << "an uncompiled wgmma tile parsed";
+    ops::registry().parse("wgmma:96x64x64:s2", "--config", ops::OpKind::Gemm);
+    ADD_FAILURE() << "a tile of 96 rows parsed";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("is not a wgmma config"), std::string::npos) << e.what();
   }
@@ -647,7 +661,7 @@ TEST(WgmmaTf32x3Family, ConfigsProblemsAndDevices) {
                      {"wgmma-3xtf32:128x128x32:s3", "wgmma-3xtf32:128x128x32:s3:jit"}});
   expect_refused_configs("wgmma-3xtf32", {{"wgmma-3xtf32:128x256x32:s4", "the tile has 128 columns"},
                                           {"wgmma-3xtf32:128x128x32:s6:pp", "cooperative tiles (no pp)"},
-                                          {"wgmma-3xtf32:128x128x64:s4", "the tile is <128|192>x<columns>x32"},
+                                          {"wgmma-3xtf32:128x128x64:s4", "the tile is <64|128|192>x<columns>x32"},
                                           {"wgmma-3xtf32:192x128x32:s4", "not 3xTF32"},
                                           {"wgmma-3xtf32:128x128x32:s5", "bytes of shared memory"}});
   const auto* base = reinterpret_cast<const float*>(uintptr_t(1) << 40);
@@ -710,7 +724,7 @@ TEST(WgmmaTf32Family, ConfigsProblemsAndDevices) {
                      {"wgmma-tf32:192x128x32:s4", "wgmma-tf32:192x128x32:s4"},
                      {"wgmma-tf32:128x192x32:s4:c2", "wgmma-tf32:128x192x32:s4:c2"}});
   expect_refused_configs("wgmma-tf32", {{"wgmma-tf32:128x128x32:s6:pp", "cooperative tiles (no pp)"},
-                                        {"wgmma-tf32:128x256x64:s4", "the tile is <128|192>x<columns>x32"},
+                                        {"wgmma-tf32:128x256x64:s4", "the tile is <64|128|192>x<columns>x32"},
                                         {"wgmma-tf32:128x256x32:s5", "bytes of shared memory"}});
   const auto* base = reinterpret_cast<const float*>(uintptr_t(1) << 40);
   GemmArgs args = fp32_square(base);

@@ -229,7 +229,22 @@ TEST(Wgmma, SmallOddShapes) {
         run_case({DType::F16, DType::F32, layout, op_a, op_b, 70, 37, 40, 1, 1, 1.0f, 1.0f, w64});
         // C^T through the reduction, written transposed: C's rows ragged against its 4-column quads.
         run_case({DType::BF16, DType::F32, layout, op_a, op_b, 7, 150, 200, 1, 1, 1.0f, 1.0f, "wgmma:128x64x64:s8:k2:t"});
+        // ... and summed in the cluster, written transposed by the blocks (2 and 4 slices).
+        run_case({DType::F16, DType::F16, layout, op_a, op_b, 9, 140, 300, 0, 0, 1.0f, 0.0f, "wgmma:128x64x64:s8:kc2:t"});
+        run_case({DType::BF16, DType::BF16, layout, op_a, op_b, 5, 70, 600, 1, 1, 1.0f, 1.0f, "wgmma:128x128x64:s4:kc4:t"});
       }
+  // 64 x 32 tiles (one consumer warpgroup) where B's tile is K-major (a 32-column MN-major tile would
+  // be half of a 64-column box): as stored (16-bit C through the staged stores, f32 C through TMA's),
+  // and as C^T (A's rows K-major), through workspace and summed in the cluster.
+  const Layout row = Layout::RowMajor;
+  const char* w32 = "wgmma:64x32x64:s12";
+  run_case({DType::BF16, DType::BF16, row, Op::N, Op::T, 100, 30, 72, 0, 0, 1.0f, 0.0f, w32});
+  run_case({DType::F16, DType::F32, row, Op::N, Op::T, 70, 37, 40, 1, 1, 1.0f, 1.0f, w32});
+  run_case({DType::BF16, DType::F32, row, Op::N, Op::T, 130, 64, 64, 0, 0, 1.0f, 0.0f, w32});
+  for (Op op_b : kOps) {
+    run_case({DType::BF16, DType::BF16, row, Op::N, op_b, 7, 150, 200, 0, 0, 1.0f, 0.0f, "wgmma:64x32x64:s12:k2:t"});
+    run_case({DType::F16, DType::F32, row, Op::N, op_b, 33, 70, 300, 1, 1, 1.0f, 1.0f, "wgmma:64x32x64:s12:kc2:t"});
+  }
 }
 
 // Split-K (configs ":k<N>"): the slices' FP32 partial sums reduced in slice order, alpha and beta
@@ -254,7 +269,7 @@ TEST(Wgmma, SplitKAgainstTheFp64Reference) {
 }
 
 // C^T computed (":k<N>:t", transposed_problem): few rows against many lines run with the lines on the
-// tile's rows, and the reduction writes C^T's sums into C transposed. Every layout and op combination,
+// tile's rows, and the reduction (or the cluster, ":kc<N>:t") writes C^T's sums into C transposed. Every layout and op combination,
 // C's rows ragged against the reduction's 4 columns, beta reading C, f32 C, packed operands, TF32 and
 // 3xTF32 on FP32 data; then the bits of the same product as stored (both sum the slices in order).
 TEST(Wgmma, TransposedSplitKAgainstTheFp64Reference) {
@@ -269,6 +284,22 @@ TEST(Wgmma, TransposedSplitKAgainstTheFp64Reference) {
   run_case({h, h, Layout::RowMajor, Op::N, Op::T, 1, 4096, 4096, 0, 0, 1.0f, 0.0f, "wgmma:128x64x64:s8:k4:t"});
   run_case({bf, bf, Layout::RowMajor, Op::N, Op::N, 48, 11008, 4096, 0, 0, 1.0f, 0.0f, "wgmma:192x128x64:s4:k2:t"});
   run_case({bf, bf, Layout::RowMajor, Op::N, Op::T, 40, 300, 70, 0, 0, 1.0f, 2.0f, "wgmma:128x64x64:s8:k16:t"});
+  // Summed in the cluster (":kc<N>:t"): each block writes its share of C^T's rows into C's columns.
+  for (Layout layout : kLayouts)
+    for (Op op_a : kOps)
+      for (Op op_b : kOps) {
+        run_case({bf, bf, layout, op_a, op_b, 32, 1000, 1024, 0, 0, 1.0f, 0.0f, "wgmma:128x64x64:s8:kc4:t"});
+        run_case({h, f, layout, op_a, op_b, 13, 263, 1500, 3, 1, 1.5f, -0.5f, "wgmma:128x128x64:s4:kc8:t"});
+      }
+  run_case({bf, bf, Layout::RowMajor, Op::N, Op::N, 48, 11008, 4096, 0, 0, 1.0f, 0.0f, "wgmma:192x128x64:s4:kc2:t"});
+  run_case({bf, bf, Layout::RowMajor, Op::N, Op::T, 40, 300, 700, 0, 0, 1.0f, 2.0f, "wgmma:192x128x64:s4:kc8:t"});
+  // 64 x 32 tiles (A's rows K-major: B of C^T), 2 to 8 slices, the few-row products they are for.
+  for (Op op_b : kOps) {
+    run_case({bf, bf, Layout::RowMajor, Op::N, op_b, 32, 4096, 4096, 0, 0, 1.0f, 0.0f, "wgmma:64x32x64:s12:kc2:t"});
+    run_case({h, f, Layout::RowMajor, Op::N, op_b, 29, 263, 1500, 3, 1, 1.5f, -0.5f, "wgmma:64x32x64:s12:k4:t"});
+    run_case({bf, bf, Layout::RowMajor, Op::N, op_b, 17, 333, 3000, 0, 0, 1.0f, 1.0f, "wgmma:64x32x64:s12:kc8:t"});
+    run_case({bf, f, Layout::RowMajor, Op::N, op_b, 24, 4096, 14336, 0, 0, 1.0f, 0.0f, "wgmma:64x32x64:s12:k2:t"});
+  }
 }
 
 // Split-K summed inside a cluster (":kc<N>"): the slices of a tile are the blocks of one cluster and

@@ -190,8 +190,9 @@ __device__ __forceinline__ unsigned long long desc_k_step(unsigned long long d, 
 template <int N, WgmmaIn kIn, bool kTransA, bool kTransB>
 struct Wgmma;
 
+#define TILEGEMM_WGMMA_REGS_16 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15"
 #define TILEGEMM_WGMMA_REGS_32                                                                             \
-  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, "   \
+  TILEGEMM_WGMMA_REGS_16 ", %16, %17, %18, %19, %20, %21, "                                                \
   "%22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
 #define TILEGEMM_WGMMA_REGS_64                                                                             \
   TILEGEMM_WGMMA_REGS_32 ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, "                              \
@@ -209,78 +210,46 @@ struct Wgmma;
 #define TILEGEMM_D64(i) TILEGEMM_D8(i), TILEGEMM_D8(i + 8), TILEGEMM_D8(i + 16), TILEGEMM_D8(i + 24), \
                         TILEGEMM_D8(i + 32), TILEGEMM_D8(i + 40), TILEGEMM_D8(i + 48), TILEGEMM_D8(i + 56)
 
-// One wgmma: REGS the accumulators' operand list, D their constraints, DA / DB / SCALE the operand
-// numbers of the descriptors and scale_d; 16-bit instructions take the operands' transpose bits
-// (TRANS), TF32's none.
+// One wgmma: REGS the accumulators' operand list, DA / DB / SCALE the operand numbers of the
+// descriptors and scale_d, 16-bit instructions the operands' transpose bits (TRANS; TF32's none), and
+// last the accumulators' constraints (a list with commas).
 #define TILEGEMM_D128 TILEGEMM_D64(0), TILEGEMM_D64(64)
+#define TILEGEMM_D16 TILEGEMM_D8(0), TILEGEMM_D8(8)
 #define TILEGEMM_D32 TILEGEMM_D8(0), TILEGEMM_D8(8), TILEGEMM_D8(16), TILEGEMM_D8(24)
 #define TILEGEMM_D96 TILEGEMM_D64(0), TILEGEMM_D8(64), TILEGEMM_D8(72), TILEGEMM_D8(80), TILEGEMM_D8(88)
-#define TILEGEMM_WGMMA_SS(REGS, D, DA, DB, SCALE, SHAPE_TYPES, TRANS)                                \
+#define TILEGEMM_WGMMA_SS(REGS, DA, DB, SCALE, SHAPE_TYPES, TRANS, ...)                             \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " SCALE ", 0;\n"                                    \
                "wgmma.mma_async.sync.aligned." SHAPE_TYPES " {" REGS "}, " DA ", " DB ", p, 1, 1" TRANS ";\n}\n" \
-               : D                                                                                   \
+               : __VA_ARGS__                                                                         \
                : "l"(da), "l"(db), "r"(scale_d), "n"(int(kTransA)), "n"(int(kTransB)))
 
-template <WgmmaIn kIn, bool kTransA, bool kTransB>
-struct Wgmma<256, kIn, kTransA, kTransB> {
-  static_assert(kIn != WgmmaIn::TF32 || (!kTransA && !kTransB), "TF32 operands are K-major");
-  __device__ __forceinline__ static void mma(float (&d)[128], unsigned long long da, unsigned long long db,
-                                             int scale_d) {
-    if constexpr (kIn == WgmmaIn::TF32)
-      TILEGEMM_WGMMA_SS(TILEGEMM_WGMMA_REGS_64 TILEGEMM_WGMMA_REGS_128_TAIL, TILEGEMM_D128, "%128", "%129", "%130",
-                        "m64n256k8.f32.tf32.tf32", "");
-    else if constexpr (kIn == WgmmaIn::F16)
-      TILEGEMM_WGMMA_SS(TILEGEMM_WGMMA_REGS_64 TILEGEMM_WGMMA_REGS_128_TAIL, TILEGEMM_D128, "%128", "%129", "%130",
-                        "m64n256k16.f32.f16.f16", ", %131, %132");
-    else
-      TILEGEMM_WGMMA_SS(TILEGEMM_WGMMA_REGS_64 TILEGEMM_WGMMA_REGS_128_TAIL, TILEGEMM_D128, "%128", "%129", "%130",
-                        "m64n256k16.f32.bf16.bf16", ", %131, %132");
-  }
-};
-template <WgmmaIn kIn, bool kTransA, bool kTransB>
-struct Wgmma<192, kIn, kTransA, kTransB> {
-  static_assert(kIn != WgmmaIn::TF32 || (!kTransA && !kTransB), "TF32 operands are K-major");
-  __device__ __forceinline__ static void mma(float (&d)[96], unsigned long long da, unsigned long long db,
-                                             int scale_d) {
-    if constexpr (kIn == WgmmaIn::TF32)
-      TILEGEMM_WGMMA_SS(TILEGEMM_WGMMA_REGS_64 TILEGEMM_WGMMA_REGS_64_TO_95, TILEGEMM_D96, "%96", "%97", "%98",
-                        "m64n192k8.f32.tf32.tf32", "");
-    else if constexpr (kIn == WgmmaIn::F16)
-      TILEGEMM_WGMMA_SS(TILEGEMM_WGMMA_REGS_64 TILEGEMM_WGMMA_REGS_64_TO_95, TILEGEMM_D96, "%96", "%97", "%98",
-                        "m64n192k16.f32.f16.f16", ", %99, %100");
-    else
-      TILEGEMM_WGMMA_SS(TILEGEMM_WGMMA_REGS_64 TILEGEMM_WGMMA_REGS_64_TO_95, TILEGEMM_D96, "%96", "%97", "%98",
-                        "m64n192k16.f32.bf16.bf16", ", %99, %100");
-  }
-};
-template <WgmmaIn kIn, bool kTransA, bool kTransB>
-struct Wgmma<128, kIn, kTransA, kTransB> {
-  static_assert(kIn != WgmmaIn::TF32 || (!kTransA && !kTransB), "TF32 operands are K-major");
-  __device__ __forceinline__ static void mma(float (&d)[64], unsigned long long da, unsigned long long db,
-                                             int scale_d) {
-    if constexpr (kIn == WgmmaIn::TF32)
-      TILEGEMM_WGMMA_SS(TILEGEMM_WGMMA_REGS_64, TILEGEMM_D64(0), "%64", "%65", "%66", "m64n128k8.f32.tf32.tf32", "");
-    else if constexpr (kIn == WgmmaIn::F16)
-      TILEGEMM_WGMMA_SS(TILEGEMM_WGMMA_REGS_64, TILEGEMM_D64(0), "%64", "%65", "%66", "m64n128k16.f32.f16.f16", ", %67, %68");
-    else
-      TILEGEMM_WGMMA_SS(TILEGEMM_WGMMA_REGS_64, TILEGEMM_D64(0), "%64", "%65", "%66", "m64n128k16.f32.bf16.bf16", ", %67, %68");
-  }
-};
+// Wgmma<N> for one width: TILEGEMM_WGMMA_SS's fields for it.
+#define TILEGEMM_WGMMA_WIDTH(N, REGS, DA, DB, SCALE, TRANS, ...)                                        \
+  template <WgmmaIn kIn, bool kTransA, bool kTransB>                                                   \
+  struct Wgmma<N, kIn, kTransA, kTransB> {                                                             \
+    static_assert(kIn != WgmmaIn::TF32 || (!kTransA && !kTransB), "TF32 operands are K-major");       \
+    __device__ __forceinline__ static void mma(float (&d)[N / 2], unsigned long long da,               \
+                                               unsigned long long db, int scale_d) {                   \
+      if constexpr (kIn == WgmmaIn::TF32)                                                              \
+        TILEGEMM_WGMMA_SS(REGS, DA, DB, SCALE, "m64n" #N "k8.f32.tf32.tf32", "", __VA_ARGS__);         \
+      else if constexpr (kIn == WgmmaIn::F16)                                                          \
+        TILEGEMM_WGMMA_SS(REGS, DA, DB, SCALE, "m64n" #N "k16.f32.f16.f16", TRANS, __VA_ARGS__);       \
+      else                                                                                             \
+        TILEGEMM_WGMMA_SS(REGS, DA, DB, SCALE, "m64n" #N "k16.f32.bf16.bf16", TRANS, __VA_ARGS__);     \
+    }                                                                                                  \
+  };
+TILEGEMM_WGMMA_WIDTH(256, TILEGEMM_WGMMA_REGS_64 TILEGEMM_WGMMA_REGS_128_TAIL, "%128", "%129", "%130", ", %131, %132",
+                     TILEGEMM_D128)
+TILEGEMM_WGMMA_WIDTH(192, TILEGEMM_WGMMA_REGS_64 TILEGEMM_WGMMA_REGS_64_TO_95, "%96", "%97", "%98", ", %99, %100",
+                     TILEGEMM_D96)
+TILEGEMM_WGMMA_WIDTH(128, TILEGEMM_WGMMA_REGS_64, "%64", "%65", "%66", ", %67, %68", TILEGEMM_D64(0))
 // 64 columns: 32 accumulators a thread (tiles that fill the SMs where 128 columns leave them idle,
 // 1024 x 768 x 3072 on 96 tiles of 128 x 64 against 48 of 128 x 128).
-template <WgmmaIn kIn, bool kTransA, bool kTransB>
-struct Wgmma<64, kIn, kTransA, kTransB> {
-  static_assert(kIn != WgmmaIn::TF32 || (!kTransA && !kTransB), "TF32 operands are K-major");
-  __device__ __forceinline__ static void mma(float (&d)[32], unsigned long long da, unsigned long long db,
-                                             int scale_d) {
-    if constexpr (kIn == WgmmaIn::TF32)
-      TILEGEMM_WGMMA_SS(TILEGEMM_WGMMA_REGS_32, TILEGEMM_D32, "%32", "%33", "%34", "m64n64k8.f32.tf32.tf32", "");
-    else if constexpr (kIn == WgmmaIn::F16)
-      TILEGEMM_WGMMA_SS(TILEGEMM_WGMMA_REGS_32, TILEGEMM_D32, "%32", "%33", "%34", "m64n64k16.f32.f16.f16", ", %35, %36");
-    else
-      TILEGEMM_WGMMA_SS(TILEGEMM_WGMMA_REGS_32, TILEGEMM_D32, "%32", "%33", "%34", "m64n64k16.f32.bf16.bf16", ", %35, %36");
-  }
-};
+TILEGEMM_WGMMA_WIDTH(64, TILEGEMM_WGMMA_REGS_32, "%32", "%33", "%34", ", %35, %36", TILEGEMM_D32)
+// 32 columns: 16 accumulators a thread (few-row products computed as C^T, `:t`: the rows on the tile's
+// columns, 32 of them instead of 64 half padding).
+TILEGEMM_WGMMA_WIDTH(32, TILEGEMM_WGMMA_REGS_16, "%16", "%17", "%18", ", %19, %20", TILEGEMM_D16)
+#undef TILEGEMM_WGMMA_WIDTH
 #undef TILEGEMM_WGMMA_SS
 
 // m64nNk8 wgmma on TF32 operands with FP32 accumulators: A from registers (a warp's 16 rows of the
@@ -312,6 +281,7 @@ struct WgmmaTf32<256> {
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
   }
 };
+#undef TILEGEMM_WGMMA_REGS_16
 #undef TILEGEMM_WGMMA_REGS_32
 #undef TILEGEMM_WGMMA_REGS_64
 #undef TILEGEMM_WGMMA_REGS_128_TAIL
@@ -322,6 +292,7 @@ struct WgmmaTf32<256> {
 #undef TILEGEMM_D128
 #undef TILEGEMM_D96
 #undef TILEGEMM_D32
+#undef TILEGEMM_D16
 
 // Named barrier `id` over `threads` threads that also ANDs `pred` over them (bar.red.and).
 __device__ __forceinline__ bool named_barrier_and(int id, int threads, bool pred) {

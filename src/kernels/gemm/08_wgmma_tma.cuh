@@ -13,13 +13,17 @@
 // (kAMn: A as k rows of m; kBMn: B as k rows of n); shared memory keeps the stored orientation and
 // wgmma reads MN-major tiles through its transpose bits (hopper.cuh has the layouts).
 //
-// Block tile BM x BN x 64 (BM 128 or 192, BN 64, 128, 192 or 256): per k step the producer's one thread
-// loads A's BM x 64 and B's BN x 64 tiles into stage st with TMA and arms full[st] with their bytes;
+// Block tile BM x BN x 64 (BM 64, 128 or 192, BN 32, 64, 128, 192 or 256): per k step the producer's
+// one thread loads A's BM x 64 and B's BN x 64 tiles into stage st with TMA and arms full[st] with
+// their bytes;
 // each of the BM / 64 consumer warpgroups takes 64 rows of the tile and issues four m64nBNk16 wgmmas
 // per stage, keeps one group in flight, and frees the stage before it (empty[]: every consumer
 // arrives). 192 rows (128 columns) fill the SMs where 128-row tiles leave a partial wave (6272 x 512:
 // 132 tiles of 192 x 128 against 98 of 128 x 256), 64 columns where 128 leave them idle (1024 x 768:
-// 96 tiles of 128 x 64 against 48 of 128 x 128). The producer runs ahead into the block's next
+// 96 tiles of 128 x 64 against 48 of 128 x 128), 64 x 32 tiles (one consumer warpgroup) the lines of a
+// long operand against 32 columns or fewer, twice the blocks of 128 x 64 streaming it (few-row
+// products as C^T; a 32-column B tile is K-major: 32 of 16-bit C never leave through TMA stores,
+// kTmaStoresFit). The producer runs ahead into the block's next
 // tile while the consumers store this one. Rows, columns and k past the matrix are zeros from TMA's
 // out-of-bounds fill; the stores are bounds-checked. C written over (beta == 0) with 16-byte aligned
 // rows leaves through TMA stores from shared memory (store_slice_tma), which run on while the
@@ -56,7 +60,7 @@ namespace tilegemm {
 namespace kernels {
 
 // kWgmmaBK: the 16-bit elements of a 128-byte line, a stage's k step for 16-bit operands (FP32: 32,
-// wgmma_bk). A block tile has BM = 128 or 192 rows (wgmma_consumers, wgmma_in.hpp).
+// wgmma_bk). A block tile has BM = 64, 128 or 192 rows (wgmma_consumers, wgmma_in.hpp).
 inline constexpr int kWgmmaBK = 64;
 
 // kBPlanes: B's tile per stage is 1 or, for 3xTF32 (B's TF32 big and small parts), 2 planes of BN lines.
@@ -98,6 +102,9 @@ struct WgmmaParams {
   float* partial;
   long long ld_partial;
   bool sum_in_cluster;
+  // With sum_in_cluster: the product is C^T (m x n); C (n x m, ldc apart, the epilogue on it) gets
+  // C^T's (i, j) at (j, i).
+  bool c_transposed;
   // FP32 operands: A and B as stored (A as map_a reads it; map_b reads B's TF32 parts, split_b_tf32),
   // for the 3xTF32 guard's FFMA recomputation (ffma_tile), and the guard's key of B's parts per
   // 128 columns.
@@ -117,6 +124,10 @@ struct WgmmaParams {
 // The passes of 256 bytes a row that store a slice of BN columns of T (the last may be partial).
 template <int BN, class T>
 inline constexpr int kStorePasses = (BN * int(sizeof(T)) + 255) / 256;
+// TMA stores write boxes of 128-byte lines: a tile's rows must fill one (32 columns of 16-bit C do
+// not; the host leaves p.tma_c off for them, wgmma_tma_stores_c).
+template <int BN, class T>
+inline constexpr bool kTmaStoresFit = BN * int(sizeof(T)) >= 128;
 
 // Writes pass `pass` of one m64 accumulator slice (its 256 bytes of each of the 64 rows, kCols
 // columns of T) as scale * sums into shared memory at smem_rows + at(r, byte): r the row, byte the
@@ -217,7 +228,8 @@ __device__ __forceinline__ void store_slice_tma(const void* map_c, int col0, int
 // workspace, no second launch): each consumer thread leaves its FP32 sums in the block's stages (free
 // once the main loop is done: one unit per block), and after a cluster barrier each block sums a
 // share of the tile's rows over every block's shared memory, in slice order (the same bits whichever
-// block finished first), and stores them as alpha * sum + beta * C. The sums overlay the stages, which
+// block finished first), and stores them as alpha * sum + beta * C (with p.c_transposed the tile is
+// C^T's: its row i, column j go to C's row j, column i). The sums overlay the stages, which
 // the other consumer warpgroups' wgmmas may still read: the consumers meet first (kBarConsumers;
 // without it racecheck's serialized run read torn sums). The second cluster barrier keeps
 // every block's shared memory until all have read it; the producer warpgroup takes both barriers too.
@@ -246,6 +258,32 @@ __device__ __forceinline__ void sum_tile_in_cluster(const WgmmaParams& p, OutT* 
   const int row_lo = rank * BM / slices, row_hi = (rank + 1) * BM / slices;
   constexpr int kQuads = BN / 4;
   const unsigned base = smem_u32(tile);
+  if (p.c_transposed) {
+    // C^T's sums into C: a thread sums 4 rows of one column (C's 4 adjacent elements); consecutive
+    // threads take consecutive columns (conflict-free shared loads; C's rows ldc apart).
+    for (int i = cw * 128 + t_in; i < (row_hi - row_lo + 3) / 4 * BN; i += kConsumerThreads) {
+      const int r = row_lo + (i / BN) * 4, x = i % BN;
+      const int row = n0 + x, col = m0 + r;  // C's
+      const int valid = min(min(4, row_hi - r), p.m - col);
+      if (row >= p.n || valid <= 0) continue;
+      const unsigned at = base + static_cast<unsigned>(r * kSumsPitch<BN> + x) * 4;
+      float v[8][4];  // every slice's loads before the adds
+#pragma unroll
+      for (int sl = 0; sl < 8; ++sl)
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+          v[sl][j] = sl < slices && j < valid ? ld_shared_in(at + j * kSumsPitch<BN> * 4, sl) : 0.0f;
+      float sum[4] = {v[0][0], v[0][1], v[0][2], v[0][3]};
+#pragma unroll
+      for (int sl = 1; sl < 8; ++sl)
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+          if (sl < slices) sum[j] += v[sl][j];
+      store_quad_fused(c + row * p.ldc + col, sum, valid, p.alpha, p.beta, p.epi, row, col);
+    }
+    cluster_sync();
+    return;
+  }
   for (int i = cw * 128 + t_in; i < (row_hi - row_lo) * kQuads; i += kConsumerThreads) {
     const int r = row_lo + i / kQuads, q = i % kQuads;
     const int row = m0 + r, col = n0 + q * 4;
@@ -278,10 +316,12 @@ __global__ void __launch_bounds__(wgmma_threads(BM), 1)
   // names that of the FFMA guard's reads).
   constexpr bool kBTileMn = kBMn && !kFp32;
   static_assert(!kFp32 || !kPingPong, "FP32 operands run cooperative tiles");
-  static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256, "the wgmma widths hopper.cuh issues");
+  static_assert(BN == 32 || BN == 64 || BN == 128 || BN == 192 || BN == 256, "the wgmma widths hopper.cuh issues");
   // 192 rows: three consumer warpgroups of 152 registers (the register file's share), 128 columns.
-  static_assert(BM == 128 || (BM == 192 && BN == 128 && !kPingPong && kIn != WgmmaIn::TF32x3),
-                "192-row tiles: 128 columns, cooperative, one product");
+  // 64 rows: one consumer warpgroup (the registers need no rebalancing), cooperative.
+  static_assert(BM == 128 || (BM == 192 && BN == 128 && !kPingPong && kIn != WgmmaIn::TF32x3) ||
+                    (BM == 64 && !kPingPong && kIn != WgmmaIn::TF32x3),
+                "192-row tiles: 128 columns, cooperative, one product; 64-row tiles: cooperative, one product");
   static_assert(!kSplit || BN == 128, "3xTF32 keeps a second accumulator set: 128 columns");
   static_assert(!kBTileMn || wgmma_mn_major_b_fits(BN, kCluster), "MN-major B: BN / kCluster a multiple of 64");
   static_assert(kIn != WgmmaIn::TF32 || (!kAMn && !kBMn), "TF32 reads K-major tiles only");
@@ -327,7 +367,7 @@ __global__ void __launch_bounds__(wgmma_threads(BM), 1)
   // Split-K summed in the cluster: only without multicast or ping-pong (the host's choice).
   const bool sum_in_cluster = kCluster == 1 && !kPingPong && p.sum_in_cluster;
   if (wg == 0) {  // the producer: one thread issues every load
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+    if constexpr (kConsumers > 1) asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
     if (threadIdx.x != 0) {
       if (sum_in_cluster) cluster_sync_diverged(), cluster_sync_diverged();  // sum_tile_in_cluster's two
       return;
@@ -364,7 +404,7 @@ __global__ void __launch_bounds__(wgmma_threads(BM), 1)
   // 4096 elements into the stage).
   // The producer's registers go to the consumers: 232 each for two, 152 for three (of 65536).
   if constexpr (kConsumers == 2) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
-  else asm volatile("setmaxnreg.inc.sync.aligned.u32 152;");
+  else if constexpr (kConsumers == 3) asm volatile("setmaxnreg.inc.sync.aligned.u32 152;");
   const int cw = wg - 1;
   const int t_in = threadIdx.x % 128, warp = t_in / 32, lane = t_in % 32;
   constexpr int kSlices = kPingPong ? 2 : 1;  // m64 slices of a warpgroup
@@ -424,7 +464,7 @@ __global__ void __launch_bounds__(wgmma_threads(BM), 1)
     // A bias or activation was applied in registers: every path writes C over with alpha 1.
     const bool fused = !p.epi.plain();
     const float alpha = fused ? 1.0f : p.alpha, beta = fused ? 0.0f : p.beta;
-    if (p.tma_c) {  // C written over through TMA stores
+    if (kTmaStoresFit<BN, OutT> && p.tma_c) {  // C written over through TMA stores
       store_slice_tma<BN, OutT>(&map_c, n0, r0, bb, cols, sums, alpha, smem_rows, bar, t_in);
       return;
     }

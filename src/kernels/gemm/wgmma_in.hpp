@@ -16,7 +16,7 @@ TILEGEMM_HOST_DEVICE constexpr bool wgmma_fp32_in(WgmmaIn in) { return in == Wgm
 TILEGEMM_HOST_DEVICE constexpr int wgmma_bk(WgmmaIn in) { return wgmma_fp32_in(in) ? 32 : 64; }
 // B's planes per stage: 3xTF32 loads B's TF32 big and small parts, the rest one tile.
 TILEGEMM_HOST_DEVICE constexpr int wgmma_b_planes(WgmmaIn in) { return in == WgmmaIn::TF32x3 ? 2 : 1; }
-// A block tile's rows (128 or 192) are one consumer warpgroup's 64 each, beside the producer's.
+// A block tile's rows (64, 128 or 192) are one consumer warpgroup's 64 each, beside the producer's.
 TILEGEMM_HOST_DEVICE constexpr int wgmma_consumers(int bm) { return bm / 64; }
 TILEGEMM_HOST_DEVICE constexpr int wgmma_threads(int bm) { return 128 * (1 + wgmma_consumers(bm)); }
 // A 16-bit B tile stored MN-major arrives in TMA boxes of 64 columns, and each block of a cluster

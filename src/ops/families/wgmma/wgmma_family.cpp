@@ -5,9 +5,9 @@
 // two consumer warpgroups take turns on whole tiles (ping-pong); ":c2" runs clusters of two blocks
 // sharing B's tile (TMA multicast); ":k<N>" splits k (the slices' sums through workspace and a second
 // kernel), ":kc<N>" too with the slices of a tile as one cluster summing through distributed shared
-// memory (N up to 8, without ":c2" or ":pp"); ":k<N>:t" computes C^T = B^T A^T (the operands
-// trading places, transposed_problem) and its reduction writes C: a product of few rows puts the long
-// operand's lines on the tile's rows. Other stage counts and combinations
+// memory (N up to 8, without ":c2" or ":pp"); ":k<N>:t" and ":kc<N>:t" compute C^T = B^T A^T (the
+// operands trading places, transposed_problem) and the slices' sum writes C: a product of few rows
+// puts the long operand's lines on the tile's rows. Other stage counts and combinations
 // (wgmma_schedule_problem says which are valid) compile at run time and print with ":jit", which
 // also asks for a compiled schedule's run-time twin.
 //
@@ -50,7 +50,7 @@ struct WgmmaConfig {
   int splits = 1;               // k slices per tile (split-K, ":k<N>" or ":kc<N>")
   bool run_time = false;        // ":jit": the kernel compiled at run time (implied for a schedule not compiled ahead)
   bool sum_in_cluster = false;  // ":kc<N>": the slices summed inside a cluster (WgmmaLaunch::sum_in_cluster)
-  bool transposed = false;      // ":t": C^T = B^T A^T computed, C written by the reduction (transposed_problem)
+  bool transposed = false;      // ":t": C^T = B^T A^T computed, C written by the slices' sum (transposed_problem)
 };
 // "" when c's slices can be summed inside a cluster, else why not.
 std::string cluster_sum_problem(const WgmmaConfig& c) {
@@ -93,8 +93,7 @@ Operands transposed_operands(const Operands& o) {
 bool offers_transposed(const Problem& p) { return p.m <= 64 && p.n >= 4 * p.m; }
 // "" when c may run C^T (":t"), else why not.
 std::string transposed_problem_text(const WgmmaConfig& c) {
-  if (c.splits < 2 || c.sum_in_cluster)
-    return "C^T (:t) is written by split-K's reduction through workspace: it takes :k<N> (not :kc<N>)";
+  if (c.splits < 2) return "C^T (:t) is written by split-K's sum: it takes :k<N> or :kc<N>";
   return "";
 }
 
@@ -158,9 +157,9 @@ class WgmmaFamily final : public Family {
     const char* family = name_.c_str();
     const std::vector<std::string> f = detail::lowered_fields(text);
     int tile[3] = {0, 0, 0};
-    if (f.size() < 3 || f[0] != name_ || !detail::numbers(f[1], "", 3, tile) || (tile[0] != 128 && tile[0] != 192) ||
+    if (f.size() < 3 || f[0] != name_ || !detail::numbers(f[1], "", 3, tile) || (tile[0] != 64 && tile[0] != 128 && tile[0] != 192) ||
         tile[2] != bk_)
-      detail::config_text_error(what, text, family, "the tile is <128|192>x<columns>x" + std::to_string(bk_), examples);
+      detail::config_text_error(what, text, family, "the tile is <64|128|192>x<columns>x" + std::to_string(bk_), examples);
     WgmmaConfig c;
     c.schedule = {tile[1], 1, false, 0, tile[0]};
     size_t i = 2;
@@ -222,14 +221,16 @@ class WgmmaFamily final : public Family {
   // (2048 x 16 x 4096 on 128 x 256 tiles in clusters: 0.51x cuBLAS; 128 x 128 alone: 0.78x);
   // ping-pong where blocks have several tiles, never split. Up to 8 slices are offered both ways,
   // through workspace and summed in a cluster.
-  // A short m against a long n also as C^T (offers_transposed): the same splits through workspace
-  // on the transposed product (":t").
+  // A short m against a long n also as C^T (offers_transposed): the same splits on the transposed
+  // product (":t"), through workspace, and summed in a cluster on 64 x 32 tiles only (32 x 4096 x 4096
+  // 15.3 us against 16.9 through workspace; 128 x 64 tiles summed in clusters of 2 ran 1.3-6.6 us
+  // slower than through workspace on 32 and 64 rows, bf16, H200, 2026-11-29).
   std::vector<Config> candidates(const Problem& p, const DeviceFacts& d) const override {
     std::vector<Config> out = candidates_as_stored(p, d);
     if (offers_transposed(p))
       for (const Config& c : candidates_as_stored(transposed_problem(p), d)) {
         WgmmaConfig f = c.fields<WgmmaConfig>();
-        if (f.splits < 2 || f.sum_in_cluster) continue;
+        if (f.splits < 2 || (f.sum_in_cluster && f.schedule.bm != 64)) continue;
         f.transposed = true;
         out.push_back(Config(*this, f));
       }
@@ -240,6 +241,8 @@ class WgmmaFamily final : public Family {
     for (const WgmmaSchedule& sc : schedules()) {
       const int bm = sc.bm, bn = sc.bn, cluster = sc.cluster;
       if (cluster == 2 && (p.m <= bm || p.n <= 128)) continue;
+      // 64 x 32 tiles for few columns only (C^T's few rows): their wgmmas are a quarter of 128 x 64's.
+      if (bm == 64 && p.n > 32) continue;
       const int64_t units = p.batch * ((p.m + bm * cluster - 1) / (bm * cluster)) * ((p.n + bn - 1) / bn);
       // Ping-pong needs two tiles per block to alternate (512 x 512 x 65536 in 8 slices, one unit per
       // block: 0.55-0.64x cuBLAS against 0.74x on 128 x 128 tiles alone).
@@ -249,6 +252,10 @@ class WgmmaFamily final : public Family {
       const int64_t steps = (p.k + bk_ - 1) / bk_;
       for (int splits : kSplitChoices) {
         if (units * splits * cluster > d.sm_count || steps < 2 * splits) continue;
+        // 64 x 32 tiles in 2 slices at most: 4 ran 2.1-3.0 us behind 2 summed in the cluster (2048 x
+        // 16 x 4096 NT 13.1 and 15.0 against 11.0 us, 4096 x 16 x 4096 NT 17.5 and 21.2 against 14.5;
+        // bf16, H200, 2026-11-29).
+        if (bm == 64 && splits > 2) continue;
         out.push_back(of(sc, splits));
         // Summed in a cluster: only where the clusters all run at once (they leave SMs idle in each
         // GPC: 512 x 512 x 65536 in clusters of 8 ran in two waves, 0.43x cuBLAS against 0.75x, H200)
@@ -289,7 +296,7 @@ class WgmmaFamily final : public Family {
       if (m.pingpong && f.splits > 1) continue;  // ping-pong alternates whole tiles
       add(WgmmaConfig{m, f.splits, !wgmma_compiled(m, in_), f.sum_in_cluster, f.transposed});
     }
-    if (f.splits > 1) add(WgmmaConfig{s, f.splits, f.run_time, !f.sum_in_cluster, false});
+    if (f.splits > 1) add(WgmmaConfig{s, f.splits, f.run_time, !f.sum_in_cluster, f.transposed});
     if (f.splits > 1) add(WgmmaConfig{s, f.splits, f.run_time, f.sum_in_cluster, !f.transposed});
     return out;
   }
@@ -371,8 +378,11 @@ class WgmmaFamily final : public Family {
     // in clusters of 2 (H200, 2026-11-28): the split pays from ~8 k steps saved (1024^3 12.1 -> 11.8 us,
     // 1000^3 13.6 -> 14.8 with its ragged edges, 768^3 10.5 -> 10.8, 1024 x 1024 x 2048 17.1 -> 14.8,
     // 1024 x 768 x 3072 22.4 -> 17.3).
+    // 64 x 32 tiles sum an eighth of those sums: 2 slices in the cluster ran 1.4-1.6 us ahead of the
+    // workspace's reduction (16 to 32 rows as C^T, bf16, H200, 2026-11-29).
     const double partial_bytes = static_cast<double>(wgmma_partial_bytes(p.m, p.n, p.k, f.splits, bk_, p.batch));
-    const double reduce_us = in_cluster          ? 1.5 + 1.0 * slices.splits
+    const double sum_share = bm == 64 ? double(bm) * bn / (128.0 * 128.0) : 1.0;
+    const double reduce_us = in_cluster          ? 1.5 + 1.0 * sum_share * slices.splits
                              : partial_bytes > 0 ? 3.0 + 2.0 * partial_bytes / 2.5e12 * 1e6
                                                  : 0.0;
     // The cooperative tile's epilogue stops its tensor cores and, once the next stages are loaded, its
@@ -381,7 +391,7 @@ class WgmmaFamily final : public Family {
     // stores; ~300 GB/s through TMA stores, which overlap the next tile (fitted on the C-bound batches
     // 8 x 4096 x 4096 x 128 and 32 x 2048 x 2048 x 128, 64 x 512^3 and 16 x 1024^3 in bf16, H200,
     // 2026-11-29: 128 x 256 tiles 95 us against ping-pong's 112).
-    const bool tma_c = wgmma_tma_stores_c(p.beta_zero, p.align_c == 16, p.n, p.c_type, slices.splits);
+    const bool tma_c = wgmma_tma_stores_c(p.beta_zero, p.align_c == 16, p.n, p.c_type, slices.splits, bn);
     const double epilogue_us = f.schedule.pingpong ? 0.0
                                                    : waves * double(bm) * std::min<int64_t>(bn, p.n) * dtype_bytes(p.c_type) /
                                                          (tma_c ? 300e9 : 60e9) * 1e6;
@@ -410,9 +420,12 @@ class WgmmaFamily final : public Family {
     // ~35 us (3.35 TB/s) on 32 x 4096 x 14336 as C^T in 2 slices, faster than 128 blocks in 4 (bf16,
     // H200, 2026-11-29). Wider tiles keep the proportional rule (192 x 128 on 32 x 11008 x 4096 as C^T,
     // 116 blocks: 36-38 us, as it estimates).
-    const bool narrow_stream = bn == 64 && p.n <= 64 && p.m >= 4 * p.n;
+    // 64 x 32 tiles, half the lines a block, from ~80: 4096 x 32 x 4096 on 64 of them unsplit 16.2 us,
+    // on 128 (2 slices summed in clusters) 14.5; 2048 x 16 x 4096 on 64 (2 slices) 11.0 (bf16, H200,
+    // 2026-11-29).
+    const bool narrow_stream = bn <= 64 && p.n <= 64 && p.m >= 4 * p.n;
     const double bus = d.bus_bytes_per_s();
-    const double saturating = (narrow_stream ? 64.0 / 132.0 : 1.0) * std::max(1, d.sm_count);
+    const double saturating = (narrow_stream ? (bm == 64 ? 80.0 : 64.0) / 132.0 : 1.0) * std::max(1, d.sm_count);
     const double streaming = 0.75 * bus * std::min(1.0, units / (waves * saturating));
     // The tiles' stream from L2 into shared memory: per k step a block loads bm lines of A and its
     // share of B's planes (a cluster multicasts B), 128 bytes each, at kL2Rate for the whole device.
@@ -428,7 +441,9 @@ class WgmmaFamily final : public Family {
     // 13.1 us), and up to 64 rows of the tile's 128 or 192 (half padding or more: 112 steps of 128 x
     // 64 tiles in 64-67 us on 32 x 4096 x 14336, against 39-42 us with the long operand on the tile's
     // rows, ":t", or on 128 x 256 tiles in 8 slices; bf16, H200, 2026-11-29).
-    const bool mostly_padding = p.m <= 64 || p.n <= 16;
+    // 64 x 32 tiles: half their rows or 3/4 of their columns padding (16 rows as C^T on them: 32 steps
+    // in 15.1 us, bf16, H200, 2026-11-29).
+    const bool mostly_padding = bm == 64 ? 2 * p.m <= bm || 4 * p.n <= bn : p.m <= 64 || p.n <= 16;
     const double padded_us = mostly_padding ? waves * (4.0 + 0.6 * slices.steps_per_split) : 0.0;
     const double compute_us = waves * tile_us, memory_us = bytes / streaming * 1e6;
     Estimate e;
@@ -552,10 +567,12 @@ class WgmmaFamily final : public Family {
       return (f.schedule.bm == 192 || f.schedule.bn == 192 ? 0.92
               : f.schedule.bn == 128                       ? 0.9
               : f.schedule.bn == 64                        ? 0.6
+              : f.schedule.bn == 32                        ? 0.3
                                                            : 1.0) *
              cluster * kTf32Rate;
     if (f.schedule.pingpong) return f.schedule.cluster > 1 ? 700e12 : 680e12;
     if (f.schedule.bm == 192 || f.schedule.bn == 192) return 640e12 * cluster;
+    if (f.schedule.bn == 32) return 300e12;  // not measured where it computes: offered for few columns only
     if (f.schedule.bn <= 128) return 620e12 * cluster;
     return f.schedule.cluster > 1 ? 740e12 : 700e12;
   }

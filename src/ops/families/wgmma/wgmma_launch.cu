@@ -122,9 +122,12 @@ void convert_operand(const void* src, int64_t ld, bool mn_major, int64_t lines, 
 }  // namespace
 
 std::string wgmma_schedule_problem(const WgmmaSchedule& s, WgmmaIn in) {
-  if (s.bn != 64 && s.bn != 128 && s.bn != 192 && s.bn != 256)
-    return "the tile's columns (" + std::to_string(s.bn) + ") must be 64, 128, 192 or 256";
-  if (s.bm != 128 && s.bm != 192) return "the tile's rows (" + std::to_string(s.bm) + ") must be 128 or 192";
+  if (s.bn != 32 && s.bn != 64 && s.bn != 128 && s.bn != 192 && s.bn != 256)
+    return "the tile's columns (" + std::to_string(s.bn) + ") must be 32, 64, 128, 192 or 256";
+  if (s.bm != 64 && s.bm != 128 && s.bm != 192)
+    return "the tile's rows (" + std::to_string(s.bm) + ") must be 64, 128 or 192";
+  if (s.bm == 64 && (s.pingpong || in == WgmmaIn::TF32x3))
+    return "64-row tiles (one consumer warpgroup) are cooperative (no pp) and run one product (not 3xTF32)";
   if (s.bm == 192 && (s.bn != 128 || s.pingpong || in == WgmmaIn::TF32x3))
     return "192-row tiles (three consumer warpgroups of 152 registers) take 128 columns, cooperative, one "
            "product (not 3xTF32)";
@@ -169,8 +172,8 @@ void launch_wgmma(const WgmmaLaunch& l, cudaStream_t stream) {
   if (sum_in_cluster && (sc.cluster != 1 || sc.pingpong || !wgmma_sums_fit_stages(sc) ||
                          slices.splits > kWgmmaMaxClusterSlices))
     throw Error(ErrorCode::Internal, "launch_wgmma: this schedule cannot sum its k slices in a cluster");
-  if (l.c_transposed && (slices.splits < 2 || sum_in_cluster))
-    throw Error(ErrorCode::Internal, "launch_wgmma: C^T is written by split-K's reduction through workspace only");
+  if (l.c_transposed && slices.splits < 2)
+    throw Error(ErrorCode::Internal, "launch_wgmma: C^T is written by split-K's sum (two k slices or more)");
   const void* kernel = l.run_time              ? detail::jit_kernel(detail::current_device_context(), wgmma_jit_request(l))
                        : in == WgmmaIn::F16    ? compiled_wgmma_kernel_f16(l)
                        : in == WgmmaIn::TF32x3 ? compiled_wgmma_kernel_tf32x3(l)
@@ -229,7 +232,7 @@ void launch_wgmma(const WgmmaLaunch& l, cudaStream_t stream) {
              reinterpret_cast<uintptr_t>(l.c) % 16 == 0;
   // C written over in one k slice: TMA stores (boxes of 64 rows x one 128-byte line, the kernel's
   // store_slice_tma); else an unused map.
-  p.tma_c = wgmma_tma_stores_c(l.beta == 0.0f, p.rows16, l.n, l.out, slices.splits);
+  p.tma_c = wgmma_tma_stores_c(l.beta == 0.0f, p.rows16, l.n, l.out, slices.splits, sc.bn);
   CUtensorMap map_c{};
   if (p.tma_c) map_c = tensor_map(l.c, l.out, l.m, l.n, l.ldc, 64, l.batch, l.stride_c);
   p.splits = slices.splits;
@@ -237,6 +240,7 @@ void launch_wgmma(const WgmmaLaunch& l, cudaStream_t stream) {
   p.partial = l.partial;
   p.ld_partial = wgmma_partial_ld(l.n);
   p.sum_in_cluster = sum_in_cluster;
+  p.c_transposed = l.c_transposed;
   p.a = static_cast<const float*>(l.a);
   p.b = static_cast<const float*>(l.b);
   p.lda = l.lda;

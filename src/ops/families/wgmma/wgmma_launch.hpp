@@ -21,12 +21,13 @@ using kernels::WgmmaIn;
 
 // A level 8 schedule: k steps of one 128-byte line (64 16-bit or 32 FP32 elements), and these fields.
 struct WgmmaSchedule {
-  int bn;         // the tile's columns: 64, 128, 192 or 256 (the wgmma widths hopper.cuh issues)
+  int bn;         // the tile's columns: 32, 64, 128, 192 or 256 (the wgmma widths hopper.cuh issues)
   int cluster;    // blocks per cluster sharing B's tile: 1 or 2
   bool pingpong;  // consumer warpgroups take turns on whole tiles (128 columns: 128 accumulators each)
   int stages;     // pipeline stages of (bm + bn) 128-byte lines: 48 KB (128 x 256), 40 KB (128 x 192), 32 KB
                   // (128 x 128), 24 KB (128 x 64)
-  // The tile's rows: 128 (two consumer warpgroups) or 192 (three; 128 columns, cooperative).
+  // The tile's rows: 128 (two consumer warpgroups), 192 (three; 128 columns, cooperative) or 64 (one;
+  // cooperative, one product).
   int bm = 128;
   constexpr bool operator==(const WgmmaSchedule& o) const {
     return bn == o.bn && cluster == o.cluster && pingpong == o.pingpong && stages == o.stages && bm == o.bm;
@@ -37,20 +38,22 @@ struct WgmmaSchedule {
 // (tile counts between the other two widths' fill the SMs: 1024 x 2304 x 768 on 96 tiles instead of
 // 72 or 144), 128 x 128 and 192 x 128 (6272 x 512 x 4608 on 132 tiles against 98 of 128 x 256),
 // 128 x 64 in 8 stages (1024 x 768 x 3072 on 96 tiles, unsplit, against 48 of 128 x 128; 8 stages
-// 15.0 us, 6 stages 16.2-17.0, 4 stages 19.6, H200, 2026-11-29), and
-// ping-pong 128 x 128 alone and in clusters of 2. Any other valid schedule compiles at run time.
-inline constexpr WgmmaSchedule kWgmmaSchedules[] = {{256, 1, false, 4}, {256, 2, false, 4}, {192, 1, false, 4},
-                                                    {128, 1, false, 4}, {128, 1, false, 4, 192},
-                                                    {64, 1, false, 8},  {128, 1, true, 6},
-                                                    {128, 2, true, 6}};
+// 15.0 us, 6 stages 16.2-17.0, 4 stages 19.6, H200, 2026-11-29), 64 x 32 in 12 stages (products of
+// few columns, or few rows as C^T: 128 blocks of 64 W lines where 64 of 128 x 64 streamed W slower,
+// 32 x 4096 x 14336 36.5 us against 38.5-38.8, H200, 2026-11-29), and ping-pong 128 x 128 alone and
+// in clusters of 2. Any other valid schedule compiles at run time.
+inline constexpr WgmmaSchedule kWgmmaSchedules[] = {{256, 1, false, 4},  {256, 2, false, 4}, {192, 1, false, 4},
+                                                    {128, 1, false, 4},  {128, 1, false, 4, 192},
+                                                    {64, 1, false, 8},   {32, 1, false, 12, 64},
+                                                    {128, 1, true, 6},   {128, 2, true, 6}};
 // FP32 operands at FP32 accuracy (3xTF32) keep two accumulator sets: 128 columns, cooperative,
 // alone or in clusters of 2 (wgmma_launch_tf32x3.cu).
 inline constexpr WgmmaSchedule kWgmmaTf32x3Schedules[] = {{128, 1, false, 4}, {128, 2, false, 4}};
 // FP32 operands as TF32 (one product): cooperative 128 x 256, 128 x 192 and 128 x 128, alone and in
-// clusters of 2, 192 x 128, and 128 x 64 in 8 stages (wgmma_launch_tf32.cu).
-inline constexpr WgmmaSchedule kWgmmaTf32Schedules[] = {{256, 1, false, 4}, {256, 2, false, 4}, {192, 1, false, 4},
-                                                        {192, 2, false, 4}, {128, 1, false, 4}, {128, 2, false, 4},
-                                                        {128, 1, false, 4, 192}, {64, 1, false, 8}};
+// clusters of 2, 192 x 128, 128 x 64 in 8 stages and 64 x 32 in 12 (wgmma_launch_tf32.cu).
+inline constexpr WgmmaSchedule kWgmmaTf32Schedules[] = {{256, 1, false, 4},      {256, 2, false, 4}, {192, 1, false, 4},
+                                                        {192, 2, false, 4},      {128, 1, false, 4}, {128, 2, false, 4},
+                                                        {128, 1, false, 4, 192}, {64, 1, false, 8},  {32, 1, false, 12, 64}};
 constexpr bool wgmma_compiled(const WgmmaSchedule& s, WgmmaIn in = WgmmaIn::BF16) {
   auto in_table = [&](const auto& table) {
     for (const WgmmaSchedule& c : table)
@@ -109,8 +112,8 @@ struct WgmmaLaunch {
   // kWgmmaMaxClusterSlices; cluster 1, no ping-pong, wgmma_sums_fit_stages): one launch, no partial.
   bool sum_in_cluster = false;
   // The product computed is C^T (m x n, a, b and the operands' fields above are C^T = B^T A^T's): the
-  // k slices' sums through workspace (splits > 1, not sum_in_cluster), whose reduction writes C^T's
-  // (i, j) to C's (j, i) at c + j * ldc + i; `epi` stays on C (its bias per row or column of C).
+  // k slices' sum (splits > 1: the reduction through workspace, or the cluster's) writes C^T's (i, j)
+  // to C's (j, i) at c + j * ldc + i; `epi` stays on C (its bias per row or column of C).
   bool c_transposed = false;
   // FP32 operands converted first (wgmma_converts_a / _b): wgmma_parts_bytes(m or n, k, in, batches)
   // of workspace (batches: 1 for a shared operand, else batch) for the K-major copy (TF32) or B's
@@ -166,9 +169,10 @@ inline size_t wgmma_partial_bytes(int64_t m, int64_t n, int64_t k, int splits, i
 // (beta == 0) by one k slice, its address, row pitch and batch stride multiples of 16 bytes (c_rows16),
 // and its rows a whole number of 16-byte chunks: TMA stores write whole 16-byte chunks at the edge of
 // the tensor (n = 250 bf16 wrote columns 250..255, H200, 2026-11-29), so a ragged row end would
-// reach past C's columns.
-inline bool wgmma_tma_stores_c(bool beta_zero, bool c_rows16, int64_t n, DType out, int splits) {
-  return beta_zero && c_rows16 && (n * dtype_bytes(out)) % 16 == 0 && splits == 1;
+// reach past C's columns; and the tile's rows at least the stores' 128-byte box line
+// (kernels::kTmaStoresFit: 32 columns of 16-bit C are half a line).
+inline bool wgmma_tma_stores_c(bool beta_zero, bool c_rows16, int64_t n, DType out, int splits, int bn) {
+  return beta_zero && c_rows16 && (n * dtype_bytes(out)) % 16 == 0 && splits == 1 && bn * dtype_bytes(out) >= 128;
 }
 
 // The leading dimension (elements) of a packed operand with lines of `inner` elements: a multiple of 8

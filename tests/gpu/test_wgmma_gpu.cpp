@@ -232,6 +232,9 @@ TEST(Wgmma, SmallOddShapes) {
         // ... and summed in the cluster, written transposed by the blocks (2 and 4 slices).
         run_case({DType::F16, DType::F16, layout, op_a, op_b, 9, 140, 300, 0, 0, 1.0f, 0.0f, "wgmma:128x64x64:s8:kc2:t"});
         run_case({DType::BF16, DType::BF16, layout, op_a, op_b, 5, 70, 600, 1, 1, 1.0f, 1.0f, "wgmma:128x128x64:s4:kc4:t"});
+        // 64 x 64 tiles (one consumer warpgroup, either B orientation): as stored and as C^T.
+        run_case({DType::BF16, DType::F32, layout, op_a, op_b, 70, 90, 200, 1, 1, 1.0f, 1.0f, "wgmma:64x64x64:s13"});
+        run_case({DType::F16, DType::F16, layout, op_a, op_b, 37, 150, 300, 0, 0, 1.0f, 0.0f, "wgmma:64x64x64:s13:kc2:t"});
       }
   // 64 x 32 tiles (one consumer warpgroup) where B's tile is K-major (a 32-column MN-major tile would
   // be half of a 64-column box): as stored (16-bit C through the staged stores, f32 C through TMA's),
@@ -300,6 +303,12 @@ TEST(Wgmma, TransposedSplitKAgainstTheFp64Reference) {
     run_case({bf, bf, Layout::RowMajor, Op::N, op_b, 17, 333, 3000, 0, 0, 1.0f, 1.0f, "wgmma:64x32x64:s12:kc8:t"});
     run_case({bf, f, Layout::RowMajor, Op::N, op_b, 24, 4096, 14336, 0, 0, 1.0f, 0.0f, "wgmma:64x32x64:s12:k2:t"});
   }
+  // 64 x 64 tiles for 33-64 rows, every layout.
+  for (Layout layout : kLayouts)
+    for (Op op_a : kOps)
+      for (Op op_b : kOps)
+        run_case({bf, bf, layout, op_a, op_b, 64, 4096, 4096, 0, 0, 1.0f, 0.0f, "wgmma:64x64x64:s13:kc2:t"});
+  run_case({h, f, Layout::RowMajor, Op::N, Op::T, 48, 1000, 14336, 3, 1, 1.5f, -0.5f, "wgmma:64x64x64:s13:k2:t"});
 }
 
 // Split-K summed inside a cluster (":kc<N>"): the slices of a tile are the blocks of one cluster and

@@ -222,9 +222,10 @@ class WgmmaFamily final : public Family {
   // ping-pong where blocks have several tiles, never split. Up to 8 slices are offered both ways,
   // through workspace and summed in a cluster.
   // A short m against a long n also as C^T (offers_transposed): the same splits on the transposed
-  // product (":t"), through workspace, and summed in a cluster on 64 x 32 tiles only (32 x 4096 x 4096
-  // 15.3 us against 16.9 through workspace; 128 x 64 tiles summed in clusters of 2 ran 1.3-6.6 us
-  // slower than through workspace on 32 and 64 rows, bf16, H200, 2026-11-29).
+  // product (":t"), through workspace, and summed in a cluster on 64-row tiles only (32 x 4096 x 4096
+  // on 64 x 32 15.3 us against 16.9 through workspace, 64 x 4096 x 4096 on 64 x 64 16.9 against 18.0;
+  // 128 x 64 tiles summed in clusters of 2 ran 1.3-6.6 us slower than through workspace on 32 and 64
+  // rows, bf16, H200, 2026-11-29).
   std::vector<Config> candidates(const Problem& p, const DeviceFacts& d) const override {
     std::vector<Config> out = candidates_as_stored(p, d);
     if (offers_transposed(p))
@@ -241,8 +242,9 @@ class WgmmaFamily final : public Family {
     for (const WgmmaSchedule& sc : schedules()) {
       const int bm = sc.bm, bn = sc.bn, cluster = sc.cluster;
       if (cluster == 2 && (p.m <= bm || p.n <= 128)) continue;
-      // 64 x 32 tiles for few columns only (C^T's few rows): their wgmmas are a quarter of 128 x 64's.
-      if (bm == 64 && p.n > 32) continue;
+      // 64-row tiles for as few columns as theirs only (C^T's few rows): their wgmmas are a quarter
+      // (64 x 32) or half (64 x 64) of 128 x 64's.
+      if (bm == 64 && p.n > bn) continue;
       const int64_t units = p.batch * ((p.m + bm * cluster - 1) / (bm * cluster)) * ((p.n + bn - 1) / bn);
       // Ping-pong needs two tiles per block to alternate (512 x 512 x 65536 in 8 slices, one unit per
       // block: 0.55-0.64x cuBLAS against 0.74x on 128 x 128 tiles alone).
@@ -252,7 +254,7 @@ class WgmmaFamily final : public Family {
       const int64_t steps = (p.k + bk_ - 1) / bk_;
       for (int splits : kSplitChoices) {
         if (units * splits * cluster > d.sm_count || steps < 2 * splits) continue;
-        // 64 x 32 tiles in 2 slices at most: 4 ran 2.1-3.0 us behind 2 summed in the cluster (2048 x
+        // 64-row tiles in 2 slices at most: 4 ran 2.1-3.0 us behind 2 summed in the cluster (2048 x
         // 16 x 4096 NT 13.1 and 15.0 against 11.0 us, 4096 x 16 x 4096 NT 17.5 and 21.2 against 14.5;
         // bf16, H200, 2026-11-29).
         if (bm == 64 && splits > 2) continue;

@@ -443,6 +443,11 @@ TEST(WgmmaFamily, SchedulesByShape) {
   EXPECT_TRUE(contains(transposed, "wgmma:128x128x64:s6:k2:t:jit"));
   EXPECT_TRUE(contains(transposed, "wgmma:128x64x64:s8:k2"));
   EXPECT_TRUE(contains(transposed, "wgmma:128x64x64:s8:kc2:t"));
+  // A 64-row tile moves between its two widths on 64 rows too (and to 128 rows).
+  const std::vector<std::string> narrow = neighbour_texts(problem(32, 4096, 4096), "wgmma:64x32x64:s12:kc2:t");
+  EXPECT_TRUE(contains(narrow, "wgmma:64x64x64:s12:kc2:t:jit"));
+  EXPECT_TRUE(contains(narrow, "wgmma:64x32x64:s12:k2:t"));
+  EXPECT_TRUE(contains(narrow, "wgmma:64x32x64:s11:kc2:t:jit"));
   const std::string one_slice =
       f->can_implement(problem(32, 4096, 64), ops::registry().parse("wgmma:128x64x64:s8:k2:t", "t", ops::OpKind::Gemm));
   EXPECT_NE(one_slice.find("k = 64 makes one k slice"), std::string::npos) << one_slice;

@@ -147,6 +147,17 @@ TEST(FusedEpilogue, Level8EveryStorePathAndActivation) {
               BiasKind::PerColumn, DType::F32, act, 0.0f, "wgmma:128x64x64:s8:k4:t"});
     run_case({DType::F16, DType::F32, Math::Fp32, Layout::ColMajor, Op::N, Op::N, 24, 300, 520, 1, BiasKind::PerRow,
               DType::F32, act, 0.5f, "wgmma:128x128x64:s4:k2:t"});
+    // ... and summed in the cluster on 64-row tiles, which writes C transposed with C's bias; 64 x 32
+    // as stored, the column bias staged for 32 columns (ColumnBiasRows<32>).
+    const Layout row = Layout::RowMajor;
+    for (const EpilogueCase& t : std::vector<EpilogueCase>{
+             {DType::BF16, DType::BF16, Math::Fp32, row, Op::N, Op::T, 24, 300, 1500, 2, BiasKind::PerColumn,
+              DType::BF16, act, 0.0f, "wgmma:64x32x64:s12:kc2:t"},
+             {DType::F16, DType::F32, Math::Fp32, Layout::ColMajor, Op::T, Op::N, 48, 264, 900, 1, BiasKind::PerRow,
+              DType::F32, act, 0.5f, "wgmma:64x64x64:s13:kc2:t"},
+             {DType::BF16, DType::BF16, Math::Fp32, row, Op::N, Op::T, 300, 30, 200, 1, BiasKind::PerColumn,
+              DType::F32, act, 0.0f, "wgmma:64x32x64:s12"}})
+      run_case(t);
   }
 }
 

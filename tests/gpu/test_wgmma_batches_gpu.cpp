@@ -189,7 +189,14 @@ TEST(WgmmaBatches, ManyBatchesOneAndNone) {
            {DType::F32, DType::F32, Math::Tf32, Layout::RowMajor, Op::N, Op::T, 32, 264, 500, 3, -1, 8, 8, 0, 0.0f,
             "wgmma-tf32:128x64x32:s8:k4:t"},
            {DType::F32, DType::F32, Math::Fp32, Layout::RowMajor, Op::T, Op::N, 16, 200, 400, 2, 0, 0, 0, 0, 1.0f,
-            "wgmma-3xtf32:128x128x32:s4:k2:t"}})
+            "wgmma-3xtf32:128x128x32:s4:k2:t"},
+           // Summed in the cluster on 64-row tiles, and 64 x 32 as stored.
+           {DType::BF16, DType::BF16, Math::Fp32, Layout::RowMajor, Op::N, Op::T, 24, 520, 700, 3, 0, -1, 0, 0, 0.0f,
+            "wgmma:64x32x64:s12:kc2:t"},
+           {DType::F16, DType::F32, Math::Fp32, Layout::RowMajor, Op::N, Op::N, 40, 300, 900, 2, 3, 1, 1, 1, 0.5f,
+            "wgmma:64x64x64:s13:kc2:t"},
+           {DType::BF16, DType::BF16, Math::Fp32, Layout::RowMajor, Op::N, Op::T, 300, 24, 200, 3, 0, 0, 0, 0, 0.0f,
+            "wgmma:64x32x64:s12"}})
     run_case(t);
 }
 

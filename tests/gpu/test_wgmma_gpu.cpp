@@ -241,7 +241,7 @@ TEST(Wgmma, SmallOddShapes) {
   // and as C^T (A's rows K-major), through workspace and summed in the cluster.
   const Layout row = Layout::RowMajor;
   const char* w32 = "wgmma:64x32x64:s12";
-  run_case({DType::BF16, DType::BF16, row, Op::N, Op::T, 100, 30, 72, 0, 0, 1.0f, 0.0f, w32});
+  run_case({DType::BF16, DType::BF16, row, Op::N, Op::T, 100, 40, 72, 0, 0, 1.0f, 0.0f, w32});  // 80-byte rows
   run_case({DType::F16, DType::F32, row, Op::N, Op::T, 70, 37, 40, 1, 1, 1.0f, 1.0f, w32});
   run_case({DType::BF16, DType::F32, row, Op::N, Op::T, 130, 64, 64, 0, 0, 1.0f, 0.0f, w32});
   for (Op op_b : kOps) {
@@ -303,6 +303,9 @@ TEST(Wgmma, TransposedSplitKAgainstTheFp64Reference) {
     run_case({bf, bf, Layout::RowMajor, Op::N, op_b, 17, 333, 3000, 0, 0, 1.0f, 1.0f, "wgmma:64x32x64:s12:kc8:t"});
     run_case({bf, f, Layout::RowMajor, Op::N, op_b, 24, 4096, 14336, 0, 0, 1.0f, 0.0f, "wgmma:64x32x64:s12:k2:t"});
   }
+  // Shares of rows not a multiple of 4 (3 and 7 slices: k of 3 and 7 steps), beta reading C.
+  run_case({bf, bf, Layout::RowMajor, Op::N, Op::T, 24, 300, 150, 0, 0, 1.0f, 1.0f, "wgmma:64x32x64:s12:kc4:t"});
+  run_case({h, f, Layout::RowMajor, Op::N, Op::N, 30, 130, 440, 0, 0, 1.0f, -1.0f, "wgmma:64x64x64:s13:kc8:t"});
   // 64 x 64 tiles for 33-64 rows, every layout.
   for (Layout layout : kLayouts)
     for (Op op_a : kOps)

@@ -272,19 +272,21 @@ class WgmmaFamily final : public Family {
   // One move: a stage more or fewer, another tile width (64 columns from 128), 128 or 192 rows (128
   // columns), clusters on or off, ping-pong on or off (its 128 x 128 tile), with the same split and,
   // for a larger tile, as many of the stages as its shared memory holds (128 x 64's eight are four
-  // of 128 x 256); those not compiled ahead run at run time. And the same config with its slices
-  // summed the other way (workspace or cluster).
+  // of 128 x 256); those not compiled ahead run at run time; a 64-row tile also to the other of 32
+  // and 64 columns on 64 rows. And the same config with its slices summed the other way (workspace
+  // or cluster).
   std::vector<Config> neighbours(const Problem&, const Config& c) const override {
     const WgmmaConfig& f = c.fields<WgmmaConfig>();
     const WgmmaSchedule s = f.schedule;
-    const WgmmaSchedule moves[] = {{s.bn, s.cluster, s.pingpong, s.stages - 1, s.bm},
-                                   {s.bn, s.cluster, s.pingpong, s.stages + 1, s.bm},
-                                   {s.bn == 128 ? 192 : 128, s.cluster, false, s.stages},
-                                   {s.bn == 256 ? 192 : 256, s.cluster, false, s.stages},
-                                   {s.bn == 128 ? 64 : s.bn, s.cluster, false, s.stages},
-                                   {128, s.cluster, false, s.stages, s.bm == 128 ? 192 : 128},
-                                   {s.bn, 3 - s.cluster, s.pingpong, s.stages, s.bm},
-                                   {128, s.cluster, !s.pingpong, s.stages}};
+    std::vector<WgmmaSchedule> moves = {{s.bn, s.cluster, s.pingpong, s.stages - 1, s.bm},
+                                        {s.bn, s.cluster, s.pingpong, s.stages + 1, s.bm},
+                                        {s.bn == 128 ? 192 : 128, s.cluster, false, s.stages},
+                                        {s.bn == 256 ? 192 : 256, s.cluster, false, s.stages},
+                                        {s.bn == 128 ? 64 : s.bn, s.cluster, false, s.stages},
+                                        {128, s.cluster, false, s.stages, s.bm == 128 ? 192 : 128},
+                                        {s.bn, 3 - s.cluster, s.pingpong, s.stages, s.bm},
+                                        {128, s.cluster, !s.pingpong, s.stages}};
+    if (s.bm == 64) moves.push_back({s.bn == 32 ? 64 : 32, s.cluster, false, s.stages, 64});
     std::vector<Config> out;
     auto add = [&](const WgmmaConfig& n) {
       if (n.sum_in_cluster && !cluster_sum_problem(n).empty()) return;
@@ -309,7 +311,7 @@ class WgmmaFamily final : public Family {
       // Without a second k slice there is no reduction to write C^T's sums into C.
       const KSlices slices = k_slices(p.k, c.fields<WgmmaConfig>().splits, bk_);
       if (slices.splits < 2)
-        return "C^T (:t) is written by split-K's reduction, and k = " + std::to_string(p.k) + " makes one k slice";
+        return "C^T (:t) is written by split-K's sum, and k = " + std::to_string(p.k) + " makes one k slice";
       return can_implement(transposed_problem(p), as_stored(c));
     }
     const WgmmaConfig& f = c.fields<WgmmaConfig>();

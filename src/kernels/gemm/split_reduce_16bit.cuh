@@ -13,16 +13,6 @@
 namespace tilegemm {
 namespace kernels {
 
-// partial: per batch `splits` slices of m x n FP32 sums, ld_partial apart in a slice (a multiple of 4;
-// 16-byte aligned rows), m * ld_partial apart between slices (and the batches one after the other);
-// batch b's C at c + b * stride_c; then the bias and activation (epi). A thread sums 4 columns of a
-// row at a time, grid-stride: 16-byte loads, the loads of up to 4 slices in flight before their adds
-// (sum_slices; one element a thread with a load per slice in turn took 9.4 us on 1024 x 768 in 2
-// slices, ncu on an H200), one 64-bit division per 4 elements, and C's 4 elements as one store where aligned.
-// kTransposedC: the sums are C^T's (C is n x m, ldc apart; epi on C): a thread sums 4 rows of one
-// column of them, C's 4 adjacent elements; consecutive threads take consecutive columns of the sums
-// (C's rows: coalesced loads, C's stores ldc apart; the products that take this way have short C
-// rows, m <= 64 in the chooser).
 // The sum of load(0), ..., load(splits - 1) in slice order, four slices' loads in flight before their
 // adds (a slice's loads in turn, then its adds, took ~2 us a slice: C^T's 32 x 4096 in 2, 4 and 8
 // slices 4.6, 8.4 and 13.3 us, ncu on an H200, 2026-11-29).
@@ -40,6 +30,17 @@ __device__ __forceinline__ float4 sum_slices(int splits, Load load) {
   return sum;
 }
 
+// partial: per batch `splits` slices of m x n FP32 sums, ld_partial apart in a slice (a multiple of 4;
+// 16-byte aligned rows), m * ld_partial apart between slices (and the batches one after the other);
+// batch b's C at c + b * stride_c; then the bias and activation (epi). A thread sums 4 columns of a
+// row at a time, grid-stride: 16-byte loads, the loads of up to 4 slices in flight before their adds
+// (sum_slices; one element a thread with a load per slice in turn took 9.4 us on 1024 x 768 in 2
+// slices, ncu on an H200), one 64-bit division per 4 elements, and C's 4 elements as one store where
+// aligned.
+// kTransposedC: the sums are C^T's (C is n x m, ldc apart; epi on C): a thread sums 4 rows of one
+// column of them, C's 4 adjacent elements; consecutive threads take consecutive columns of the sums
+// (C's rows: coalesced loads, C's stores ldc apart; the products that take this way have short C
+// rows, m <= 64 in the chooser).
 template <class OutT, bool kTransposedC = false>
 __global__ void __launch_bounds__(256) split_reduce_16bit(const float* partial, int splits, int m, int n,
                                                           long long ld_partial, OutT* c, long long ldc, float alpha,

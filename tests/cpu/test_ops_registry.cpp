@@ -443,11 +443,17 @@ TEST(WgmmaFamily, SchedulesByShape) {
   EXPECT_TRUE(contains(transposed, "wgmma:128x128x64:s6:k2:t:jit"));
   EXPECT_TRUE(contains(transposed, "wgmma:128x64x64:s8:k2"));
   EXPECT_TRUE(contains(transposed, "wgmma:128x64x64:s8:kc2:t"));
-  // A 64-row tile moves between its two widths on 64 rows too (and to 128 rows).
+  // A 64-row tile moves to half or twice its columns on 64 rows too (and to 128 rows).
   const std::vector<std::string> narrow = neighbour_texts(problem(32, 4096, 4096), "wgmma:64x32x64:s12:kc2:t");
   EXPECT_TRUE(contains(narrow, "wgmma:64x64x64:s12:kc2:t:jit"));
   EXPECT_TRUE(contains(narrow, "wgmma:64x32x64:s12:k2:t"));
   EXPECT_TRUE(contains(narrow, "wgmma:64x32x64:s11:kc2:t:jit"));
+  const std::vector<std::string> wide = neighbour_texts(problem(48, 11008, 4096), "wgmma:64x128x64:s8");
+  EXPECT_TRUE(contains(wide, "wgmma:64x64x64:s8:jit"));
+  EXPECT_FALSE(contains(wide, "wgmma:64x256x64:s8:jit"));
+  const std::vector<std::string> middle = neighbour_texts(problem(48, 64, 4096), "wgmma:64x64x64:s13");
+  EXPECT_TRUE(contains(middle, "wgmma:64x32x64:s13:jit"));
+  EXPECT_TRUE(contains(middle, "wgmma:64x128x64:s8"));
   const std::string one_slice =
       f->can_implement(problem(32, 4096, 64), ops::registry().parse("wgmma:128x64x64:s8:k2:t", "t", ops::OpKind::Gemm));
   EXPECT_NE(one_slice.find("k = 64 makes one k slice"), std::string::npos) << one_slice;
@@ -506,9 +512,22 @@ TEST(OpsRegistry, FewRowsRunAsTheirTranspose) {
   // 36.6 on 64 x 4096 x 14336 NT (38.0-38.3; 40.4; 49-51).
   EXPECT_EQ(ops::rank(bf16(64, 4096, 4096, false), h200).best().text(), "wgmma:64x64x64:s13:kc2:t");
   EXPECT_EQ(ops::rank(bf16(64, 4096, 14336, true), h200).best().text(), "wgmma:64x64x64:s13:kc2:t");
-  // 11008 lines stay as stored on 128 x 192 tiles summed in clusters: 32.0-35.4 us against 34.0-34.5
-  // as C^T on 64 x 32 tiles in 2 slices and 37.0-40.7 on 192 x 128.
-  EXPECT_EQ(ops::rank(bf16(32, 11008, 4096, false), h200).best().text(), "wgmma:128x192x64:s4:kc2");
+  // 17-64 rows against 11008 or 14336 lines of k = 4096 stay as stored on one wave of 64 x 128 tiles:
+  // 32 x 11008 x 4096 29.4-29.6 us against 31.7-35.2 on 128 x 192 tiles summed in clusters, 64 x
+  // 14336 x 4096 33.2-34.0 against 45.4-45.8 on 128 x 128; 16 rows stay on skinny16 (32.9 against
+  // 35.3 on 64 x 128).
+  EXPECT_EQ(ops::rank(bf16(32, 11008, 4096, false), h200).best().text(), "wgmma:64x128x64:s8");
+  EXPECT_EQ(ops::rank(bf16(64, 11008, 4096, true), h200).best().text(), "wgmma:64x128x64:s8");
+  EXPECT_EQ(ops::rank(bf16(48, 14336, 4096, false), h200).best().text(), "wgmma:64x128x64:s8");
+  EXPECT_EQ(ops::rank(bf16(16, 14336, 4096, false), h200).best().text(), "skinny16");
+  // 64 x 6144 x 4096: 48 tiles unsplit 19.4 us, 21.1 in 2 slices summed in clusters.
+  EXPECT_EQ(ops::rank(bf16(64, 6144, 4096, false), h200).best().text(), "wgmma:64x128x64:s8");
+  // TF32 likewise: 64 x 14336 x 4096 NT 63.2 us against 87.7 on 128 x 128 tiles, 32 x 11008 x 4096
+  // 51.1 against 68.9 on 128 x 192 summed in clusters.
+  ops::Problem tf32 = bf16(64, 14336, 4096, true);
+  tf32.a_type = tf32.b_type = tf32.c_type = DType::F32;
+  tf32.math = Math::Tf32;
+  EXPECT_EQ(ops::rank(tf32, h200).best().text(), "wgmma-tf32:64x128x32:s8");
   // A few columns as stored: 4096 x 32 x 4096 NT on 64 x 32 tiles summed in clusters, 14.5 us against
   // 16.2 unsplit and 17.1 through workspace; NN's B is MN-major, which a 32-column tile cannot load
   // (half a 64-column box): 64 x 64 tiles.

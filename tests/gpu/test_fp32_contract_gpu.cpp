@@ -447,14 +447,14 @@ struct Shape {
 };
 const std::vector<std::string> kWgmmaTf32x3Runs = {"wgmma-3xtf32:128x128x32:s4", "wgmma-3xtf32:128x128x32:s4:c2",
                                                    "wgmma-3xtf32:128x128x32:s4:k2", "wgmma-3xtf32:128x128x32:s4:kc2"};
-// Level 8's TF32 (family wgmma-tf32, math = tf32): both compiled tile widths, alone and in clusters,
+// Level 8's TF32 (family wgmma-tf32, math = tf32): the compiled tiles, alone and in clusters,
 // split-K both ways.
 const std::vector<std::string> kWgmmaTf32Runs = {"wgmma-tf32:128x256x32:s4", "wgmma-tf32:128x256x32:s4:c2",
                                                  "wgmma-tf32:128x192x32:s4", "wgmma-tf32:128x192x32:s4:c2",
                                                  "wgmma-tf32:192x128x32:s4",
                                                  "wgmma-tf32:128x128x32:s4", "wgmma-tf32:128x128x32:s4:k2",
                                                  "wgmma-tf32:128x256x32:s4:kc2", "wgmma-tf32:64x32x32:s12",
-                                                 "wgmma-tf32:64x32x32:s12:kc2"};
+                                                 "wgmma-tf32:64x32x32:s12:kc2", "wgmma-tf32:64x128x32:s8"};
 // TF32 cuts both operands to 10-bit mantissas (truncated: up to 2^-10 each), 2^-9 of each product
 // beyond FP32's bound (with room for the product of the two cuts).
 constexpr double kTf32PerProduct = 0x1.02p-9;

@@ -235,6 +235,10 @@ TEST(Wgmma, SmallOddShapes) {
         // 64 x 64 tiles (one consumer warpgroup, either B orientation): as stored and as C^T.
         run_case({DType::BF16, DType::F32, layout, op_a, op_b, 70, 90, 200, 1, 1, 1.0f, 1.0f, "wgmma:64x64x64:s13"});
         run_case({DType::F16, DType::F16, layout, op_a, op_b, 37, 150, 300, 0, 0, 1.0f, 0.0f, "wgmma:64x64x64:s13:kc2:t"});
+        // 64 x 128 tiles over few rows as stored: rows past m in the one consumer's tile, ragged
+        // columns, 16-bit C through the staged stores and f32 C through TMA's.
+        run_case({DType::BF16, DType::BF16, layout, op_a, op_b, 40, 300, 200, 1, 1, 1.0f, 1.0f, "wgmma:64x128x64:s8"});
+        run_case({DType::F16, DType::F32, layout, op_a, op_b, 64, 256, 72, 0, 0, 1.0f, 0.0f, "wgmma:64x128x64:s8"});
       }
   // 64 x 32 tiles (one consumer warpgroup) where B's tile is K-major (a 32-column MN-major tile would
   // be half of a 64-column box): as stored (16-bit C through the staged stores, f32 C through TMA's),
@@ -288,6 +292,8 @@ TEST(Wgmma, TransposedSplitKAgainstTheFp64Reference) {
         run_case({h, f, layout, op_a, op_b, 13, 263, 1500, 3, 1, 1.5f, -0.5f, "wgmma:128x128x64:s4:kc8:t"});
         // 64 x 64 tiles for 33-64 rows (either B orientation).
         run_case({bf, bf, layout, op_a, op_b, 64, 4096, 4096, 0, 0, 1.0f, 0.0f, "wgmma:64x64x64:s13:kc2:t"});
+        // ... and 17-64 rows against a long n as stored on 64 x 128 tiles (no C^T, for comparison).
+        run_case({bf, bf, layout, op_a, op_b, 48, 11008, 4096, 0, 0, 1.0f, 0.0f, "wgmma:64x128x64:s8"});
       }
   run_case({h, h, Layout::RowMajor, Op::N, Op::T, 1, 4096, 4096, 0, 0, 1.0f, 0.0f, "wgmma:128x64x64:s8:k4:t"});
   run_case({bf, bf, Layout::RowMajor, Op::N, Op::N, 48, 11008, 4096, 0, 0, 1.0f, 0.0f, "wgmma:192x128x64:s4:k2:t"});

@@ -242,9 +242,14 @@ class WgmmaFamily final : public Family {
     for (const WgmmaSchedule& sc : schedules()) {
       const int bm = sc.bm, bn = sc.bn, cluster = sc.cluster;
       if (cluster == 2 && (p.m <= bm || p.n <= 128)) continue;
-      // 64-row tiles for as few columns as theirs only (C^T's few rows): their wgmmas are a quarter
-      // (64 x 32) or half (64 x 64) of 128 x 64's.
-      if (bm == 64 && p.n > bn) continue;
+      // 64-row tiles: 64 x 32 and 64 x 64 for as few columns as theirs (C^T's few rows; their wgmmas
+      // are a quarter or half of 128 x 64's), 64 x 128 for 17-64 rows as stored, the long operand on
+      // the tile's columns in one wave of tiles (64 x 14336 x 4096 on 112 of them 33.2 us, 45.4 on 128
+      // x 128; 64 x 11008 x 4096 28.6 against 36.3 in 2 slices of 128 x 192). Not the other way round:
+      // 64 x 64 as stored on 64 x 4096 x 14336 42.7 us against 36.8 as C^T; TF32 64 x 128 on 4096 x
+      // 64 x 4096 NT 40.6 against 26.0 on 128 x 64 (half its columns padding); and up to 16 rows
+      // skinny16 streams faster (16 x 14336 x 4096 32.9 against 35.3; bf16 and TF32, H200, 2026-11-29).
+      if (bm == 64 && (bn < 128 ? p.n > bn : p.m > bm || p.m <= 16 || p.n <= bn)) continue;
       const int64_t units = p.batch * ((p.m + bm * cluster - 1) / (bm * cluster)) * ((p.n + bn - 1) / bn);
       // Ping-pong needs two tiles per block to alternate (512 x 512 x 65536 in 8 slices, one unit per
       // block: 0.55-0.64x cuBLAS against 0.74x on 128 x 128 tiles alone).
@@ -258,6 +263,9 @@ class WgmmaFamily final : public Family {
         // 16 x 4096 NT 13.1 and 15.0 against 11.0 us, 4096 x 16 x 4096 NT 17.5 and 21.2 against 14.5;
         // bf16, H200, 2026-11-29).
         if (bm == 64 && splits > 2) continue;
+        // 64 x 128 over few rows as stored unsplit: 2 slices summed in clusters ran slower (64 x 6144
+        // x 4096 21.1 us against 19.4, 32 rows 21.2 against 20.9).
+        if (bm == 64 && p.n > bn) continue;
         out.push_back(of(sc, splits));
         // Summed in a cluster: only where the clusters all run at once (they leave SMs idle in each
         // GPC: 512 x 512 x 65536 in clusters of 8 ran in two waves, 0.43x cuBLAS against 0.75x, H200)
@@ -272,9 +280,9 @@ class WgmmaFamily final : public Family {
   // One move: a stage more or fewer, another tile width (64 columns from 128), 128 or 192 rows (128
   // columns), clusters on or off, ping-pong on or off (its 128 x 128 tile), with the same split and,
   // for a larger tile, as many of the stages as its shared memory holds (128 x 64's eight are four
-  // of 128 x 256); those not compiled ahead run at run time; a 64-row tile also to the other of 32
-  // and 64 columns on 64 rows. And the same config with its slices summed the other way (workspace
-  // or cluster).
+  // of 128 x 256); those not compiled ahead run at run time; a 64-row tile also to half or twice
+  // its columns (32, 64 or 128) on 64 rows. And the same config with its slices summed the other way
+  // (workspace or cluster).
   std::vector<Config> neighbours(const Problem&, const Config& c) const override {
     const WgmmaConfig& f = c.fields<WgmmaConfig>();
     const WgmmaSchedule s = f.schedule;
@@ -286,7 +294,9 @@ class WgmmaFamily final : public Family {
                                         {128, s.cluster, false, s.stages, s.bm == 128 ? 192 : 128},
                                         {s.bn, 3 - s.cluster, s.pingpong, s.stages, s.bm},
                                         {128, s.cluster, !s.pingpong, s.stages}};
-    if (s.bm == 64) moves.push_back({s.bn == 32 ? 64 : 32, s.cluster, false, s.stages, 64});
+    if (s.bm == 64)
+      for (int width : {s.bn / 2, s.bn * 2})
+        if (width >= 32 && width <= 128) moves.push_back({width, s.cluster, false, s.stages, 64});
     std::vector<Config> out;
     auto add = [&](const WgmmaConfig& n) {
       if (n.sum_in_cluster && !cluster_sum_problem(n).empty()) return;
@@ -427,9 +437,15 @@ class WgmmaFamily final : public Family {
     // 64 x 32 tiles, half the lines a block, from ~80: 4096 x 32 x 4096 on 64 of them unsplit 16.2 us,
     // on 128 (2 slices summed in clusters) 14.5; 2048 x 16 x 4096 on 64 (2 slices) 11.0 (bf16, H200,
     // 2026-11-29).
+    // 64 x 128 tiles over few rows as stored (the long operand on the tile's columns, 8 stages of its
+    // 128 lines in flight) from ~56: 48 of them moved 50 MB in ~15 us on 64 x 6144 x 4096, 86 moved
+    // 90 MB in ~25 us on 64 x 11008 x 4096, 112 moved 117 MB in ~30 us on 64 x 14336 x 4096 (bf16,
+    // H200, 2026-11-29).
     const bool narrow_stream = bn <= 64 && p.n <= 64 && p.m >= 4 * p.n;
+    const bool wide_stream = bm == 64 && bn >= 128 && p.m <= bm && p.n >= 4 * p.m;
     const double bus = d.bus_bytes_per_s();
-    const double saturating = (narrow_stream ? (bm == 64 ? 80.0 : 64.0) / 132.0 : 1.0) * std::max(1, d.sm_count);
+    const double saturating =
+        (narrow_stream ? (bm == 64 ? 80.0 : 64.0) / 132.0 : wide_stream ? 56.0 / 132.0 : 1.0) * std::max(1, d.sm_count);
     const double streaming = 0.75 * bus * std::min(1.0, units / (waves * saturating));
     // The tiles' stream from L2 into shared memory: per k step a block loads bm lines of A and its
     // share of B's planes (a cluster multicasts B), 128 bytes each, at kL2Rate for the whole device.
@@ -447,7 +463,9 @@ class WgmmaFamily final : public Family {
     // rows, ":t", or on 128 x 256 tiles in 8 slices; bf16, H200, 2026-11-29).
     // 64 x 32 tiles: half their rows or 3/4 of their columns padding (16 rows as C^T on them: 32 steps
     // in 15.1 us, bf16, H200, 2026-11-29).
-    const bool mostly_padding = bm == 64 ? 2 * p.m <= bm || 4 * p.n <= bn : p.m <= 64 || p.n <= 16;
+    // 64 x 128 tiles on half their rows keep their compute term: 0.22-0.23 us a k step, as on all
+    // 64 rows (32 x 4096 x 14336 on 32 tiles, 224 steps in 54.4 us, bf16, H200, 2026-11-29).
+    const bool mostly_padding = bm == 64 ? (2 * p.m <= bm && bn < 128) || 4 * p.n <= bn : p.m <= 64 || p.n <= 16;
     const double padded_us = mostly_padding ? waves * (4.0 + 0.6 * slices.steps_per_split) : 0.0;
     const double compute_us = waves * tile_us, memory_us = bytes / streaming * 1e6;
     Estimate e;

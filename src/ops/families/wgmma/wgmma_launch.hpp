@@ -41,21 +41,23 @@ struct WgmmaSchedule {
 // 15.0 us, 6 stages 16.2-17.0, 4 stages 19.6, H200, 2026-11-29), 64 x 32 in 12 stages and 64 x 64 in
 // 13 (products of few columns, or few rows as C^T: 128 blocks of 64 W lines where 64 of 128 x 64
 // streamed W slower, 32 x 4096 x 14336 36.5 us against 38.5-38.8; 64 x 4096 x 14336 summed in
-// clusters 36.6 against 38.0, H200, 2026-11-29), and ping-pong 128 x 128 alone and in clusters of 2.
-// Any other valid schedule compiles at run time.
+// clusters 36.6 against 38.0, H200, 2026-11-29), 64 x 128 in 8 (17-64 rows as stored against a long
+// n: one wave of tiles, 8 stages of W lines in flight a block), and ping-pong 128 x 128 alone and in
+// clusters of 2. Any other valid schedule compiles at run time.
 inline constexpr WgmmaSchedule kWgmmaSchedules[] = {{256, 1, false, 4},     {256, 2, false, 4},    {192, 1, false, 4},
                                                     {128, 1, false, 4},     {128, 1, false, 4, 192},
                                                     {64, 1, false, 8},      {32, 1, false, 12, 64},
-                                                    {64, 1, false, 13, 64}, {128, 1, true, 6},
-                                                    {128, 2, true, 6}};
+                                                    {64, 1, false, 13, 64}, {128, 1, false, 8, 64},
+                                                    {128, 1, true, 6},      {128, 2, true, 6}};
 // FP32 operands at FP32 accuracy (3xTF32) keep two accumulator sets: 128 columns, cooperative,
 // alone or in clusters of 2 (wgmma_launch_tf32x3.cu).
 inline constexpr WgmmaSchedule kWgmmaTf32x3Schedules[] = {{128, 1, false, 4}, {128, 2, false, 4}};
 // FP32 operands as TF32 (one product): cooperative 128 x 256, 128 x 192 and 128 x 128, alone and in
-// clusters of 2, 192 x 128, 128 x 64 in 8 stages and 64 x 32 in 12 (wgmma_launch_tf32.cu).
+// clusters of 2, 192 x 128, 128 x 64 in 8 stages, 64 x 32 in 12 and 64 x 128 in 8 (wgmma_launch_tf32.cu).
 inline constexpr WgmmaSchedule kWgmmaTf32Schedules[] = {{256, 1, false, 4},      {256, 2, false, 4}, {192, 1, false, 4},
                                                         {192, 2, false, 4},      {128, 1, false, 4}, {128, 2, false, 4},
-                                                        {128, 1, false, 4, 192}, {64, 1, false, 8},  {32, 1, false, 12, 64}};
+                                                        {128, 1, false, 4, 192}, {64, 1, false, 8},  {32, 1, false, 12, 64},
+                                                        {128, 1, false, 8, 64}};
 constexpr bool wgmma_compiled(const WgmmaSchedule& s, WgmmaIn in = WgmmaIn::BF16) {
   auto in_table = [&](const auto& table) {
     for (const WgmmaSchedule& c : table)

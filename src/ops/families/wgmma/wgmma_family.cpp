@@ -1,7 +1,8 @@
 // Family wgmma: ladder level 8, 16-bit GEMM on Hopper tensor cores (kernels/gemm/08_wgmma_tma.cuh):
 // A and B in bf16 or f16, FP32 accumulation, C in the input type or f32. Configs
 // "wgmma:<BM>x<BN>x64:s4" for the compiled tiles, 128 x 256, 128 x 192, 128 x 128 and 192 x 128 (three
-// consumer warpgroups), and "wgmma:128x64x64:s8"; "wgmma:128x128x64:s6:pp" has the
+// consumer warpgroups), "wgmma:128x64x64:s8", and the 64-row tiles (one consumer warpgroup)
+// "wgmma:64x32x64:s12", "wgmma:64x64x64:s13" and "wgmma:64x128x64:s8"; "wgmma:128x128x64:s6:pp" has the
 // two consumer warpgroups take turns on whole tiles (ping-pong); ":c2" runs clusters of two blocks
 // sharing B's tile (TMA multicast); ":k<N>" splits k (the slices' sums through workspace and a second
 // kernel), ":kc<N>" too with the slices of a tile as one cluster summing through distributed shared
@@ -255,7 +256,9 @@ class WgmmaFamily final : public Family {
       // block: 0.55-0.64x cuBLAS against 0.74x on 128 x 128 tiles alone).
       if (sc.pingpong && units * cluster <= d.sm_count) continue;
       out.push_back(of(sc, 1));
-      if (sc.pingpong) continue;
+      // 64 x 128 over few rows as stored unsplit: 2 slices summed in clusters ran slower (64 x 6144 x
+      // 4096 21.1 us against 19.4, 32 rows 21.2 against 20.9).
+      if (sc.pingpong || (bm == 64 && bn >= 128)) continue;
       const int64_t steps = (p.k + bk_ - 1) / bk_;
       for (int splits : kSplitChoices) {
         if (units * splits * cluster > d.sm_count || steps < 2 * splits) continue;
@@ -263,9 +266,6 @@ class WgmmaFamily final : public Family {
         // 16 x 4096 NT 13.1 and 15.0 against 11.0 us, 4096 x 16 x 4096 NT 17.5 and 21.2 against 14.5;
         // bf16, H200, 2026-11-29).
         if (bm == 64 && splits > 2) continue;
-        // 64 x 128 over few rows as stored unsplit: 2 slices summed in clusters ran slower (64 x 6144
-        // x 4096 21.1 us against 19.4, 32 rows 21.2 against 20.9).
-        if (bm == 64 && p.n > bn) continue;
         out.push_back(of(sc, splits));
         // Summed in a cluster: only where the clusters all run at once (they leave SMs idle in each
         // GPC: 512 x 512 x 65536 in clusters of 8 ran in two waves, 0.43x cuBLAS against 0.75x, H200)

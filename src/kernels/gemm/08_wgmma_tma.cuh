@@ -23,7 +23,7 @@
 // 96 tiles of 128 x 64 against 48 of 128 x 128), 64 x 32 tiles (one consumer warpgroup) the lines of a
 // long operand against 32 columns or fewer, twice the blocks of 128 x 64 streaming it (few-row
 // products as C^T; a 32-column B tile is K-major: 32 of 16-bit C never leave through TMA stores,
-// kTmaStoresFit). The producer runs ahead into the block's next
+// wgmma_tma_stores_fit). The producer runs ahead into the block's next
 // tile while the consumers store this one. Rows, columns and k past the matrix are zeros from TMA's
 // out-of-bounds fill; the stores are bounds-checked. C written over (beta == 0) with 16-byte aligned
 // rows leaves through TMA stores from shared memory (store_slice_tma), which run on while the
@@ -124,10 +124,6 @@ struct WgmmaParams {
 // The passes of 256 bytes a row that store a slice of BN columns of T (the last may be partial).
 template <int BN, class T>
 inline constexpr int kStorePasses = (BN * int(sizeof(T)) + 255) / 256;
-// TMA stores write boxes of 128-byte lines: a tile's rows must fill one (32 columns of 16-bit C do
-// not; the host leaves p.tma_c off for them, wgmma_tma_stores_c).
-template <int BN, class T>
-inline constexpr bool kTmaStoresFit = BN * int(sizeof(T)) >= 128;
 
 // Writes pass `pass` of one m64 accumulator slice (its 256 bytes of each of the 64 rows, kCols
 // columns of T) as scale * sums into shared memory at smem_rows + at(r, byte): r the row, byte the
@@ -464,7 +460,7 @@ __global__ void __launch_bounds__(wgmma_threads(BM), 1)
     // A bias or activation was applied in registers: every path writes C over with alpha 1.
     const bool fused = !p.epi.plain();
     const float alpha = fused ? 1.0f : p.alpha, beta = fused ? 0.0f : p.beta;
-    if (kTmaStoresFit<BN, OutT> && p.tma_c) {  // C written over through TMA stores
+    if (wgmma_tma_stores_fit(BN, int(sizeof(OutT))) && p.tma_c) {  // C written over through TMA stores
       store_slice_tma<BN, OutT>(&map_c, n0, r0, bb, cols, sums, alpha, smem_rows, bar, t_in);
       return;
     }

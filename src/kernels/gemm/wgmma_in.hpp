@@ -22,6 +22,10 @@ TILEGEMM_HOST_DEVICE constexpr int wgmma_threads(int bm) { return 128 * (1 + wgm
 // A 16-bit B tile stored MN-major arrives in TMA boxes of 64 columns, and each block of a cluster
 // loads whole boxes of its share: its bn / cluster columns a multiple of 64.
 TILEGEMM_HOST_DEVICE constexpr bool wgmma_mn_major_b_fits(int bn, int cluster) { return (bn / cluster) % 64 == 0; }
+// TMA stores write boxes of 128-byte lines: a tile's rows of C (bn elements of c_bytes) must fill one
+// (32 columns of 16-bit C are half a line). The kernel compiles its TMA-store path only where they do;
+// the host asks for it only then (wgmma_tma_stores_c).
+TILEGEMM_HOST_DEVICE constexpr bool wgmma_tma_stores_fit(int bn, int c_bytes) { return bn * c_bytes >= 128; }
 
 }  // namespace kernels
 }  // namespace tilegemm

@@ -174,9 +174,10 @@ inline size_t wgmma_partial_bytes(int64_t m, int64_t n, int64_t k, int splits, i
 // and its rows a whole number of 16-byte chunks: TMA stores write whole 16-byte chunks at the edge of
 // the tensor (n = 250 bf16 wrote columns 250..255, H200, 2026-11-29), so a ragged row end would
 // reach past C's columns; and the tile's rows at least the stores' 128-byte box line
-// (kernels::kTmaStoresFit: 32 columns of 16-bit C are half a line).
+// (kernels::wgmma_tma_stores_fit).
 inline bool wgmma_tma_stores_c(bool beta_zero, bool c_rows16, int64_t n, DType out, int splits, int bn) {
-  return beta_zero && c_rows16 && (n * dtype_bytes(out)) % 16 == 0 && splits == 1 && bn * dtype_bytes(out) >= 128;
+  return beta_zero && c_rows16 && (n * dtype_bytes(out)) % 16 == 0 && splits == 1 &&
+         kernels::wgmma_tma_stores_fit(bn, dtype_bytes(out));
 }
 
 // The leading dimension (elements) of a packed operand with lines of `inner` elements: a multiple of 8

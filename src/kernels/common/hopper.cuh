@@ -259,28 +259,28 @@ TILEGEMM_WGMMA_WIDTH(32, TILEGEMM_WGMMA_REGS_16, "%16", "%17", "%18", ", %19, %2
 // values until the wgmma is waited for (fence_operand after the wait).
 template <int N>
 struct WgmmaTf32;
-template <>
-struct WgmmaTf32<128> {
-  __device__ __forceinline__ static void mma(float (&d)[64], const unsigned (&a)[4], unsigned long long db,
-                                             int scale_d) {
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {" TILEGEMM_WGMMA_REGS_64
-                 "}, {%64, %65, %66, %67}, %68, p, 1, 1;\n}\n"
-                 : TILEGEMM_D64(0)
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
-  }
-};
-template <>
-struct WgmmaTf32<256> {
-  __device__ __forceinline__ static void mma(float (&d)[128], const unsigned (&a)[4], unsigned long long db,
-                                             int scale_d) {
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {" TILEGEMM_WGMMA_REGS_64
-                     TILEGEMM_WGMMA_REGS_128_TAIL "}, {%128, %129, %130, %131}, %132, p, 1, 1;\n}\n"
-                 : TILEGEMM_D64(0), TILEGEMM_D64(64)
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
-  }
-};
+// WgmmaTf32<N> for one width: REGS the accumulators' operand list, A the fragment's four operand
+// numbers, DB / SCALE those of the descriptor and scale_d, last the accumulators' constraints.
+#define TILEGEMM_WGMMA_TF32_RS(N, REGS, A, DB, SCALE, ...)                                               \
+  template <>                                                                                          \
+  struct WgmmaTf32<N> {                                                                                \
+    __device__ __forceinline__ static void mma(float (&d)[N / 2], const unsigned (&a)[4], unsigned long long db, \
+                                               int scale_d) {                                          \
+      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " SCALE ", 0;\n"                                   \
+                   "wgmma.mma_async.sync.aligned.m64n" #N "k8.f32.tf32.tf32 {" REGS "}, {" A "}, " DB      \
+                   ", p, 1, 1;\n}\n"                                                                     \
+                   : __VA_ARGS__                                                                       \
+                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));              \
+    }                                                                                                  \
+  };
+TILEGEMM_WGMMA_TF32_RS(256, TILEGEMM_WGMMA_REGS_64 TILEGEMM_WGMMA_REGS_128_TAIL, "%128, %129, %130, %131", "%132",
+                       "%133", TILEGEMM_D128)
+TILEGEMM_WGMMA_TF32_RS(192, TILEGEMM_WGMMA_REGS_64 TILEGEMM_WGMMA_REGS_64_TO_95, "%96, %97, %98, %99", "%100", "%101",
+                       TILEGEMM_D96)
+TILEGEMM_WGMMA_TF32_RS(128, TILEGEMM_WGMMA_REGS_64, "%64, %65, %66, %67", "%68", "%69", TILEGEMM_D64(0))
+TILEGEMM_WGMMA_TF32_RS(64, TILEGEMM_WGMMA_REGS_32, "%32, %33, %34, %35", "%36", "%37", TILEGEMM_D32)
+TILEGEMM_WGMMA_TF32_RS(32, TILEGEMM_WGMMA_REGS_16, "%16, %17, %18, %19", "%20", "%21", TILEGEMM_D16)
+#undef TILEGEMM_WGMMA_TF32_RS
 #undef TILEGEMM_WGMMA_REGS_16
 #undef TILEGEMM_WGMMA_REGS_32
 #undef TILEGEMM_WGMMA_REGS_64

@@ -2,8 +2,10 @@
 // tiles as it does 16-bit ones (128-byte lines: 32 elements of k, or of m or n, swizzled). wgmma on
 // TF32 reads only K-major tiles and takes no rounding of its own (it ignores the 13 low bits: TF32 by
 // truncation), so
-//  - TF32 (one product) reads K-major operands from TMA's tiles as they are, and K-major copies of
-//    the others (kernels/gemm/split_b_tf32.cuh, one part: the bits as stored);
+//  - TF32 (one product) reads K-major operands from TMA's tiles as they are; an MN-major A goes
+//    through registers (load_a_fragments_k_order, wgmma taking A from registers) and an MN-major B
+//    is copied K-major first (kernels/gemm/split_b_tf32.cuh, one part: the bits as stored; a product
+//    whose B is MN-major runs as C^T = B^T A^T where that pays, the B's lines then A's);
 //  - 3xTF32 makes B's TF32 parts (big = tf32(v), small = tf32(v - big), both rounded to nearest)
 //    once before the product, K-major (split_b_tf32.cuh), and each consumer warpgroup loads its A
 //    fragments into registers (load_a_fragments) and splits them there (split_fragments), wgmma
@@ -70,6 +72,20 @@ __device__ __forceinline__ void load_a_fragments(const void* tile, int r, int t,
 #pragma unroll
     for (int s = 0; s < 8; ++s) raw[(s / 2) * 4 + (s % 2) * 2 + h2] = v[s];
   }
+}
+
+// TF32's (one product) A fragments of one stage from an MN-major tile, in k order (B's tile is TMA's
+// K-major one): frag[kk] = A(r, 8 kk + t), A(r + 8, 8 kk + t), A(r, 8 kk + t + 4), A(r + 8, 8 kk + t + 4),
+// the FP32 bits as stored (the tensor core truncates them as it does the tiles it reads). 16 scalar
+// loads; a warp's load reads 8 chunks of 16 bytes (4 lines of k, 2 chunks each), which the swizzle
+// puts on 4 distinct chunk positions of the banks: 2 wavefronts.
+__device__ __forceinline__ void load_a_fragments_k_order(const void* tile, int r, int t, unsigned (&frag)[4][4]) {
+  const unsigned char* in = static_cast<const unsigned char*>(tile);
+#pragma unroll
+  for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      frag[kk][e] = *reinterpret_cast<const unsigned*>(in + tf32_mn_major_at(r + 8 * (e % 2), 8 * kk + t + 4 * (e / 2)));
 }
 
 // The TF32 parts of a thread's A fragments (load_a_fragments), and the guard's key (kParts == 2).

@@ -5,7 +5,8 @@
 //   C (m x n, row-major, OutT) = alpha * A (m x k) * B (k x n) + beta * C,
 //   A and B in bf16 or f16 (kIn BF16, F16), FP32 accumulation, OutT the input type or float; or FP32
 //   A and B, OutT float: kIn TF32, one TF32 product read from TMA's tiles as the 16-bit ones are
-//   (both operands K-major: the launch makes K-major copies of others first, split_b_tf32.cuh), or
+//   (B K-major: the launch makes a K-major copy of another first, split_b_tf32.cuh; an MN-major A
+//   reaches wgmma through registers, register_a_main_loop), or
 //   kIn TF32x3, FP32 accuracy by three TF32 products, A's fragments split in registers and B's TF32
 //   parts made before the launch (wgmma_tf32.cuh, split_b_tf32.cuh).
 //
@@ -220,6 +221,62 @@ __device__ __forceinline__ void store_slice_tma(const void* map_c, int col0, int
   }
 }
 
+// One m64 slice of C^T's sums (p.c_transposed, one k slice: the product's rows r0 .. r0 + 63 are C's
+// columns, its BN columns from n0 C's rows) into C (`c`, this batch's). Pass by pass, 64 of the
+// slice's columns (BN = 32: its 32) go into the warpgroup's 16 KB of shared rows as C's rows of 64
+// floats, in two boxes of kLines lines x 128 bytes with TMA's 128-byte swizzle (a warp's stores then
+// hit 32 distinct banks); they leave through TMA stores of map_c (C's map, boxes of kLines rows;
+// p.tma_c: FP32 C written over, no fused epilogue), else as 4-float pieces of C's rows, 16 threads a
+// row (store_quad_fused: alpha, beta, bias and activation on C).
+template <int BN, class OutT>
+__device__ __forceinline__ void store_slice_transposed(const WgmmaParams& p, OutT* c, const void* map_c, int batch,
+                                                       int r0, int n0, const float (&sums)[BN / 2],
+                                                       unsigned char* smem_rows, int bar, int t_in) {
+  using namespace hopper;
+  const int warp = t_in / 32, lane = t_in % 32;
+  constexpr int kLines = BN < 64 ? BN : 64;
+  const float scale = p.tma_c ? p.alpha : 1.0f;
+  auto at = [](int line, int x) {  // C's row `line` of the pass, column x of the slice's 64
+    return (x / 32) * 8192 + line * 128 + ((((x % 32) / 4) ^ (line % 8)) << 4) + (x % 4) * 4;
+  };
+#pragma unroll
+  for (int pass = 0; pass < (BN + 63) / 64; ++pass) {
+    if (n0 + pass * 64 >= p.n) break;
+    if (p.tma_c && t_in == 0) bulk_wait_group_read0();  // the previous stores have read the shared rows
+    named_barrier_sync(bar, 128);
+#pragma unroll
+    for (int jj = 0; jj < 8; ++jj) {
+      const int j = pass * 8 + jj;
+      if (j >= BN / 8) break;
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int x = warp * 16 + lane / 4 + (e / 2) * 8, line = jj * 8 + (lane % 4) * 2 + e % 2;
+        *reinterpret_cast<float*>(smem_rows + at(line, x)) = scale * sums[j * 4 + e];
+      }
+    }
+    if (p.tma_c) fence_proxy_async_shared();
+    named_barrier_sync(bar, 128);
+    if (p.tma_c) {
+      if (t_in == 0) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+          if (r0 + h * 32 < p.m) tma_store_3d(map_c, smem_rows + h * 8192, r0 + h * 32, n0 + pass * 64, batch);
+        bulk_commit_group();
+      }
+      continue;
+    }
+#pragma unroll 2
+    for (int i = 0; i < 8; ++i) {
+      const int q = t_in + 128 * i, line = q / 16, x = (q % 16) * 4;
+      const int row = n0 + pass * 64 + line, col = r0 + x;  // C's
+      if (line >= kLines || row >= p.n || col >= p.m) continue;
+      const float4 v = *reinterpret_cast<const float4*>(smem_rows + at(line, x));
+      const float quad[4] = {v.x, v.y, v.z, v.w};
+      store_quad_fused(c + row * p.ldc + col, quad, min(4, p.m - col), p.alpha, p.beta, p.epi, row, col);
+    }
+  }
+}
+
 // Split-K summed inside a cluster whose blocks are the k slices of one tile (rank = slice; no
 // workspace, no second launch): each consumer thread leaves its FP32 sums in the block's stages (free
 // once the main loop is done: one unit per block), and after a cluster barrier each block sums a
@@ -311,6 +368,11 @@ __global__ void __launch_bounds__(wgmma_threads(BM), 1)
   // 3xTF32: B's TF32 parts come K-major from split_b_tf32 whatever B's own orientation (kBMn then
   // names that of the FFMA guard's reads).
   constexpr bool kBTileMn = kBMn && !kFp32;
+  // TF32 with an MN-major A: wgmma takes A from registers (TF32 wgmma reads no transposed tiles).
+  constexpr bool kRegisterA = kIn == WgmmaIn::TF32 && kAMn;
+  // C^T's tiles stored into C by this kernel (p.c_transposed, one k slice): TF32's, whose MN-major B
+  // runs as C^T's register A; the other kinds write C^T only through split-K's sums.
+  constexpr bool kStoresTransposed = kIn == WgmmaIn::TF32;
   static_assert(!kFp32 || !kPingPong, "FP32 operands run cooperative tiles");
   static_assert(BN == 32 || BN == 64 || BN == 128 || BN == 192 || BN == 256, "the wgmma widths hopper.cuh issues");
   // 192 rows: three consumer warpgroups of 152 registers (the register file's share), 128 columns.
@@ -320,7 +382,7 @@ __global__ void __launch_bounds__(wgmma_threads(BM), 1)
                 "192-row tiles: 128 columns, cooperative, one product; 64-row tiles: cooperative, one product");
   static_assert(!kSplit || BN == 128, "3xTF32 keeps a second accumulator set: 128 columns");
   static_assert(!kBTileMn || wgmma_mn_major_b_fits(BN, kCluster), "MN-major B: BN / kCluster a multiple of 64");
-  static_assert(kIn != WgmmaIn::TF32 || (!kAMn && !kBMn), "TF32 reads K-major tiles only");
+  static_assert(kIn != WgmmaIn::TF32 || !kBMn, "TF32 reads B's tile K-major (an MN-major A through registers)");
   extern __shared__ __align__(1024) unsigned char raw[];
   auto& s = *reinterpret_cast<WgmmaSmem<BN, kStages, kBPlanes, BM>*>((reinterpret_cast<unsigned long long>(raw) + 1023) &
                                                                  ~1023ull);
@@ -419,7 +481,7 @@ __global__ void __launch_bounds__(wgmma_threads(BM), 1)
   // start of the staged rows: after the previous tile's stores have read them, before this tile's
   // stores stage (every store path starts with a barrier; ping-pong applies both slices' epilogues
   // before storing either).
-  const bool column_bias = p.epi.bias_kind == kBiasColumn && p.splits == 1;
+  const bool column_bias = p.epi.bias_kind == kBiasColumn && p.splits == 1 && !(kStoresTransposed && p.c_transposed);
   float bias_pair[2];
   float* const bias_rows = reinterpret_cast<float*>(s.c_rows[cw]);
   static_assert(ColumnBiasRows<BN>::kBytes <= int(sizeof(s.c_rows[0])), "the bias fits the staged rows");
@@ -433,9 +495,10 @@ __global__ void __launch_bounds__(wgmma_threads(BM), 1)
     put_column_bias<BN>(bias_rows, bias_pair, t_in);
     named_barrier_sync(kBarStore + cw, 128);
   };
-  // The fused epilogue on one m64 slice's sums in place (not with split-K: its reduction applies it).
+  // The fused epilogue on one m64 slice's sums in place (not with split-K: its reduction applies it;
+  // nor on C^T: store_slice_transposed applies it on C).
   auto apply_epilogue = [&](float(&sums)[BN / 2], int bb, int r0, int n0) {
-    if (p.epi.plain() || p.splits > 1 || r0 >= p.m) return;
+    if (p.epi.plain() || p.splits > 1 || (kStoresTransposed && p.c_transposed) || r0 >= p.m) return;
     const OutT* c = static_cast<const OutT*>(p.c) + bb * p.stride_c;
     epilogue_in_registers<BN>(sums, p.epi, p.alpha, p.beta, c, p.ldc, r0 + warp * 16 + lane / 4, n0, lane, p.m, p.n,
                               bias_rows);
@@ -457,6 +520,12 @@ __global__ void __launch_bounds__(wgmma_threads(BM), 1)
       return;
     }
     OutT* c = static_cast<OutT*>(p.c) + bb * p.stride_c;
+    if constexpr (kStoresTransposed) {
+      if (p.c_transposed) {
+        store_slice_transposed<BN>(p, c, &map_c, bb, r0, n0, sums, smem_rows, bar, t_in);
+        return;
+      }
+    }
     // A bias or activation was applied in registers: every path writes C over with alpha 1.
     const bool fused = !p.epi.plain();
     const float alpha = fused ? 1.0f : p.alpha, beta = fused ? 0.0f : p.beta;
@@ -549,6 +618,66 @@ __global__ void __launch_bounds__(wgmma_threads(BM), 1)
       }
     }
   };
+  // TF32 with an MN-major A (kRegisterA): each warpgroup loads its A fragments from the stage's tile
+  // in k order (load_a_fragments_k_order) and wgmma takes them from registers, B's K-major tile from
+  // shared memory. Where the registers hold two fragment sets beside the accumulators (64-row tiles,
+  // 128 x 128 and narrower), the next stage's fragments load while this one's wgmmas run (one wgmma
+  // group in flight, as the tiles' loop below). The wider tiles (168 and 128 registers a thread: two
+  // sets spilled 8-168 bytes) load, issue and wait stage by stage, the other consumer warpgroups'
+  // wgmmas filling the tensor cores meanwhile: two sets of a quarter stage each instead (8 bytes
+  // spilled) ran 12-17 % slower (perf note #155).
+  constexpr bool kTwoFragmentSets = BM == 64 || (BM == 128 && BN <= 128);
+  auto register_a_main_loop = [&](float(&sums)[BN / 2], int kt0, int kt1, int it0) {
+    if constexpr (kRegisterA) {
+      const int row = cw * 64 + warp * 16 + lane / 4;
+      unsigned frags[kTwoFragmentSets ? 2 : 1][4][4];  // [stage parity][k8 step][fragment register]
+      auto take_a = [&](int i, unsigned(&f)[4][4]) {
+        mbar_wait(&s.full[i % kStages], (i / kStages) & 1);
+        load_a_fragments_k_order(s.a[i % kStages], row, lane % 4, f);
+      };
+      auto issue = [&](int kt, int i, unsigned(&f)[4][4]) {
+        const unsigned long long db = desc_k_major(&s.b[i % kStages][0]);
+        wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk)
+          WgmmaTf32<BN>::mma(sums, f[kk], desc_k_step<false>(db, kk), (kt > kt0 || kk > 0) ? 1 : 0);
+        wgmma_commit();
+      };
+      auto keep = [](unsigned(&f)[4][4]) {  // the registers stay the fragments' until here
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) fence_operand(f[kk][e]);
+      };
+      if constexpr (kTwoFragmentSets) {
+        auto stage = [&](int kt, int i, unsigned(&f)[4][4], unsigned(&next)[4][4]) {
+          issue(kt, i, f);
+          // The previous stage's wgmmas are done: its stage and its fragment set (`next`) are free.
+          wgmma_wait<1>();
+          keep(next);
+          if (kt > kt0) release((i - 1) % kStages);
+          if (kt + 1 < kt1) take_a(i + 1, next);
+        };
+        take_a(it0, frags[0]);
+        // Two stages per pass so that the fragment sets alternate without copies.
+        for (int kt = kt0, i = it0; kt < kt1; kt += 2, i += 2) {
+          stage(kt, i, frags[0], frags[kTwoFragmentSets ? 1 : 0]);
+          if (kt + 1 < kt1) stage(kt + 1, i + 1, frags[kTwoFragmentSets ? 1 : 0], frags[0]);
+        }
+        wgmma_wait<0>();
+        keep(frags[0]), keep(frags[kTwoFragmentSets ? 1 : 0]);
+        release((it0 + kt1 - kt0 - 1) % kStages);
+      } else {
+        for (int kt = kt0, i = it0; kt < kt1; ++kt, ++i) {
+          take_a(i, frags[0]);
+          issue(kt, i, frags[0]);
+          wgmma_wait<0>();
+          keep(frags[0]);
+          release(i % kStages);
+        }
+      }
+    }
+  };
   const int stride = gridDim.x / kCluster;
   int it = 0, nth = 0;  // the block's stages and units so far
   for (int u = blockIdx.x / kCluster; u < units; u += stride, ++nth) {
@@ -560,8 +689,9 @@ __global__ void __launch_bounds__(wgmma_threads(BM), 1)
     }
     if (kPingPong && nth > 0) named_barrier_sync(kBarHandover + cw, 256);  // the other has taken its last stage
     load_bias(n0);
-    if constexpr (kSplit) {
-      split_main_loop(acc[0], kt0, kt1, it);
+    if constexpr (kSplit || kRegisterA) {
+      if constexpr (kSplit) split_main_loop(acc[0], kt0, kt1, it);
+      else register_a_main_loop(acc[0], kt0, kt1, it);
       it += kt1 - kt0;
       put_bias();
     } else {

@@ -195,13 +195,15 @@ TEST(JitCompile, AWgmmaScheduleCompilesWithoutTheToolkitHeaders) {
   EXPECT_NE(narrow.lowered_name.find("gemm_wgmma_tma"), std::string::npos) << narrow.lowered_name;
   EXPECT_GT(narrow.cubin.size(), 1000u);
   l.schedule = {256, 2, false, 3};
-  // FP32 data as TF32: the kernel reads K-major tiles whatever the operands' orientation (the launch
-  // converts MN-major ones first).
+  // FP32 data as TF32: an MN-major A reaches wgmma through registers, B's tile is K-major whatever
+  // B's orientation (the launch converts an MN-major B first); the register-A kernel compiles.
   l.in = l.out = DType::F32;
   l.tf32_split = false;
   EXPECT_EQ(ops::wgmma_jit_request(l).name_expression,
-            "&tilegemm::kernels::gemm_wgmma_tma<tilegemm::kernels::WgmmaIn::TF32, float, 256, 3, false, false, 2, "
+            "&tilegemm::kernels::gemm_wgmma_tma<tilegemm::kernels::WgmmaIn::TF32, float, 256, 3, true, false, 2, "
             "false, 128>");
+  const JitBinary register_a = jit_compile("sm_90a", ops::wgmma_jit_request(l));
+  EXPECT_GT(register_a.cubin.size(), 1000u);
 }
 
 TEST(JitCompile, ABrokenScheduleFailsWithTheCompilersMessage) {

@@ -438,7 +438,7 @@ TEST(WgmmaFamily, SchedulesByShape) {
                                       "wgmma:128x64x64:s4:kc2:jit", "wgmma:192x128x64:s4:kc2",
                                       "wgmma:128x128x64:s4:k2", "wgmma:128x128x64:s4:kc2:t"}));
   // C^T's neighbours keep it, and offer the product as stored and summed the other way; one k slice
-  // leaves no sum to write C^T into C.
+  // leaves no sum to write C^T into C (TF32's kernel stores C^T itself: WgmmaTf32Family).
   const std::vector<std::string> transposed = neighbour_texts(problem(32, 4096, 4096), "wgmma:128x64x64:s8:k2:t");
   EXPECT_TRUE(contains(transposed, "wgmma:128x128x64:s6:k2:t:jit"));
   EXPECT_TRUE(contains(transposed, "wgmma:128x64x64:s8:k2"));
@@ -537,6 +537,16 @@ TEST(OpsRegistry, FewRowsRunAsTheirTranspose) {
   ops::Problem long_k = tf32;
   long_k.m = 64, long_k.n = 4096, long_k.k = 14336;
   EXPECT_EQ(ops::rank(long_k, h200).best().text(), "wgmma-tf32:128x64x32:s8:k4:t");
+  // TF32 NN (B MN-major) as C^T, B through wgmma's register A and nothing copied: 64 x 14336 x 4096
+  // 65.0 us on 128 x 64 (1.21x cuBLAS TF32), 16 rows 66.0 on 64 x 32 in one k slice (0.96x),
+  // 256 x 1024 x 131072 230.4 in 16 slices (1.14x; 0.28-0.50x with B copied first; H200, 2026-11-30).
+  ops::Problem tf32_nn = tf32;
+  tf32_nn.trans_b = false;
+  EXPECT_EQ(ops::rank(tf32_nn, h200).best().text(), "wgmma-tf32:128x64x32:s8:t");
+  tf32_nn.m = 16;
+  EXPECT_EQ(ops::rank(tf32_nn, h200).best().text(), "wgmma-tf32:64x32x32:s12:t");
+  tf32_nn.m = 256, tf32_nn.n = 1024, tf32_nn.k = 131072;
+  EXPECT_EQ(ops::rank(tf32_nn, h200).best().text(), "wgmma-tf32:128x256x32:s4:k16:t");
   for (const ops::Config& c : ops::registry().find("wgmma-tf32")->candidates(long_k, h200)) {
     const std::string t = c.text();
     const bool transposed = t.find(":t:") != std::string::npos || t.compare(t.size() - 2, 2, ":t") == 0;
@@ -728,7 +738,7 @@ TEST(WgmmaTf32x3Family, ConfigsProblemsAndDevices) {
   huge.b.ld = 65536;
   huge.b.data = base + (uint64_t(1) << 31);
   huge.c.data = const_cast<float*>(base) + (uint64_t(1) << 33);
-  EXPECT_NE(f->can_implement(problem_of(huge), c).find("the FP32 operands' TF32 copies would take 8192 MiB of workspace"),
+  EXPECT_NE(f->can_implement(problem_of(huge), c).find("B's TF32 copy would take 8192 MiB of workspace"),
             std::string::npos)
       << f->can_implement(problem_of(huge), c);
   EXPECT_NE(ops::rank(problem_of(huge), h100()).best().family()->name(), "wgmma-3xtf32");
@@ -762,7 +772,8 @@ TEST(WgmmaTf32Family, ConfigsProblemsAndDevices) {
                      {"wgmma-tf32:128x256x32:s4:kc4", "wgmma-tf32:128x256x32:s4:kc4"},
                      {"wgmma-tf32:128x256x32:s3", "wgmma-tf32:128x256x32:s3:jit"},
                      {"wgmma-tf32:192x128x32:s4", "wgmma-tf32:192x128x32:s4"},
-                     {"wgmma-tf32:128x192x32:s4:c2", "wgmma-tf32:128x192x32:s4:c2"}});
+                     {"wgmma-tf32:128x192x32:s4:c2", "wgmma-tf32:128x192x32:s4:c2"},
+                     {"wgmma-tf32:128x256x32:s4:t", "wgmma-tf32:128x256x32:s4:t"}});  // C^T in one k slice
   expect_refused_configs("wgmma-tf32", {{"wgmma-tf32:128x128x32:s6:pp", "cooperative tiles (no pp)"},
                                         {"wgmma-tf32:128x256x64:s4", "the tile is <64|128|192>x<columns>x32"},
                                         {"wgmma-tf32:128x256x32:s5", "bytes of shared memory"}});
@@ -787,11 +798,18 @@ TEST(WgmmaTf32Family, ConfigsProblemsAndDevices) {
   nt.op_b = Op::T;
   EXPECT_EQ(f->can_implement(problem_of(nt, tf32), c), "");
   EXPECT_EQ(f->workspace_bytes(problem_of(nt, tf32), c, ops::Operands{}, h100()), 0u);
-  // Every other layout, op combination or alignment: K-major copies of the operands that need one.
+  // An MN-major B is copied K-major (NN, TN); an MN-major A is read through registers (TT, TN): no
+  // copy. As C^T (":t") NN's B is the register A and A^T is K-major: no workspace either.
   EXPECT_EQ(f->workspace_bytes(problem_of(args, tf32), c, ops::Operands{}, h100()), size_t(4096) * 4096 * 4);
+  const ops::Config c_t = ops::registry().parse("wgmma-tf32:128x256x32:s4:t", "config", ops::OpKind::Gemm);
+  EXPECT_EQ(f->can_implement(problem_of(args, tf32), c_t), "");
+  EXPECT_EQ(f->workspace_bytes(problem_of(args, tf32), c_t, ops::Operands{}, h100()), 0u);
   GemmArgs tn = args;
   tn.op_a = Op::T;
-  EXPECT_EQ(f->workspace_bytes(problem_of(tn, tf32), c, ops::Operands{}, h100()), size_t(2) * 4096 * 4096 * 4);
+  EXPECT_EQ(f->workspace_bytes(problem_of(tn, tf32), c, ops::Operands{}, h100()), size_t(4096) * 4096 * 4);
+  GemmArgs tt = tn;
+  tt.op_b = Op::T;
+  EXPECT_EQ(f->workspace_bytes(problem_of(tt, tf32), c, ops::Operands{}, h100()), 0u);
   GemmArgs unaligned = nt;
   unaligned.a.ld = 4097;
   EXPECT_EQ(f->can_implement(problem_of(unaligned, tf32), c), "");
@@ -812,7 +830,10 @@ TEST(WgmmaTf32Family, ConfigsProblemsAndDevices) {
   // Auto under tf32: level 8's TF32 on Hopper for a big square (128 x 256 tiles in clusters), the
   // FP32-accurate families elsewhere (TF32 allows them; nothing else offers one TF32 product).
   const ops::Config best = ops::rank(problem_of(args, tf32), h100()).best();
-  EXPECT_EQ(best.text(), "wgmma-tf32:128x256x32:s4:c2");
+  // Row-major NN's B is MN-major: as C^T it is the register A and nothing is copied (alone: that
+  // kernel ran 1-5 % slower in clusters of 2).
+  EXPECT_EQ(best.text(), "wgmma-tf32:128x256x32:s4:t");
+  EXPECT_EQ(ops::rank(problem_of(nt, tf32), h100()).best().text(), "wgmma-tf32:128x256x32:s4:c2");
   EXPECT_NE(ops::rank(problem_of(args, tf32), a100).best().family()->name(), "wgmma-tf32");
   EXPECT_FALSE(ops::rank(problem_of(args, tf32), a100).best().empty());
   for (const ops::Config& cand : f->candidates(problem_of(args, tf32), h100()))

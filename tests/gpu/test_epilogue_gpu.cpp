@@ -147,6 +147,12 @@ TEST(FusedEpilogue, Level8EveryStorePathAndActivation) {
               BiasKind::PerColumn, DType::F32, act, 0.0f, "wgmma:128x64x64:s8:k4:t"});
     run_case({DType::F16, DType::F32, Math::Fp32, Layout::ColMajor, Op::N, Op::N, 24, 300, 520, 1, BiasKind::PerRow,
               DType::F32, act, 0.5f, "wgmma:128x128x64:s4:k2:t"});
+    // ... and in one k slice, the kernel's stores applying C's bias on C (TF32 reading B as the
+    // register A).
+    run_case({DType::F32, DType::F32, Math::Tf32, Layout::RowMajor, Op::N, Op::N, 140, 136, 80, 2, BiasKind::PerColumn,
+              DType::F32, act, 0.0f, "wgmma-tf32:128x128x32:s4:t"});
+    run_case({DType::F32, DType::F32, Math::Tf32, Layout::ColMajor, Op::T, Op::N, 70, 200, 96, 1, BiasKind::PerRow,
+              DType::F32, act, 0.5f, "wgmma-tf32:128x256x32:s4:t"});
     // ... and summed in the cluster on 64-row tiles, which writes C transposed with C's bias; 64 x 32
     // as stored, the column bias staged for 32 columns (ColumnBiasRows<32>).
     const Layout row = Layout::RowMajor;

@@ -448,19 +448,25 @@ struct Shape {
 const std::vector<std::string> kWgmmaTf32x3Runs = {"wgmma-3xtf32:128x128x32:s4", "wgmma-3xtf32:128x128x32:s4:c2",
                                                    "wgmma-3xtf32:128x128x32:s4:k2", "wgmma-3xtf32:128x128x32:s4:kc2"};
 // Level 8's TF32 (family wgmma-tf32, math = tf32): the compiled tiles, alone and in clusters,
-// split-K both ways.
+// split-K both ways; and as C^T (":t": the kernel's stores write C transposed, or the slices' sum),
+// where an MN-major B is read as the register A (one and two fragment sets: 128 x 256 and 192 x 128,
+// 128 x 128 and 64 x 32).
 const std::vector<std::string> kWgmmaTf32Runs = {"wgmma-tf32:128x256x32:s4", "wgmma-tf32:128x256x32:s4:c2",
                                                  "wgmma-tf32:128x192x32:s4", "wgmma-tf32:128x192x32:s4:c2",
                                                  "wgmma-tf32:192x128x32:s4",
                                                  "wgmma-tf32:128x128x32:s4", "wgmma-tf32:128x128x32:s4:k2",
                                                  "wgmma-tf32:128x256x32:s4:kc2", "wgmma-tf32:64x32x32:s12",
-                                                 "wgmma-tf32:64x32x32:s12:kc2", "wgmma-tf32:64x128x32:s8"};
+                                                 "wgmma-tf32:64x32x32:s12:kc2", "wgmma-tf32:64x128x32:s8",
+                                                 "wgmma-tf32:128x256x32:s4:t", "wgmma-tf32:192x128x32:s4:t",
+                                                 "wgmma-tf32:128x128x32:s4:t", "wgmma-tf32:128x128x32:s4:k2:t",
+                                                 "wgmma-tf32:64x32x32:s12:kc2:t", "wgmma-tf32:64x32x32:s12:t"};
 // TF32 cuts both operands to 10-bit mantissas (truncated: up to 2^-10 each), 2^-9 of each product
 // beyond FP32's bound (with room for the product of the two cuts).
 constexpr double kTf32PerProduct = 0x1.02p-9;
 
 // Level 8 on FP32 data over every layout, op combination and alignment: FP32's bound (plus
-// `per_product` of sum |a||b|: TF32's cut) against FP64, alpha and beta, and C outside the matrix
+// `per_product` of sum |a||b|: TF32's cut) against FP64, alpha and beta (beta = 0 where C is
+// column-major and aligned: the stores that write C over, TMA's included), and C outside the matrix
 // untouched.
 void check_level8_fp32(const std::vector<Shape>& shapes, const std::vector<std::string>& configs,
                        Math math = Math::Fp32, double per_product = 0.0) {
@@ -502,7 +508,7 @@ void check_level8_fp32(const std::vector<Shape>& shapes, const std::vector<std::
                            std::to_string(sh.k) + (row ? " row " : " col ") + to_string(op_a) + to_string(op_b) +
                            " skew " + std::to_string(skew));
               cudaMemcpy(dc.get(), c0.data(), c0.size() * 4, cudaMemcpyHostToDevice);
-              const float alpha = 1.5f, beta = -0.5f;
+              const float alpha = 1.5f, beta = skew == 0 && !row ? 0.0f : -0.5f;
               GemmOptions opt = config(cfg);
               opt.math = math;
               sgemm(layout, op_a, op_b, sh.m, sh.n, sh.k, alpha, da.get() + skew, lda, db.get() + skew, ldb, beta,

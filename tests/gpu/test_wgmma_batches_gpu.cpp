@@ -190,6 +190,11 @@ TEST(WgmmaBatches, ManyBatchesOneAndNone) {
             "wgmma-tf32:128x64x32:s8:k4:t"},
            {DType::F32, DType::F32, Math::Fp32, Layout::RowMajor, Op::T, Op::N, 16, 200, 400, 2, 0, 0, 0, 0, 1.0f,
             "wgmma-3xtf32:128x128x32:s4:k2:t"},
+           // ... and in one k slice (TF32's B read as the register A, C written by the kernel's stores).
+           {DType::F32, DType::F32, Math::Tf32, Layout::RowMajor, Op::N, Op::N, 130, 140, 300, 3, 0, -1, 4, 0, 0.0f,
+            "wgmma-tf32:128x128x32:s4:t"},
+           {DType::F32, DType::F32, Math::Tf32, Layout::ColMajor, Op::T, Op::N, 70, 90, 100, 2, 1, 1, 1, 1, 0.5f,
+            "wgmma-tf32:128x256x32:s4:t"},
            // Summed in the cluster on 64-row tiles, and 64 x 32 as stored.
            {DType::BF16, DType::BF16, Math::Fp32, Layout::RowMajor, Op::N, Op::T, 24, 520, 700, 3, 0, -1, 0, 0, 0.0f,
             "wgmma:64x32x64:s12:kc2:t"},

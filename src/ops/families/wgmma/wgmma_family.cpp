@@ -6,9 +6,11 @@
 // two consumer warpgroups take turns on whole tiles (ping-pong); ":c2" runs clusters of two blocks
 // sharing B's tile (TMA multicast); ":k<N>" splits k (the slices' sums through workspace and a second
 // kernel), ":kc<N>" too with the slices of a tile as one cluster summing through distributed shared
-// memory (N up to 8, without ":c2" or ":pp"); ":k<N>:t" and ":kc<N>:t" compute C^T = B^T A^T (the
-// operands trading places, transposed_problem) and the slices' sum writes C: a product of few rows
-// puts the long operand's lines on the tile's rows. Other stage counts and combinations
+// memory (N up to 8, without ":c2" or ":pp"); ":t" computes C^T = B^T A^T (the operands trading
+// places, transposed_problem), which the k slices' sum writes into C (":k<N>:t", ":kc<N>:t"): a
+// product of few rows puts the long operand's lines on the tile's rows; TF32 also in one k slice,
+// the kernel storing C^T's tiles into C (store_slice_transposed), where it reads an MN-major B as A
+// through registers instead of copying it. Other stage counts and combinations
 // (wgmma_schedule_problem says which are valid) compile at run time and print with ":jit", which
 // also asks for a compiled schedule's run-time twin.
 //
@@ -24,7 +26,7 @@
 // src/ops/families/wgmma_tf32x3/): FP32 A, B and C at FP32 accuracy by 3xTF32 with the FFMA guard
 // (kernels/common/wgmma_tf32.cuh), configs "wgmma-3xtf32:128x128x32:s4" with ":c2", ":k<N>", ":kc<N>";
 // and family wgmma-tf32 (src/ops/families/wgmma_tf32/): FP32 data as TF32, one product, only under
-// math = tf32 (Math::Tf32), configs "wgmma-tf32:<BM>x<BN>x32:s4" with ":c2", ":k<N>", ":kc<N>".
+// math = tf32 (Math::Tf32), configs "wgmma-tf32:<BM>x<BN>x32:s4" with ":c2", ":k<N>", ":kc<N>", ":t".
 #include <algorithm>
 #include <utility>
 #include <cmath>
@@ -51,7 +53,7 @@ struct WgmmaConfig {
   int splits = 1;               // k slices per tile (split-K, ":k<N>" or ":kc<N>")
   bool run_time = false;        // ":jit": the kernel compiled at run time (implied for a schedule not compiled ahead)
   bool sum_in_cluster = false;  // ":kc<N>": the slices summed inside a cluster (WgmmaLaunch::sum_in_cluster)
-  bool transposed = false;      // ":t": C^T = B^T A^T computed, C written by the slices' sum (transposed_problem)
+  bool transposed = false;      // ":t": C^T = B^T A^T computed and written into C (transposed_problem)
 };
 // "" when c's slices can be summed inside a cluster, else why not.
 std::string cluster_sum_problem(const WgmmaConfig& c) {
@@ -89,12 +91,14 @@ Operands transposed_operands(const Operands& o) {
   std::swap(t.stride_a, t.stride_b);
   return t;
 }
-// The products offered ":t": a short m (X's rows, up to the widest tile's 64-column wgmma side) against
-// a long n.
+// The products offered ":t" with split-K: a short m (X's rows, up to the widest tile's 64-column wgmma
+// side) against a long n.
 bool offers_transposed(const Problem& p) { return p.m <= 64 && p.n >= 4 * p.m; }
-// "" when c may run C^T (":t"), else why not.
-std::string transposed_problem_text(const WgmmaConfig& c) {
-  if (c.splits < 2) return "C^T (:t) is written by split-K's sum: it takes :k<N> or :kc<N>";
+// "" when c may run C^T (":t") on operands `in`, else why not: the kernel stores C^T's tiles into C
+// itself for TF32 only (its MN-major B read as C^T's register A); the others write C^T through
+// split-K's sum.
+std::string transposed_problem_text(const WgmmaConfig& c, WgmmaIn in) {
+  if (in != WgmmaIn::TF32 && c.splits < 2) return "C^T (:t) is written by split-K's sum: it takes :k<N> or :kc<N>";
   return "";
 }
 
@@ -116,12 +120,12 @@ StoredOperands stored(const Problem& p) {
   return stored_shapes(p.trans_a ? Op::T : Op::N, p.trans_b ? Op::T : Op::N, p.m, p.n, p.k);
 }
 int halves(const Problem& p) { return dtype_bytes(p.a_type) / 2; }
-// An operand converted before the product (FP32: wgmma_converts_a / _b) is never packed: the
-// conversion reads it at any alignment. Canonical A is MN-major when trans_a, B when !trans_b.
-// `batches`: the operand's matrices (p.batch, or 1 where its batch stride is 0).
-StoredOperand stored_a(const Problem& p, WgmmaIn in, int64_t batches) {
+// A converted B (FP32: wgmma_converts_b) is never packed: the conversion reads it at any alignment.
+// Canonical A is MN-major when trans_a, B when !trans_b. `batches`: the operand's matrices (p.batch,
+// or 1 where its batch stride is 0).
+StoredOperand stored_a(const Problem& p, int64_t batches) {
   const StoredMatrix a = stored(p).a;
-  return {a.rows, a.cols * halves(p), p.align_a < 16 && !wgmma_converts_a(in, p.trans_a), batches};
+  return {a.rows, a.cols * halves(p), p.align_a < 16, batches};
 }
 StoredOperand stored_b(const Problem& p, WgmmaIn in, int64_t batches) {
   const StoredMatrix b = stored(p).b;
@@ -150,7 +154,8 @@ class WgmmaFamily final : public Family {
               "(:kc2 ... :kc8 summed in a cluster); wgmma-3xtf32:128x128x32:s3:jit compiles at run time"
         : in_ == WgmmaIn::TF32
             ? "wgmma-tf32:128x256x32:s4, wgmma-tf32:128x256x32:s4:c2, wgmma-tf32:128x128x32:s4, each with :k2 ... "
-              ":k64 for split-K (:kc2 ... :kc8 summed in a cluster); wgmma-tf32:128x256x32:s3:jit compiles at run time"
+              ":k64 for split-K (:kc2 ... :kc8 summed in a cluster) and :t for C^T; wgmma-tf32:128x256x32:s3:jit "
+              "compiles at run time"
             : "wgmma:128x256x64:s4, wgmma:128x256x64:s4:c2, wgmma:128x192x64:s4, wgmma:192x128x64:s4, "
               "wgmma:128x128x64:s4, wgmma:128x64x64:s8, wgmma:128x128x64:s6:pp:c2, each "
                  "with :k2 ... :k64 for split-K (:kc2 ... :kc8 summed in a cluster; :k<N>:t computes C^T); "
@@ -183,8 +188,8 @@ class WgmmaFamily final : public Family {
     if (i != f.size())
       detail::config_text_error(what, text, family,
                                 "'" + f[i] + "' is not a field here (order: :pp :c2 :k<N> :t :jit)", examples);
-    if (c.transposed && !transposed_problem_text(c).empty())
-      detail::config_text_error(what, text, family, transposed_problem_text(c), examples);
+    if (c.transposed && !transposed_problem_text(c, in_).empty())
+      detail::config_text_error(what, text, family, transposed_problem_text(c, in_), examples);
     const std::string why = wgmma_schedule_problem(c.schedule, in_);
     if (!why.empty()) detail::config_text_error(what, text, family, why, examples);
     const std::string sum = c.sum_in_cluster ? cluster_sum_problem(c) : "";
@@ -226,13 +231,15 @@ class WgmmaFamily final : public Family {
   // product (":t"), through workspace, and summed in a cluster on 64-row tiles only (32 x 4096 x 4096
   // on 64 x 32 15.3 us against 16.9 through workspace, 64 x 4096 x 4096 on 64 x 64 16.9 against 18.0;
   // 128 x 64 tiles summed in clusters of 2 ran 1.3-6.6 us slower than through workspace on 32 and 64
-  // rows, bf16, H200, 2026-11-29).
+  // rows, bf16, H200, 2026-11-29). TF32 with an MN-major B: every config also as C^T, split or not,
+  // where B's lines are the register A and nothing is copied.
   std::vector<Config> candidates(const Problem& p, const DeviceFacts& d) const override {
     std::vector<Config> out = candidates_as_stored(p, d);
-    if (offers_transposed(p))
+    const bool saves_b_copy = in_ == WgmmaIn::TF32 && !p.trans_b;
+    if (offers_transposed(p) || saves_b_copy)
       for (const Config& c : candidates_as_stored(transposed_problem(p), d)) {
         WgmmaConfig f = c.fields<WgmmaConfig>();
-        if (f.splits < 2 || (f.sum_in_cluster && f.schedule.bm != 64)) continue;
+        if ((f.splits < 2 && !saves_b_copy) || (f.sum_in_cluster && f.schedule.bm != 64)) continue;
         f.transposed = true;
         out.push_back(Config(*this, f));
       }
@@ -282,7 +289,7 @@ class WgmmaFamily final : public Family {
   // for a larger tile, as many of the stages as its shared memory holds (128 x 64's eight are four
   // of 128 x 256); those not compiled ahead run at run time; a 64-row tile also to half or twice
   // its columns (32, 64 or 128) on 64 rows. And the same config with its slices summed the other way
-  // (workspace or cluster).
+  // (workspace or cluster), and as C^T or as stored.
   std::vector<Config> neighbours(const Problem&, const Config& c) const override {
     const WgmmaConfig& f = c.fields<WgmmaConfig>();
     const WgmmaSchedule s = f.schedule;
@@ -300,7 +307,7 @@ class WgmmaFamily final : public Family {
     std::vector<Config> out;
     auto add = [&](const WgmmaConfig& n) {
       if (n.sum_in_cluster && !cluster_sum_problem(n).empty()) return;
-      if (n.transposed && !transposed_problem_text(n).empty()) return;
+      if (n.transposed && !transposed_problem_text(n, in_).empty()) return;
       out.push_back(Config(*this, n));
     };
     for (WgmmaSchedule m : moves) {
@@ -311,16 +318,15 @@ class WgmmaFamily final : public Family {
       add(WgmmaConfig{m, f.splits, !wgmma_compiled(m, in_), f.sum_in_cluster, f.transposed});
     }
     if (f.splits > 1) add(WgmmaConfig{s, f.splits, f.run_time, !f.sum_in_cluster, f.transposed});
-    if (f.splits > 1) add(WgmmaConfig{s, f.splits, f.run_time, f.sum_in_cluster, !f.transposed});
+    add(WgmmaConfig{s, f.splits, f.run_time, f.sum_in_cluster, !f.transposed});
     return out;
   }
   std::string can_implement(const Problem& p, const Config& c) const override {
     const std::string why = supports(p);
     if (!why.empty()) return why;
     if (c.fields<WgmmaConfig>().transposed) {
-      // Without a second k slice there is no reduction to write C^T's sums into C.
-      const KSlices slices = k_slices(p.k, c.fields<WgmmaConfig>().splits, bk_);
-      if (slices.splits < 2)
+      // Outside TF32, one k slice leaves no sum to write C^T's tiles into C.
+      if (in_ != WgmmaIn::TF32 && k_slices(p.k, c.fields<WgmmaConfig>().splits, bk_).splits < 2)
         return "C^T (:t) is written by split-K's sum, and k = " + std::to_string(p.k) + " makes one k slice";
       return can_implement(transposed_problem(p), as_stored(c));
     }
@@ -343,15 +349,15 @@ class WgmmaFamily final : public Family {
       return "batch = " + std::to_string(p.batch) + " makes " + std::to_string(static_cast<long long>(units)) +
              " work units (batches x tiles x k slices), more than 2^31 - 1";
     // The packing kernel indexes 16-byte chunks in 32 bits (every batch's copy).
-    if (stored_a(p, in_, p.batch).packed_bytes() >= (size_t(1) << 35))
+    if (stored_a(p, p.batch).packed_bytes() >= (size_t(1) << 35))
       return "A is not 16-byte aligned and spans 2^35 bytes or more over its batches: too large to pack for TMA";
     if (stored_b(p, in_, p.batch).packed_bytes() >= (size_t(1) << 35))
       return "B is not 16-byte aligned and spans 2^35 bytes or more over its batches: too large to pack for TMA";
-    // FP32 operands converted first (3xTF32's B: twice its bytes): beyond kMaxPartsBytes the product
-    // is left to the families that need no copies (level 7) rather than fail for memory.
-    const size_t parts = a_parts_bytes(p, p.batch) + b_parts_bytes(p, p.batch);
+    // FP32 B converted first (3xTF32's: twice its bytes): beyond kMaxPartsBytes the product is left to
+    // the families that need no copies (level 7) rather than fail for memory.
+    const size_t parts = b_parts_bytes(p, p.batch);
     if (parts > kMaxPartsBytes)
-      return "the FP32 operands' TF32 copies would take " + std::to_string(parts >> 20) +
+      return "B's TF32 copy would take " + std::to_string(parts >> 20) +
              " MiB of workspace, more than this family's " + std::to_string(kMaxPartsBytes >> 20) + " MiB";
     return "";
   }
@@ -361,8 +367,8 @@ class WgmmaFamily final : public Family {
     const WgmmaConfig& f = c.fields<WgmmaConfig>();
     const int64_t batches_a = wgmma_operand_batches(p.batch, o.stride_a),
                   batches_b = wgmma_operand_batches(p.batch, o.stride_b);
-    return stored_a(p, in_, batches_a).packed_bytes() + stored_b(p, in_, batches_b).packed_bytes() +
-           a_parts_bytes(p, batches_a) + b_parts_bytes(p, batches_b) +
+    return stored_a(p, batches_a).packed_bytes() + stored_b(p, in_, batches_b).packed_bytes() +
+           b_parts_bytes(p, batches_b) +
            (f.sum_in_cluster ? 0 : wgmma_partial_bytes(p.m, p.n, p.k, f.splits, bk_, p.batch));
   }
   // Tensor-core time at the measured rate of the schedule (rate()) over whole waves of work units
@@ -384,7 +390,7 @@ class WgmmaFamily final : public Family {
     const double waves = in_cluster
                              ? std::ceil(tiles / std::max(1, d.clusters_at_once(slices.splits)))
                              : std::ceil(units / std::max(cluster, d.sm_count / cluster * cluster));
-    const double per_sm_flops = rate(f) / kMeasuredSms;
+    const double per_sm_flops = rate(f, p) / kMeasuredSms;
     const double slice_k = std::min<double>(double(bk_) * slices.steps_per_split, std::max<int64_t>(p.k, 1));
     const double tile_us = 1.0 + 2.0 * bm * bn * slice_k / per_sm_flops * 1e6;
     // Through workspace: the partial sums' traffic and the reduction's launch. Summed in a cluster: the
@@ -409,21 +415,20 @@ class WgmmaFamily final : public Family {
     const double epilogue_us = f.schedule.pingpong ? 0.0
                                                    : waves * double(bm) * std::min<int64_t>(bn, p.n) * dtype_bytes(p.c_type) /
                                                          (tma_c ? 300e9 : 60e9) * 1e6;
-    // Converted FP32 operands are read as their copies (3xTF32's B: two planes) instead. Every batch
-    // counts its own A and B (the problem does not say which are shared).
+    // A converted FP32 B is read as its copy (3xTF32's: two planes) instead. Every batch counts its own
+    // A and B (the problem does not say which are shared).
     const double batch = double(p.batch);
-    const size_t a_parts = a_parts_bytes(p, p.batch), b_parts = b_parts_bytes(p, p.batch);
-    const double a_bytes = a_parts > 0 ? double(a_parts) : batch * dtype_bytes(p.a_type) * double(p.m * p.k);
+    const size_t b_parts = b_parts_bytes(p, p.batch);
+    const double a_bytes = batch * dtype_bytes(p.a_type) * double(p.m * p.k);
     const double b_bytes = b_parts > 0 ? double(b_parts) : batch * dtype_bytes(p.b_type) * double(p.n * p.k);
     const double bytes = a_bytes + b_bytes + batch * dtype_bytes(p.c_type) * double(p.m) * p.n;
     // Packing reads and writes each packed operand once, and launches once more.
-    const size_t packed = stored_a(p, in_, p.batch).packed_bytes() + stored_b(p, in_, p.batch).packed_bytes();
+    const size_t packed = stored_a(p, p.batch).packed_bytes() + stored_b(p, in_, p.batch).packed_bytes();
     const double pack_us = packed > 0 ? 3.0 + 2.0 * packed / 3.0e12 * 1e6 : 0.0;
-    // Each converted operand read once more and its copy written (split_b_tf32), one launch, at an
+    // A converted B read once more and its copy written (split_b_tf32), one launch, at an
     // effective 1.5 TB/s fitted on products where it dominates (H200, 2026-11-28: 3xTF32's B on 128
     // and 256 x 1024 x 131072 in 8 slices 2.09 and 2.07 ms, 512 x 512 x 65536 0.49-0.62 ms).
-    auto convert_us = [](size_t parts, double read) { return parts > 0 ? 3.0 + (parts + read) / 1.5e12 * 1e6 : 0.0; };
-    const double split_us = convert_us(a_parts, batch * 4.0 * p.m * p.k) + convert_us(b_parts, batch * 4.0 * p.n * p.k);
+    const double split_us = b_parts > 0 ? 3.0 + (b_parts + batch * 4.0 * p.n * p.k) / 1.5e12 * 1e6 : 0.0;
     // The memory floor: 3/4 of the bus bandwidth (H100: ~2.5 TB/s) with every SM streaming tiles,
     // proportionally less where SMs idle: with fewer tiles than SMs (1 x 11008 x 4096 on 86 tiles: 56
     // us measured, H100, 2026-11-28; the C-bound batches above on an H200's 4.8 TB/s: 2.8-3.0 TB/s of
@@ -488,8 +493,8 @@ class WgmmaFamily final : public Family {
     if (c.fields<WgmmaConfig>().transposed) return {wgmma_jit_request(launch_of(transposed_problem(p), as_stored(c), d))};
     return {wgmma_jit_request(launch_of(p, c, d))};
   }
-  // ":t" runs the transposed product on the transposed operands; the reduction writes C, and the
-  // epilogue stays C's.
+  // ":t" runs the transposed product on the transposed operands; its stores (or the k slices' sum)
+  // write C, and the epilogue stays C's.
   void run(const Problem& p, const Config& c, const Operands& o, const DeviceFacts& d,
            cudaStream_t stream) const override {
     const kernels::FusedEpilogue epi = fused_epilogue(p.bias, o.bias, p.bias_type, p.activation);
@@ -516,17 +521,16 @@ class WgmmaFamily final : public Family {
     l.stride_b = o.stride_b;
     l.stride_c = o.stride_c;
     l.epi = epi;
-    const StoredOperand sa = stored_a(p, in_, wgmma_operand_batches(p.batch, o.stride_a)),
+    const StoredOperand sa = stored_a(p, wgmma_operand_batches(p.batch, o.stride_a)),
                         sb = stored_b(p, in_, wgmma_operand_batches(p.batch, o.stride_b));
-    // Packed operands, converted FP32 operands, then split-K's partial sums; freed in stream order
-    // after the product.
+    // Packed operands, the converted FP32 B, then split-K's partial sums; freed in stream order after
+    // the product.
     detail::Workspace packed(stream, workspace_bytes(p, c, o, d), 0);
     char* next = static_cast<char*>(packed.get()) + sa.packed_bytes() + sb.packed_bytes();
-    const size_t a_parts = a_parts_bytes(p, sa.batches), b_parts = b_parts_bytes(p, sb.batches);
-    if (a_parts > 0) l.a_parts = next;
-    if (b_parts > 0) l.b_parts = next + a_parts;
+    const size_t b_parts = b_parts_bytes(p, sb.batches);
+    if (b_parts > 0) l.b_parts = next;
     if (k_slices(p.k, l.splits, bk_).splits > 1 && !l.sum_in_cluster)
-      l.partial = reinterpret_cast<float*>(next + a_parts + b_parts);
+      l.partial = reinterpret_cast<float*>(next + b_parts);
     // Packed as 16-bit halves: leading dimensions and strides in halves, then back in elements.
     const int h = halves(p);
     if (sa.packed) {
@@ -581,10 +585,13 @@ class WgmmaFamily final : public Family {
   // like 128 x 128 where they run alone (1024^3 on 128 tiles 8.8-9.6 us against 11.1 on 64 of 128 x
   // 128) and are bounded by the L2 stream on big products (estimate's l2_us: 468-494 at 4096^3; TF32,
   // whose wgmma reads twice the shared-memory bytes per FLOP, 197 against 128 x 256's 335, H200,
-  // 2026-11-29).
-  double rate(const WgmmaConfig& f) const {
+  // 2026-11-29). TF32 with an MN-major A (wgmma's A from registers, row-major NN as C^T) ran 1-5 %
+  // slower in clusters of 2 than alone (4096^3 and 8192^3 NN, three runs, H200, 2026-11-30): rated
+  // below the tile alone there.
+  double rate(const WgmmaConfig& f, const Problem& p) const {
     if (in_ == WgmmaIn::TF32x3) return f.schedule.cluster > 1 ? kTf32x3Rate * 1.02 : kTf32x3Rate;
-    const double cluster = f.schedule.cluster > 1 ? 1.02 : 1.0;
+    const bool register_a = in_ == WgmmaIn::TF32 && p.trans_a;
+    const double cluster = f.schedule.cluster > 1 ? (register_a ? 0.98 : 1.02) : 1.0;
     if (in_ == WgmmaIn::TF32)
       return (f.schedule.bm == 192 || f.schedule.bn == 192 ? 0.92
               : f.schedule.bn == 128                       ? 0.9
@@ -608,12 +615,8 @@ class WgmmaFamily final : public Family {
     if (in_ == WgmmaIn::TF32) return {std::begin(kWgmmaTf32Schedules), std::end(kWgmmaTf32Schedules)};
     return {std::begin(kWgmmaSchedules), std::end(kWgmmaSchedules)};
   }
-  // The workspace of the FP32 operands converted before the product (wgmma_converts_a / _b; canonical
-  // A is MN-major when trans_a, B when !trans_b).
-  // `batches`: the operand's matrices converted (p.batch, or 1 where every batch shares it).
-  size_t a_parts_bytes(const Problem& p, int64_t batches) const {
-    return wgmma_converts_a(in_, p.trans_a) ? wgmma_parts_bytes(p.m, p.k, in_, batches) : 0;
-  }
+  // The workspace of an FP32 B converted before the product (wgmma_converts_b; canonical B is MN-major
+  // when !trans_b). `batches`: B's matrices converted (p.batch, or 1 where every batch shares it).
   size_t b_parts_bytes(const Problem& p, int64_t batches) const {
     return wgmma_converts_b(in_, !p.trans_b) ? wgmma_parts_bytes(p.n, p.k, in_, batches) : 0;
   }

@@ -172,8 +172,8 @@ void launch_wgmma(const WgmmaLaunch& l, cudaStream_t stream) {
   if (sum_in_cluster && (sc.cluster != 1 || sc.pingpong || !wgmma_sums_fit_stages(sc) ||
                          slices.splits > kWgmmaMaxClusterSlices))
     throw Error(ErrorCode::Internal, "launch_wgmma: this schedule cannot sum its k slices in a cluster");
-  if (l.c_transposed && slices.splits < 2)
-    throw Error(ErrorCode::Internal, "launch_wgmma: C^T is written by split-K's sum (two k slices or more)");
+  if (l.c_transposed && slices.splits < 2 && in != WgmmaIn::TF32)
+    throw Error(ErrorCode::Internal, "launch_wgmma: C^T in one k slice is stored by the TF32 kernel only");
   const void* kernel = l.run_time              ? detail::jit_kernel(detail::current_device_context(), wgmma_jit_request(l))
                        : in == WgmmaIn::F16    ? compiled_wgmma_kernel_f16(l)
                        : in == WgmmaIn::TF32x3 ? compiled_wgmma_kernel_tf32x3(l)
@@ -181,29 +181,21 @@ void launch_wgmma(const WgmmaLaunch& l, cudaStream_t stream) {
                                                : compiled_wgmma_kernel_bf16(l);
   const int smem = wgmma_smem_bytes(sc, in);
   detail::ensure_smem_opt_in(kernel, smem);
-  // FP32 operands converted first (wgmma_converts_a / _b): TMA loads their K-major copies, lines of
-  // planes x k.
-  const bool convert_a = wgmma_converts_a(in, l.a_mn_major);
+  // FP32 B converted first (wgmma_converts_b): TMA loads its K-major copy, lines of planes x k.
   const bool convert_b = wgmma_converts_b(in, l.b_mn_major);
-  if ((convert_a && !l.a_parts) || (convert_b && !l.b_parts))
-    throw Error(ErrorCode::Internal, "launch_wgmma: the FP32 operands to convert need a_parts / b_parts");
+  if (convert_b && !l.b_parts) throw Error(ErrorCode::Internal, "launch_wgmma: the FP32 B to convert needs b_parts");
   const int64_t parts_ld = wgmma_parts_ld(l.k, in);
   const int64_t batches_a = wgmma_operand_batches(l.batch, l.stride_a),
                 batches_b = wgmma_operand_batches(l.batch, l.stride_b);
-  if (convert_a)
-    convert_operand(l.a, l.lda, l.a_mn_major, l.m, l.k, batches_a, l.stride_a, l.a_parts, nullptr, in, l.sm_count,
-                    stream);
   if (convert_b)
     convert_operand(l.b, l.ldb, l.b_mn_major, l.n, l.k, batches_b, l.stride_b, l.b_parts,
                     in == WgmmaIn::TF32x3 ? b_keys(l, in) : nullptr, in, l.sm_count, stream);
   // K-major: boxes of a k step (bk) x the rows a block loads (all of A's tile, B's tile over the
-  // cluster's blocks); MN-major: boxes of bk of m or n x bk of k. A converted operand's batches lie
-  // one after the other.
+  // cluster's blocks); MN-major: boxes of bk of m or n x bk of k. A converted B's batches lie one
+  // after the other.
   const int b_rows = sc.bn / sc.cluster;
-  CUtensorMap map_a =
-      convert_a      ? tensor_map(l.a_parts, l.in, l.m, parts_ld, parts_ld, sc.bm, batches_a, l.m * parts_ld)
-      : l.a_mn_major ? tensor_map(l.a, l.in, l.k, l.m, l.lda, bk, batches_a, l.stride_a)
-                     : tensor_map(l.a, l.in, l.m, l.k, l.lda, sc.bm, batches_a, l.stride_a);
+  CUtensorMap map_a = l.a_mn_major ? tensor_map(l.a, l.in, l.k, l.m, l.lda, bk, batches_a, l.stride_a)
+                                    : tensor_map(l.a, l.in, l.m, l.k, l.lda, sc.bm, batches_a, l.stride_a);
   CUtensorMap map_b = convert_b      ? tensor_map(l.b_parts, l.in, l.n, parts_ld, parts_ld, b_rows, batches_b, l.n * parts_ld)
                       : l.b_mn_major ? tensor_map(l.b, l.in, l.k, l.n, l.ldb, bk, batches_b, l.stride_b)
                                      : tensor_map(l.b, l.in, l.n, l.k, l.ldb, b_rows, batches_b, l.stride_b);
@@ -231,10 +223,16 @@ void launch_wgmma(const WgmmaLaunch& l, cudaStream_t stream) {
   p.rows16 = (l.ldc * out_bytes) % 16 == 0 && (c_step * out_bytes) % 16 == 0 &&
              reinterpret_cast<uintptr_t>(l.c) % 16 == 0;
   // C written over in one k slice: TMA stores (boxes of 64 rows x one 128-byte line, the kernel's
-  // store_slice_tma); else an unused map.
-  p.tma_c = wgmma_tma_stores_c(l.beta == 0.0f, p.rows16, l.n, l.out, slices.splits, sc.bn);
+  // store_slice_tma; store_slice_transposed on C^T's tiles, C n x m, boxes of 32 rows on 32-column
+  // tiles); else an unused map.
+  const bool c_transposed = l.c_transposed && !sum_in_cluster && slices.splits == 1;
+  p.tma_c = c_transposed ? wgmma_tma_stores_c_transposed(l.beta == 0.0f, p.rows16, l.m, l.out, slices.splits,
+                                                         l.epi.plain())
+                         : !l.c_transposed && wgmma_tma_stores_c(l.beta == 0.0f, p.rows16, l.n, l.out, slices.splits, sc.bn);
   CUtensorMap map_c{};
-  if (p.tma_c) map_c = tensor_map(l.c, l.out, l.m, l.n, l.ldc, 64, l.batch, l.stride_c);
+  if (p.tma_c)
+    map_c = c_transposed ? tensor_map(l.c, l.out, l.n, l.m, l.ldc, std::min(64, sc.bn), l.batch, l.stride_c)
+                         : tensor_map(l.c, l.out, l.m, l.n, l.ldc, 64, l.batch, l.stride_c);
   p.splits = slices.splits;
   p.kt_per_split = slices.steps_per_split;
   p.partial = l.partial;

@@ -25,9 +25,9 @@ const void* kernel_of_layout(const WgmmaLaunch& l) {
   const void* kernel = nullptr;
   detail::with_bool(wgmma_kernel_a_mn(l), [&](auto a_mn) {
     detail::with_bool(wgmma_kernel_b_mn(l), [&](auto b_mn) {
-      // TF32 reads K-major tiles only: its other orientations are never instantiated; nor an MN-major B
+      // TF32 reads B's tile K-major only: an MN-major B is never instantiated for it; nor an MN-major B
       // whose cluster's blocks would load part of a 64-column box (the family refuses those).
-      if constexpr ((kIn != WgmmaIn::TF32 || (!a_mn() && !b_mn())) &&
+      if constexpr ((kIn != WgmmaIn::TF32 || !b_mn()) &&
                     (!b_mn() || kernels::wgmma_fp32_in(kIn) || kernels::wgmma_mn_major_b_fits(BN, kCluster)))
         kernel = reinterpret_cast<const void*>(
             kernels::gemm_wgmma_tma<kIn, OutT, BN, kStages, a_mn(), b_mn(), kCluster, kPingPong, BM>);

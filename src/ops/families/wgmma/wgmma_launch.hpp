@@ -116,13 +116,13 @@ struct WgmmaLaunch {
   // kWgmmaMaxClusterSlices; cluster 1, no ping-pong, wgmma_sums_fit_stages): one launch, no partial.
   bool sum_in_cluster = false;
   // The product computed is C^T (m x n, a, b and the operands' fields above are C^T = B^T A^T's): the
-  // k slices' sum (splits > 1: the reduction through workspace, or the cluster's) writes C^T's (i, j)
-  // to C's (j, i) at c + j * ldc + i; `epi` stays on C (its bias per row or column of C).
+  // kernel's store (one k slice) or the k slices' sum (the reduction through workspace, or the
+  // cluster's) writes C^T's (i, j) to C's (j, i) at c + j * ldc + i; `epi` stays on C (its bias per
+  // row or column of C).
   bool c_transposed = false;
-  // FP32 operands converted first (wgmma_converts_a / _b): wgmma_parts_bytes(m or n, k, in, batches)
-  // of workspace (batches: 1 for a shared operand, else batch) for the K-major copy (TF32) or B's
-  // TF32 parts and the guard's keys (3xTF32), made by the launch (kernels/gemm/split_b_tf32.cuh).
-  void* a_parts = nullptr;
+  // B converted first (wgmma_converts_b): wgmma_parts_bytes(n, k, in, batches) of workspace (batches:
+  // 1 for a shared operand, else batch) for the K-major copy (TF32) or B's TF32 parts and the guard's
+  // keys (3xTF32), made by the launch (kernels/gemm/split_b_tf32.cuh).
   void* b_parts = nullptr;
 };
 
@@ -133,10 +133,10 @@ inline WgmmaIn wgmma_in(DType in, bool tf32_split) {
 }
 inline WgmmaIn wgmma_in(const WgmmaLaunch& l) { return wgmma_in(l.in, l.tf32_split); }
 
-// FP32 operands converted before the product into K-major copies that TMA loads (split_b_tf32, any
-// alignment): 3xTF32's B always (its TF32 parts); TF32's A and B where MN-major (TF32 reads K-major
-// tiles only). Other operands that TMA cannot address are packed (pack_16bit, by the family).
-inline bool wgmma_converts_a(WgmmaIn in, bool a_mn_major) { return in == WgmmaIn::TF32 && a_mn_major; }
+// FP32 B converted before the product into a K-major copy that TMA loads (split_b_tf32, any
+// alignment): 3xTF32's always (its TF32 parts), TF32's where MN-major (TF32 wgmma reads K-major tiles
+// only; an MN-major A reaches it through registers). Operands that TMA cannot address are packed
+// (pack_16bit, by the family).
 inline bool wgmma_converts_b(WgmmaIn in, bool b_mn_major) {
   return in == WgmmaIn::TF32x3 || (in == WgmmaIn::TF32 && b_mn_major);
 }
@@ -156,9 +156,9 @@ inline size_t wgmma_parts_bytes(int64_t lines, int64_t k, WgmmaIn in, int64_t ba
 }
 // The matrices of an operand a launch reads: one where every batch shares it (stride 0).
 inline int64_t wgmma_operand_batches(int64_t batch, int64_t stride) { return stride != 0 ? batch : 1; }
-// The operand orientations a launch's kernel is instantiated for: TF32 reads K-major tiles only (the
-// launch converts MN-major operands first).
-inline bool wgmma_kernel_a_mn(const WgmmaLaunch& l) { return wgmma_in(l) != WgmmaIn::TF32 && l.a_mn_major; }
+// The operand orientations a launch's kernel is instantiated for: TF32 reads B's tile K-major (the
+// launch converts an MN-major B first; an MN-major A goes through registers).
+inline bool wgmma_kernel_a_mn(const WgmmaLaunch& l) { return l.a_mn_major; }
 inline bool wgmma_kernel_b_mn(const WgmmaLaunch& l) { return wgmma_in(l) != WgmmaIn::TF32 && l.b_mn_major; }
 
 // The FP32 partial sums of split-K: a slice of m rows, ld_partial apart (a multiple of 4: the kernel
@@ -178,6 +178,13 @@ inline size_t wgmma_partial_bytes(int64_t m, int64_t n, int64_t k, int splits, i
 inline bool wgmma_tma_stores_c(bool beta_zero, bool c_rows16, int64_t n, DType out, int splits, int bn) {
   return beta_zero && c_rows16 && (n * dtype_bytes(out)) % 16 == 0 && splits == 1 &&
          kernels::wgmma_tma_stores_fit(bn, dtype_bytes(out));
+}
+// The same for C^T's tiles (c_transposed, one k slice: store_slice_transposed stages C's rows of 64
+// FP32 sums): FP32 C of `c_cols` columns written over, without a fused epilogue (the other path
+// applies it on C).
+inline bool wgmma_tma_stores_c_transposed(bool beta_zero, bool c_rows16, int64_t c_cols, DType out, int splits,
+                                          bool plain_epilogue) {
+  return out == DType::F32 && plain_epilogue && wgmma_tma_stores_c(beta_zero, c_rows16, c_cols, out, splits, 64);
 }
 
 // The leading dimension (elements) of a packed operand with lines of `inner` elements: a multiple of 8

@@ -528,6 +528,11 @@ TEST(OpsRegistry, FewRowsRunAsTheirTranspose) {
   tf32.a_type = tf32.b_type = tf32.c_type = DType::F32;
   tf32.math = Math::Tf32;
   EXPECT_EQ(ops::rank(tf32, h200).best().text(), "wgmma-tf32:64x128x32:s8");
+  // ... from 1 row where skinny16 (16-bit only) cannot take them: 16 x 14336 x 4096 NT 65.5 us against
+  // 110.0 on 128 x 128 (H200, 2026-11-30).
+  ops::Problem tf32_16 = tf32;
+  tf32_16.m = 16;
+  EXPECT_EQ(ops::rank(tf32_16, h200).best().text(), "wgmma-tf32:64x128x32:s8");
   // ... and not in the 64-row tiles' other roles: few columns as stored (4096 x 64 x 4096 NT 40.6 us
   // against 26.0 on 128 x 64 in 2 slices summed in clusters) or C^T's few rows (64 x 4096 x 14336 NT
   // 115.3 against 65.9 on 128 x 64 in 4 slices).

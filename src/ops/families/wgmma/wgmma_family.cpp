@@ -257,7 +257,10 @@ class WgmmaFamily final : public Family {
       // 64 x 64 as stored on 64 x 4096 x 14336 42.7 us against 36.8 as C^T; TF32 64 x 128 on 4096 x
       // 64 x 4096 NT 40.6 against 26.0 on 128 x 64 (half its columns padding); and up to 16 rows
       // skinny16 streams faster (16 x 14336 x 4096 32.9 against 35.3; bf16 and TF32, H200, 2026-11-29).
-      if (bm == 64 && (bn < 128 ? p.n > bn : p.m > bm || p.m <= 16 || p.n <= bn)) continue;
+      // skinny16 is 16-bit only: TF32 takes 64 x 128 from 1 row (16 x 14336 x 4096 NT 65.5 us against
+      // 110.0 on 128 x 128, 8 rows 67.6 against 118.7, H200, 2026-11-30).
+      const bool skinny16_rows = p.m <= 16 && !fp32();
+      if (bm == 64 && (bn < 128 ? p.n > bn : p.m > bm || skinny16_rows || p.n <= bn)) continue;
       const int64_t units = p.batch * ((p.m + bm * cluster - 1) / (bm * cluster)) * ((p.n + bn - 1) / bn);
       // Ping-pong needs two tiles per block to alternate (512 x 512 x 65536 in 8 slices, one unit per
       // block: 0.55-0.64x cuBLAS against 0.74x on 128 x 128 tiles alone).

@@ -449,8 +449,8 @@ const std::vector<std::string> kWgmmaTf32x3Runs = {"wgmma-3xtf32:128x128x32:s4",
                                                    "wgmma-3xtf32:128x128x32:s4:k2", "wgmma-3xtf32:128x128x32:s4:kc2"};
 // Level 8's TF32 (family wgmma-tf32, math = tf32): the compiled tiles, alone and in clusters,
 // split-K both ways; and as C^T (":t": the kernel's stores write C transposed, or the slices' sum),
-// where an MN-major B is read as the register A (one and two fragment sets: 128 x 256 and 192 x 128,
-// 128 x 128 and 64 x 32).
+// where an MN-major B is read as the register A (one and two fragment sets: 128 x 256, 128 x 192 and
+// 192 x 128, 128 x 128 and the 64-row tiles; in clusters of 2).
 const std::vector<std::string> kWgmmaTf32Runs = {"wgmma-tf32:128x256x32:s4", "wgmma-tf32:128x256x32:s4:c2",
                                                  "wgmma-tf32:128x192x32:s4", "wgmma-tf32:128x192x32:s4:c2",
                                                  "wgmma-tf32:192x128x32:s4",
@@ -459,7 +459,9 @@ const std::vector<std::string> kWgmmaTf32Runs = {"wgmma-tf32:128x256x32:s4", "wg
                                                  "wgmma-tf32:64x32x32:s12:kc2", "wgmma-tf32:64x128x32:s8",
                                                  "wgmma-tf32:128x256x32:s4:t", "wgmma-tf32:192x128x32:s4:t",
                                                  "wgmma-tf32:128x128x32:s4:t", "wgmma-tf32:128x128x32:s4:k2:t",
-                                                 "wgmma-tf32:64x32x32:s12:kc2:t", "wgmma-tf32:64x32x32:s12:t"};
+                                                 "wgmma-tf32:64x32x32:s12:kc2:t", "wgmma-tf32:64x32x32:s12:t",
+                                                 "wgmma-tf32:128x192x32:s4:t", "wgmma-tf32:128x256x32:s4:c2:t",
+                                                 "wgmma-tf32:64x128x32:s8:t"};
 // TF32 cuts both operands to 10-bit mantissas (truncated: up to 2^-10 each), 2^-9 of each product
 // beyond FP32's bound (with room for the product of the two cuts).
 constexpr double kTf32PerProduct = 0x1.02p-9;

@@ -103,8 +103,8 @@ struct WgmmaParams {
   float* partial;
   long long ld_partial;
   bool sum_in_cluster;
-  // With sum_in_cluster: the product is C^T (m x n); C (n x m, ldc apart, the epilogue on it) gets
-  // C^T's (i, j) at (j, i).
+  // The product is C^T (m x n); C (n x m, ldc apart, the epilogue on it) gets C^T's (i, j) at (j, i):
+  // from sum_tile_in_cluster (sum_in_cluster), or in one k slice from store_slice_transposed (TF32).
   bool c_transposed;
   // FP32 operands: A and B as stored (A as map_a reads it; map_b reads B's TF32 parts, split_b_tf32),
   // for the 3xTF32 guard's FFMA recomputation (ffma_tile), and the guard's key of B's parts per

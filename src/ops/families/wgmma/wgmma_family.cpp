@@ -379,10 +379,16 @@ class WgmmaFamily final : public Family {
   // memory bandwidth, plus a launch; split-K adds its partial sums' traffic and the reduction's launch.
   std::optional<Estimate> estimate(const Problem& p, const Config& c, const DeviceFacts& d) const override {
     if (c.fields<WgmmaConfig>().transposed) {
-      std::optional<Estimate> e = estimate(transposed_problem(p), as_stored(c), d);
+      std::optional<Estimate> e = estimate_as_stored(transposed_problem(p), as_stored(c), d, true);
       if (e) e->why += " (C^T: the product transposed)";
       return e;
     }
+    return estimate_as_stored(p, c, d, false);
+  }
+  // The estimate of c on p as stored; c_transposed: p is C^T's (C is p.n x p.m), whose tiles leave by
+  // the C^T rules (wgmma_tma_stores_c_transposed) in one k slice.
+  std::optional<Estimate> estimate_as_stored(const Problem& p, const Config& c, const DeviceFacts& d,
+                                             bool c_transposed) const {
     const WgmmaConfig& f = c.fields<WgmmaConfig>();
     const int bm = f.schedule.bm, bn = f.schedule.bn, cluster = f.schedule.cluster;
     const KSlices slices = k_slices(p.k, f.splits, bk_);
@@ -414,7 +420,10 @@ class WgmmaFamily final : public Family {
     // stores; ~300 GB/s through TMA stores, which overlap the next tile (fitted on the C-bound batches
     // 8 x 4096 x 4096 x 128 and 32 x 2048 x 2048 x 128, 64 x 512^3 and 16 x 1024^3 in bf16, H200,
     // 2026-11-29: 128 x 256 tiles 95 us against ping-pong's 112).
-    const bool tma_c = wgmma_tma_stores_c(p.beta_zero, p.align_c == 16, p.n, p.c_type, slices.splits, bn);
+    const bool tma_c =
+        c_transposed ? wgmma_tma_stores_c_transposed(p.beta_zero, p.align_c == 16, p.m, p.c_type, slices.splits,
+                                                     p.plain_epilogue())
+                     : wgmma_tma_stores_c(p.beta_zero, p.align_c == 16, p.n, p.c_type, slices.splits, bn);
     const double epilogue_us = f.schedule.pingpong ? 0.0
                                                    : waves * double(bm) * std::min<int64_t>(bn, p.n) * dtype_bytes(p.c_type) /
                                                          (tma_c ? 300e9 : 60e9) * 1e6;

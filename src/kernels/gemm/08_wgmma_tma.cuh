@@ -187,6 +187,12 @@ __device__ __forceinline__ void store_slice_staged(T* out, long long ld, int row
   }
 }
 
+// Byte `byte` of line `line` in shared rows staged for TMA stores: boxes of 64 lines x 128 bytes, 8 KB
+// apart (byte / 128 picks the box), 16-byte chunks swizzled by the line (TMA's 128-byte swizzle).
+__device__ __forceinline__ int tma_box_at(int line, int byte) {
+  return (byte / 128) * 8192 + line * 128 + ((((byte % 128) / 16) ^ (line % 8)) * 16) + byte % 16;
+}
+
 // The same slice through TMA (C written over, its rows 16-byte aligned; map_c a 3-D map of C with
 // boxes of 64 rows x 128 bytes, 128-byte swizzle): pass by pass, 256 bytes of each row go into the
 // warpgroup's 16 KB of shared rows as two such boxes, which one thread stores at (col0 + the pass's
@@ -205,10 +211,7 @@ __device__ __forceinline__ void store_slice_tma(const void* map_c, int col0, int
     if (pass * kCols >= cols) break;
     if (t_in == 0) bulk_wait_group_read0();  // the previous stores have read the shared rows
     named_barrier_sync(bar, 128);
-    // Box byte / 128 (8 KB each) of 64 lines of 128 bytes, 16-byte chunks swizzled by the line.
-    stage_pass<BN, T>(pass, sums, scale, smem_rows, t_in, [](int r, int byte) {
-      return (byte / 128) * 8192 + r * 128 + ((((byte % 128) / 16) ^ (r % 8)) * 16) + byte % 16;
-    });
+    stage_pass<BN, T>(pass, sums, scale, smem_rows, t_in, tma_box_at);
     fence_proxy_async_shared();
     named_barrier_sync(bar, 128);
     if (t_in == 0) {
@@ -236,9 +239,7 @@ __device__ __forceinline__ void store_slice_transposed(const WgmmaParams& p, Out
   const int warp = t_in / 32, lane = t_in % 32;
   constexpr int kLines = BN < 64 ? BN : 64;
   const float scale = p.tma_c ? p.alpha : 1.0f;
-  auto at = [](int line, int x) {  // C's row `line` of the pass, column x of the slice's 64
-    return (x / 32) * 8192 + line * 128 + ((((x % 32) / 4) ^ (line % 8)) << 4) + (x % 4) * 4;
-  };
+  auto at = [](int line, int x) { return tma_box_at(line, x * int(sizeof(float))); };  // C's row `line`, column x
 #pragma unroll
   for (int pass = 0; pass < (BN + 63) / 64; ++pass) {
     if (n0 + pass * 64 >= p.n) break;
@@ -625,7 +626,7 @@ __global__ void __launch_bounds__(wgmma_threads(BM), 1)
   // group in flight, as the tiles' loop below). The wider tiles (168 and 128 registers a thread: two
   // sets spilled 8-168 bytes) load, issue and wait stage by stage, the other consumer warpgroups'
   // wgmmas filling the tensor cores meanwhile: two sets of a quarter stage each instead (8 bytes
-  // spilled) ran 12-17 % slower (perf note #155).
+  // spilled) ran 12-17 % slower (perf note #156).
   constexpr bool kTwoFragmentSets = BM == 64 || (BM == 128 && BN <= 128);
   auto register_a_main_loop = [&](float(&sums)[BN / 2], int kt0, int kt1, int it0) {
     if constexpr (kRegisterA) {
@@ -661,11 +662,11 @@ __global__ void __launch_bounds__(wgmma_threads(BM), 1)
         take_a(it0, frags[0]);
         // Two stages per pass so that the fragment sets alternate without copies.
         for (int kt = kt0, i = it0; kt < kt1; kt += 2, i += 2) {
-          stage(kt, i, frags[0], frags[kTwoFragmentSets ? 1 : 0]);
-          if (kt + 1 < kt1) stage(kt + 1, i + 1, frags[kTwoFragmentSets ? 1 : 0], frags[0]);
+          stage(kt, i, frags[0], frags[1]);
+          if (kt + 1 < kt1) stage(kt + 1, i + 1, frags[1], frags[0]);
         }
         wgmma_wait<0>();
-        keep(frags[0]), keep(frags[kTwoFragmentSets ? 1 : 0]);
+        keep(frags[0]), keep(frags[1]);
         release((it0 + kt1 - kt0 - 1) % kStages);
       } else {
         for (int kt = kt0, i = it0; kt < kt1; ++kt, ++i) {

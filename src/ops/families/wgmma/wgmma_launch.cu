@@ -228,7 +228,7 @@ void launch_wgmma(const WgmmaLaunch& l, cudaStream_t stream) {
   const bool c_transposed = l.c_transposed && !sum_in_cluster && slices.splits == 1;
   p.tma_c = c_transposed ? wgmma_tma_stores_c_transposed(l.beta == 0.0f, p.rows16, l.m, l.out, slices.splits,
                                                          l.epi.plain())
-                         : !l.c_transposed && wgmma_tma_stores_c(l.beta == 0.0f, p.rows16, l.n, l.out, slices.splits, sc.bn);
+                         : wgmma_tma_stores_c(l.beta == 0.0f, p.rows16, l.n, l.out, slices.splits, sc.bn);
   CUtensorMap map_c{};
   if (p.tma_c)
     map_c = c_transposed ? tensor_map(l.c, l.out, l.n, l.m, l.ldc, std::min(64, sc.bn), l.batch, l.stride_c)
